@@ -1,0 +1,192 @@
+"""Project configuration: ``.claude/gotchas.toml``, optional.
+
+Zero configuration has to work on a plain git repository, so every field has a default
+and the file only says what differs. A malformed file is refused with the reason rather
+than half-applied, because a silently ignored ``[holds]`` table would change what a
+hold trusts.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from gotchas.errors import ConfigError
+
+CONFIG_PATH = ".claude/gotchas.toml"
+DEFAULT_RECORD = ".claude/rules/gotchas.md"
+DEFAULT_SOURCES: tuple[str, ...] = ("ledger", "git")
+KNOWN_SOURCES: tuple[str, ...] = ("ledger", "git", "github", "command")
+DEFAULT_GITHUB_API = "https://api.github.com"
+
+
+@dataclass(frozen=True)
+class GitConfig:
+    branch: str | None = None  # None: detect origin/HEAD, init.defaultBranch, main, master, HEAD
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class GitHubConfig:
+    repo: str | None = None  # None: the origin remote's owner/name
+    base_url: str = DEFAULT_GITHUB_API
+    token_env: str = "GITHUB_TOKEN"
+    timeout: float = 10.0
+
+
+@dataclass(frozen=True)
+class CommandConfig:
+    argv: tuple[str, ...] = ()
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class HoldsConfig:
+    sources: tuple[str, ...] = DEFAULT_SOURCES
+    git: GitConfig = field(default_factory=GitConfig)
+    github: GitHubConfig = field(default_factory=GitHubConfig)
+    command: CommandConfig = field(default_factory=CommandConfig)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings for one project; ``record`` is relative to the project root as written."""
+
+    root: Path
+    record: str = DEFAULT_RECORD
+    holds: HoldsConfig = field(default_factory=HoldsConfig)
+
+    @property
+    def record_path(self) -> Path:
+        return self.root / self.record
+
+
+def load_config(root: Path) -> Config:
+    """Read ``.claude/gotchas.toml`` under ``root``; defaults when it is absent."""
+    path = root / CONFIG_PATH
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config(root=root)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{CONFIG_PATH}: cannot read it: {exc}") from None
+    return parse_config(text, root)
+
+
+def parse_config(text: str, root: Path) -> Config:
+    """Validate the TOML text of a config file; ConfigError names the key at fault."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{CONFIG_PATH}: not valid TOML: {exc}") from None
+    record = _record(data.get("record", DEFAULT_RECORD))
+    holds_table = _table(data.get("holds", {}), "holds")
+    _only(holds_table, {"sources", "git", "github", "command"}, "holds")
+    holds = HoldsConfig(
+        sources=_sources(holds_table.get("sources", list(DEFAULT_SOURCES))),
+        git=_git(_table(holds_table.get("git", {}), "holds.git")),
+        github=_github(_table(holds_table.get("github", {}), "holds.github")),
+        command=_command(_table(holds_table.get("command", {}), "holds.command")),
+    )
+    if "command" in holds.sources and not any("{task}" in arg for arg in holds.command.argv):
+        raise ConfigError(
+            f"{CONFIG_PATH}: holds.sources uses 'command' but holds.command.argv has no "
+            '{task} argument; write it like argv = ["tool", "{task}"]'
+        )
+    return Config(root=root, record=record, holds=holds)
+
+
+def _record(value: object) -> str:
+    text = _string(value, "record")
+    pure = PurePosixPath(text)
+    if pure.is_absolute() or ".." in pure.parts:
+        raise ConfigError(f"{CONFIG_PATH}: record must be a path inside the project, got {text!r}")
+    return text
+
+
+def _sources(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(
+            f"{CONFIG_PATH}: holds.sources must be a list of names from {KNOWN_SOURCES}"
+        )
+    unknown = [name for name in value if name not in KNOWN_SOURCES]
+    if unknown:
+        raise ConfigError(
+            f"{CONFIG_PATH}: holds.sources: unknown source {unknown[0]!r}; "
+            f"known: {', '.join(KNOWN_SOURCES)}"
+        )
+    if len(set(value)) != len(value):
+        raise ConfigError(f"{CONFIG_PATH}: holds.sources names a source twice")
+    return tuple(value)
+
+
+def _git(table: dict[str, object]) -> GitConfig:
+    _only(table, {"branch", "timeout"}, "holds.git")
+    branch = table.get("branch")
+    return GitConfig(
+        branch=None if branch is None else _string(branch, "holds.git.branch"),
+        timeout=_seconds(table.get("timeout", GitConfig.timeout), "holds.git.timeout"),
+    )
+
+
+def _github(table: dict[str, object]) -> GitHubConfig:
+    _only(table, {"repo", "base_url", "token_env", "timeout"}, "holds.github")
+    repo = table.get("repo")
+    if repo is not None:
+        repo = _string(repo, "holds.github.repo")
+        owner, slash, name = repo.partition("/")
+        if not (owner and slash and name) or "/" in name:
+            raise ConfigError(f"{CONFIG_PATH}: holds.github.repo must be owner/name, got {repo!r}")
+    base_url = _string(table.get("base_url", DEFAULT_GITHUB_API), "holds.github.base_url")
+    if not base_url.startswith(("https://", "http://")):
+        raise ConfigError(
+            f"{CONFIG_PATH}: holds.github.base_url must be an http(s) URL, got {base_url!r}"
+        )
+    return GitHubConfig(
+        repo=repo,
+        base_url=base_url.rstrip("/"),
+        token_env=_string(table.get("token_env", "GITHUB_TOKEN"), "holds.github.token_env"),
+        timeout=_seconds(table.get("timeout", GitHubConfig.timeout), "holds.github.timeout"),
+    )
+
+
+def _command(table: dict[str, object]) -> CommandConfig:
+    _only(table, {"argv", "timeout"}, "holds.command")
+    argv = table.get("argv", [])
+    if not isinstance(argv, list) or not all(isinstance(item, str) for item in argv):
+        raise ConfigError(
+            f"{CONFIG_PATH}: holds.command.argv must be a list of strings, "
+            'like ["tool", "{task}"]'
+        )
+    return CommandConfig(
+        argv=tuple(argv),
+        timeout=_seconds(table.get("timeout", CommandConfig.timeout), "holds.command.timeout"),
+    )
+
+
+def _table(value: object, key: str) -> dict[str, object]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{CONFIG_PATH}: [{key}] must be a table")
+    return value
+
+
+def _only(table: dict[str, object], allowed: set[str], key: str) -> None:
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise ConfigError(
+            f"{CONFIG_PATH}: [{key}] has unknown key {extra[0]!r}; "
+            f"known: {', '.join(sorted(allowed))}"
+        )
+
+
+def _string(value: object, key: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{CONFIG_PATH}: {key} must be a non-empty string")
+    return value
+
+
+def _seconds(value: object, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigError(f"{CONFIG_PATH}: {key} must be a positive number of seconds")
+    return float(value)

@@ -1,0 +1,117 @@
+"""Any tracker (Linear, Jira, a board) through a configured command.
+
+The command is an argv template: ``{task}`` is replaced inside single arguments, so a
+task reference reaches the program as data, never through a shell. The program prints
+one JSON object such as ``{"state": "landed", "url": "...", "detail": "..."}``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from gotchas.sources import (
+    TASK_STATES,
+    Evidence,
+    Observation,
+    SourceFailed,
+    TaskState,
+    parse_state,
+    utc_now,
+)
+
+_MAX_OUTPUT = 1024 * 1024
+_UNKNOWN_WORDS = frozenset({"unknown", "none", ""})
+
+
+def command_argv(template: tuple[str, ...] | list[str], task: str) -> list[str]:
+    """The argv to run for ``task``: one list element per template element, never split."""
+    return [part.replace("{task}", task) for part in template]
+
+
+class CommandSource:
+    """Task state from a tracker-specific program."""
+
+    name = "command"
+    can_report: frozenset[TaskState] = frozenset(TASK_STATES)
+
+    def __init__(
+        self, root: Path, argv: tuple[str, ...] | list[str], timeout: float = 30.0
+    ) -> None:
+        if not argv:
+            raise SourceFailed(
+                'no command configured: set [holds.command] argv = ["tool", "{task}"]'
+            )
+        self.root = root
+        self.template = tuple(argv)
+        self.timeout = timeout
+
+    def observe(self, task: str) -> Observation:
+        argv = command_argv(self.template, task)
+        shown = " ".join(argv)
+        try:
+            result = subprocess.run(  # noqa: S603 - argv list from the project's own config, no shell
+                argv,
+                cwd=self.root,
+                capture_output=True,
+                timeout=self.timeout,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+        except FileNotFoundError:
+            raise SourceFailed(f"tracker command not found: {argv[0]}", argv=argv) from None
+        except PermissionError:
+            raise SourceFailed(f"tracker command is not executable: {argv[0]}", argv=argv) from None
+        except subprocess.TimeoutExpired:
+            raise SourceFailed(
+                f"tracker command timed out after {self.timeout:g}s: {shown}", argv=argv
+            ) from None
+        except OSError as exc:
+            raise SourceFailed(f"cannot run tracker command {argv[0]}: {exc}", argv=argv) from None
+        observed_at = utc_now()
+        if result.returncode != 0:
+            stderr = _last_line(result.stderr)
+            raise SourceFailed(
+                f"tracker command exited with status {result.returncode}: {stderr}",
+                argv=argv,
+                exit_status=result.returncode,
+            )
+        state, evidence = parse_command_output(result.stdout[:_MAX_OUTPUT])
+        evidence["argv"] = argv
+        return Observation("command", state, [evidence], observed_at)
+
+
+def parse_command_output(raw: bytes) -> tuple[TaskState | None, Evidence]:
+    """Read ``{"state": ..., "url": ..., "detail": ...}``; state null or "unknown": untracked."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        preview = raw[:80].decode("utf-8", "replace").strip() or "nothing"
+        raise SourceFailed(
+            f'tracker command printed {preview!r}, not JSON like {{"state": "landed"}}'
+        ) from None
+    if not isinstance(data, dict) or "state" not in data:
+        raise SourceFailed('tracker command printed JSON without a "state" field')
+    raw_state = data["state"]
+    evidence: Evidence = {"source": "command", "state": raw_state}
+    for key in ("url", "detail"):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            evidence[key] = value
+    if raw_state is None or (
+        isinstance(raw_state, str) and raw_state.strip().lower() in _UNKNOWN_WORDS
+    ):
+        return None, evidence
+    state = parse_state(raw_state)
+    if state is None:
+        raise SourceFailed(
+            f"tracker command printed an unknown state {raw_state!r}; "
+            f"use one of {', '.join(TASK_STATES)}"
+        )
+    return state, evidence
+
+
+def _last_line(raw: bytes) -> str:
+    lines = [line.strip() for line in raw.decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "no message on stderr"

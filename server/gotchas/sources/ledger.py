@@ -1,0 +1,187 @@
+"""The task ledger: ``.claude/gotchas/tasks.jsonl``, one JSON object per line, append-only.
+
+Appending one line per change, under an exclusive ``flock`` and as a single ``O_APPEND``
+write, keeps concurrent writers from losing or interleaving each other's lines, and a
+history nobody rewrites doubles as the audit trail: the latest line for a task wins.
+A damaged line is skipped and reported, so one bad line never hides all the others.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gotchas.errors import InvalidArgument
+from gotchas.sources import (
+    TASK_STATES,
+    Evidence,
+    Observation,
+    SourceFailed,
+    TaskState,
+    parse_state,
+    utc_now,
+)
+from gotchas.taskref import normalize
+
+LEDGER_PATH = ".claude/gotchas/tasks.jsonl"
+_MAX_BY = 200
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    """One recorded state change; ``line`` is its 1-based line number in the ledger file."""
+
+    task: str
+    state: TaskState
+    at: str
+    by: str
+    line: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {"task": self.task, "state": self.state, "at": self.at, "by": self.by}
+
+
+@dataclass(frozen=True)
+class LedgerContents:
+    lines: list[LedgerLine]
+    damaged: list[int]  # line numbers that are not a valid ledger entry
+
+
+def ledger_path(root: Path) -> Path:
+    return root / LEDGER_PATH
+
+
+def set_task_state(root: Path, task: str, state: str, by: str) -> LedgerLine:
+    """Append ``task`` → ``state`` to the ledger and return the line as written."""
+    ref = normalize(task)
+    parsed = parse_state(state)
+    if parsed is None:
+        raise InvalidArgument(f"not a task state: {state!r}; use one of {', '.join(TASK_STATES)}")
+    author = " ".join(by.split())[:_MAX_BY]
+    if not author:
+        raise InvalidArgument("who sets the state must be named (by)")
+    entry = {"task": ref, "state": parsed, "at": utc_now(), "by": author}
+    payload = json.dumps(entry, ensure_ascii=False, separators=(", ", ": ")).encode("utf-8") + b"\n"
+    path = ledger_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            payload = b"\n" + payload  # a hand edit left no newline: never glue two entries
+        existing = _count_lines(fd, size)
+        os.write(fd, payload)
+        os.fsync(fd)
+    finally:
+        os.close(fd)  # closing releases the lock
+    line = existing + payload.count(b"\n")
+    return LedgerLine(task=ref, state=parsed, at=str(entry["at"]), by=author, line=line)
+
+
+def task_history(root: Path, task: str) -> list[LedgerLine]:
+    """Every recorded state of ``task``, oldest first; empty when the ledger never saw it."""
+    ref = normalize(task)
+    return [line for line in read_ledger(root).lines if line.task == ref]
+
+
+def read_ledger(root: Path) -> LedgerContents:
+    """All valid lines of the ledger, read under a shared lock so no half-written line shows."""
+    path = ledger_path(root)
+    try:
+        with path.open("rb") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+            raw = handle.read()
+    except FileNotFoundError:
+        return LedgerContents(lines=[], damaged=[])
+    except OSError as exc:
+        raise SourceFailed(f"cannot read the task ledger {LEDGER_PATH}: {exc}") from None
+    return parse_ledger(raw)
+
+
+def parse_ledger(raw: bytes) -> LedgerContents:
+    lines: list[LedgerLine] = []
+    damaged: list[int] = []
+    for number, text in enumerate(raw.split(b"\n"), start=1):
+        if not text.strip():
+            continue
+        line = _parse_line(text, number)
+        if line is None:
+            damaged.append(number)
+        else:
+            lines.append(line)
+    return LedgerContents(lines=lines, damaged=damaged)
+
+
+def _parse_line(text: bytes, number: int) -> LedgerLine | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    state = parse_state(data.get("state"))
+    task, at, by = data.get("task"), data.get("at"), data.get("by", "")
+    if (
+        state is None
+        or not isinstance(task, str)
+        or not isinstance(at, str)
+        or not isinstance(by, str)
+    ):
+        return None
+    try:
+        ref = normalize(task)
+    except InvalidArgument:
+        return None
+    return LedgerLine(task=ref, state=state, at=at, by=by, line=number)
+
+
+def _count_lines(fd: int, size: int) -> int:
+    count, offset = 0, 0
+    while offset < size:
+        chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        offset += len(chunk)
+    return count
+
+
+class LedgerSource:
+    """The embedded source: what people and sessions recorded with ``gotchas task set``."""
+
+    name = "ledger"
+    can_report: frozenset[TaskState] = frozenset(TASK_STATES)
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def observe(self, task: str) -> Observation:
+        contents = read_ledger(self.root)
+        observed_at = utc_now()
+        notes: list[Evidence] = []
+        if contents.damaged:
+            shown = ", ".join(str(n) for n in contents.damaged[:5])
+            notes.append(
+                {
+                    "source": "ledger",
+                    "warning": f"skipped damaged ledger line(s) {shown} in {LEDGER_PATH}",
+                }
+            )
+        history = [line for line in contents.lines if line.task == task]
+        if not history:
+            return Observation("ledger", None, notes, observed_at)
+        latest = history[-1]
+        evidence: Evidence = {
+            "source": "ledger",
+            "line": latest.line,
+            "state": latest.state,
+            "at": latest.at,
+            "by": latest.by,
+        }
+        if len(history) > 1:
+            evidence["previous"] = [line.state for line in history[:-1]]
+        return Observation("ledger", latest.state, [evidence, *notes], observed_at)
