@@ -1,0 +1,3 @@
+from gotchas.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,94 @@
+"""Typed errors: every refusal the product makes is one of these.
+
+Each carries a stable ``code`` so agents and scripts can branch on it, and a
+message written for the reader who must act on it. Shells (MCP tools, CLI)
+turn them into an ``isError`` result or one line on stderr; nothing else
+escapes as a traceback.
+"""
+
+from __future__ import annotations
+
+
+class GotchasError(Exception):
+    """Base of every expected failure; ``code`` is stable, the message is for people."""
+
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class RecordNotFound(GotchasError):
+    code = "record-not-found"
+
+
+class RecordUnreadable(GotchasError):
+    """The record exists but is not a UTF-8 text file we may read (directory, binary, too big)."""
+
+    code = "record-unreadable"
+
+
+class RecordEncodingError(GotchasError):
+    code = "record-encoding"
+
+
+class PathOutsideRoot(GotchasError):
+    code = "path-outside-root"
+
+
+class EntryNotFound(GotchasError):
+    code = "entry-not-found"
+
+
+class AmbiguousEntry(GotchasError):
+    code = "entry-ambiguous"
+
+
+class InvalidArgument(GotchasError):
+    code = "invalid-argument"
+
+
+class TaskRefError(InvalidArgument):
+    code = "invalid-task"
+
+
+class PredicateError(InvalidArgument):
+    code = "invalid-predicate"
+
+
+class ProposalNotFound(GotchasError):
+    code = "proposal-not-found"
+
+
+class ProposalInvalid(GotchasError):
+    """A stored proposal that fails its own checksum or schema (edited by hand, truncated)."""
+
+    code = "proposal-invalid"
+
+
+class Conflict(GotchasError):
+    """The record changed under a proposal in a way that touches the target."""
+
+    code = "conflict"
+
+
+class HoldNotReleased(GotchasError):
+    code = "hold-not-released"
+
+
+class VerificationFailed(GotchasError):
+    code = "verification-failed"
+
+
+class SourceError(GotchasError):
+    """A task-state source failed (git missing, HTTP error, bad JSON, timeout)."""
+
+    code = "source-error"
+
+
+class ConfigError(GotchasError):
+    code = "config-error"

@@ -1,0 +1,140 @@
+"""Field lines: the plain ``key: value`` metadata written inside an entry.
+
+Agents read the raw file, so metadata is visible text, never hidden syntax. Accepted
+shapes (one entry may mix them):
+
+    tasks: #601, #653 · root-cause: confirmed      several fields joined by " · "
+    - Root cause: confirmed                          one field per list item
+    **Diagnostic:** profile one _render() call       a bold key
+
+Parsing is lenient: unknown keys are kept as they are; a line whose first segment is
+not ``key: value`` is prose. Keys are compared in a normal form (``Root cause`` and
+``root_cause`` are both ``root-cause``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gotchas import taskref
+
+SEPARATOR = " · "
+
+_PREFIX = re.compile(r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
+_SEGMENT = re.compile(
+    r"^(?P<b1>\*\*|__)?(?P<key>[^\W\d_][\w.'/ -]{0,39}?)(?P<b2>\*\*|__)?\s*"
+    r"(?:(?::(?P<b3>\*\*|__)?\s+)|(?:：(?P<b4>\*\*|__)?\s*))(?P<value>\S.*?)\s*$"
+)
+_MAX_KEY_WORDS = 4
+
+ALIASES = {
+    "task": "tasks",
+    "issue": "tasks",
+    "issues": "tasks",
+    "root-cause-status": "root-cause",
+    "rootcause": "root-cause",
+    "cause-status": "root-cause",
+    "red-herring": "red-herring-for",
+    "superseded": "superseded-by",
+    "diagnosis": "diagnostic",
+}
+KNOWN = frozenset(
+    ["id", "tasks", "root-cause", "supersedes", "superseded-by", "red-herring-for", "diagnostic"]
+    + ["status", "ruled-out", "evidence"]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One ``key: value`` as written; ``line`` is 1-based in the record."""
+
+    key: str
+    value: str
+    line: int
+    raw_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A supersede link: ``target`` id, scoped to ``tasks`` (empty: unscoped)."""
+
+    target: str
+    tasks: tuple[str, ...]
+
+    def render(self) -> str:
+        scope = f" (for {', '.join(self.tasks)})" if self.tasks else ""
+        return f"{self.target}{scope}"
+
+
+def normalize_key(raw: str) -> str:
+    key = re.sub(r"[\s_]+", "-", raw.strip().strip("*_").strip().lower())
+    return ALIASES.get(key, key)
+
+
+def parse_line(line: str, number: int) -> list[Field]:
+    """Fields of one line of text, or [] when the line is prose."""
+    body = _PREFIX.sub("", line, count=1)
+    if ":" not in body and "：" not in body:
+        return []
+    parts = body.split(SEPARATOR)
+    fields: list[Field] = []
+    for index, part in enumerate(parts):
+        field = _parse_segment(part, number)
+        if field is None:
+            if index == 0:
+                return []
+            # A stray " · " inside a value: keep it in the previous value.
+            last = fields[-1]
+            fields[-1] = Field(last.key, f"{last.value}{SEPARATOR}{part}", number, last.raw_key)
+            continue
+        fields.append(field)
+    return fields
+
+
+def _parse_segment(text: str, number: int) -> Field | None:
+    match = _SEGMENT.match(text.strip())
+    if match is None:
+        return None
+    raw_key = match["key"].strip()
+    if len(raw_key.split()) > _MAX_KEY_WORDS:
+        return None
+    value = match["value"]
+    if match["b1"] and not (match["b2"] or match["b3"] or match["b4"]):
+        return None
+    if (match["b3"] or match["b4"]) is None and value.startswith(("**", "__")):
+        value = value[2:].lstrip()
+    return Field(normalize_key(raw_key), value.strip(), number, raw_key)
+
+
+def is_plain_field_line(line: str) -> bool:
+    """A short, un-bolded ``Key: value`` line: metadata inside an entry, never an entry itself."""
+    body = _PREFIX.sub("", line, count=1)
+    match = _SEGMENT.match(body.strip())
+    if match is None or match["b1"]:
+        return False
+    key = normalize_key(match["key"])
+    return key in KNOWN or len(match["key"].split()) <= 3
+
+
+_LINK = re.compile(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^)]*)\))?")
+
+
+def parse_links(value: str) -> list[Link]:
+    """``a-id (for #664), b-id`` → links; a scope lists the tasks the link is limited to."""
+    links: list[Link] = []
+    for match in _LINK.finditer(value.strip("`")):
+        target = match["target"].strip("`*_")
+        if not target:
+            continue
+        scope = tuple(taskref.parse_list(match["scope"])) if match["scope"] else ()
+        links.append(Link(target, scope))
+    return links
+
+
+_ROOT_CAUSE = re.compile(r"^\W*(confirmed|suspected)\b", re.IGNORECASE)
+
+
+def parse_root_cause(value: str) -> str | None:
+    match = _ROOT_CAUSE.match(value)
+    return match[1].lower() if match else None

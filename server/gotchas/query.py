@@ -1,0 +1,217 @@
+"""Listing: filter entries, page through them, and describe them compactly.
+
+Pure functions over a parsed ``Record``. The compact form is what an agent scans, so it
+carries ids, places and the metadata that decides relevance, never bodies.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict
+
+from gotchas import taskref
+from gotchas.errors import InvalidArgument
+from gotchas.record import Entry, Record
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+ROOT_CAUSES = ("confirmed", "suspected", "none")
+
+
+class EntrySummary(TypedDict):
+    """One entry in a listing; optional keys are left out when empty to save tokens."""
+
+    id: str
+    title: str
+    lines: list[int]
+    tasks: list[str]
+    root_cause: NotRequired[str]
+    status: NotRequired[str]
+    supersedes: NotRequired[list[str]]
+    superseded_by: NotRequired[list[str]]
+    red_herring_for: NotRequired[list[str]]
+    mentions: NotRequired[list[str]]
+
+
+class FieldView(TypedDict):
+    key: str
+    value: str
+    line: int
+
+
+class EntryDetail(TypedDict):
+    """One entry in full: every parsed field, its exact place and hash, and its text."""
+
+    id: str
+    title: str
+    kind: str
+    section: str | None
+    lines: list[int]
+    byte_range: list[int]
+    sha256: str
+    tasks: list[str]
+    mentions: list[str]
+    root_cause: str | None
+    status: str
+    supersedes: list[str]
+    superseded_by: list[str]
+    red_herring_for: list[str]
+    diagnostic: str | None
+    fields: list[FieldView]
+    text: str
+
+
+class ListResult(TypedDict):
+    entries: list[EntrySummary]
+    total: int
+    next_cursor: str | None
+    record: str
+    record_sha256: str
+
+
+def select(
+    record: Record,
+    task: str | None = None,
+    query: str | None = None,
+    status: str | None = None,
+    root_cause: str | None = None,
+) -> list[Entry]:
+    """Entries matching every given filter, in file order.
+
+    ``task`` matches an entry's ``tasks:`` field, or, for an entry without one, a task
+    mentioned in its text. ``query`` matches all its words in the id, title or text.
+    """
+    wanted_task = taskref.normalize(task) if task else None
+    if root_cause is not None and root_cause not in ROOT_CAUSES:
+        raise InvalidArgument(f"root_cause must be one of {', '.join(ROOT_CAUSES)}")
+    words = query.lower().split() if query else []
+    chosen: list[Entry] = []
+    for entry in record.entries:
+        if wanted_task and wanted_task not in (entry.tasks or entry.mentions):
+            continue
+        if status and entry.status != status.strip().lower():
+            continue
+        if root_cause and (entry.root_cause or "none") != root_cause:
+            continue
+        if words:
+            haystack = f"{entry.id}\n{record.text(entry)}".lower()
+            if not all(word in haystack for word in words):
+                continue
+        chosen.append(entry)
+    return chosen
+
+
+def page(
+    entries: Sequence[Entry], record: Record, limit: int | None, cursor: str | None
+) -> tuple[Sequence[Entry], str | None]:
+    """One page and the cursor of the next; a cursor is bound to the record's bytes."""
+    size = DEFAULT_LIMIT if limit is None else limit
+    if not 1 <= size <= MAX_LIMIT:
+        raise InvalidArgument(f"limit must be between 1 and {MAX_LIMIT}")
+    offset = _decode_cursor(cursor, record) if cursor else 0
+    chunk = entries[offset : offset + size]
+    following = offset + size
+    return chunk, (_encode_cursor(following, record) if following < len(entries) else None)
+
+
+def _encode_cursor(offset: int, record: Record) -> str:
+    raw = f"{offset}:{record.sha256[:16]}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, record: Record) -> int:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        offset_text, digest = base64.urlsafe_b64decode(padded).decode().split(":")
+        offset = int(offset_text)
+    except ValueError:
+        raise InvalidArgument(f"not a cursor from this listing: {cursor!r}") from None
+    if digest != record.sha256[:16]:
+        raise InvalidArgument("the record changed since that page was listed; list again")
+    return offset
+
+
+def summary(entry: Entry) -> EntrySummary:
+    out = EntrySummary(
+        id=entry.id, title=entry.title, lines=[entry.start_line, entry.end_line],
+        tasks=list(entry.tasks),
+    )
+    if entry.root_cause:
+        out["root_cause"] = entry.root_cause
+    if entry.status != "active":
+        out["status"] = entry.status
+    if entry.supersedes:
+        out["supersedes"] = [link.render() for link in entry.supersedes]
+    if entry.superseded_by:
+        out["superseded_by"] = [link.render() for link in entry.superseded_by]
+    if entry.red_herring_for:
+        out["red_herring_for"] = list(entry.red_herring_for)
+    if entry.mentions and not entry.tasks:
+        out["mentions"] = list(entry.mentions)
+    return out
+
+
+def detail(entry: Entry, record: Record) -> EntryDetail:
+    return EntryDetail(
+        id=entry.id,
+        title=entry.title,
+        kind=entry.kind,
+        section=entry.section,
+        lines=[entry.start_line, entry.end_line],
+        byte_range=[entry.start, entry.end],
+        sha256=entry.sha256,
+        tasks=list(entry.tasks),
+        mentions=list(entry.mentions),
+        root_cause=entry.root_cause,
+        status=entry.status,
+        supersedes=[link.render() for link in entry.supersedes],
+        superseded_by=[link.render() for link in entry.superseded_by],
+        red_herring_for=list(entry.red_herring_for),
+        diagnostic=entry.diagnostic,
+        fields=[FieldView(key=f.key, value=f.value, line=f.line) for f in entry.fields],
+        text=record.text(entry),
+    )
+
+
+def listing(
+    record: Record,
+    record_name: str,
+    task: str | None = None,
+    query: str | None = None,
+    status: str | None = None,
+    root_cause: str | None = None,
+    limit: int | None = None,
+    cursor: str | None = None,
+) -> ListResult:
+    chosen = select(record, task, query, status, root_cause)
+    chunk, following = page(chosen, record, limit, cursor)
+    return ListResult(
+        entries=[summary(e) for e in chunk],
+        total=len(chosen),
+        next_cursor=following,
+        record=record_name,
+        record_sha256=record.sha256,
+    )
+
+
+def table(result: ListResult) -> str:
+    """One line per entry, for people and for the compact text an agent reads."""
+    rows = []
+    for item in result["entries"]:
+        start, end = item["lines"]
+        meta = " ".join(item["tasks"]) or "-"
+        extra = []
+        if "root_cause" in item:
+            extra.append(item["root_cause"])
+        if "red_herring_for" in item:
+            extra.append("red herring for " + ",".join(item["red_herring_for"]))
+        if "supersedes" in item:
+            extra.append("supersedes " + ",".join(item["supersedes"]))
+        tail = f" [{'; '.join(extra)}]" if extra else ""
+        rows.append(f"{item['id']}  L{start}-{end}  {meta}{tail}")
+    shown = len(result["entries"])
+    footer = f"{shown} of {result['total']} entries"
+    if result["next_cursor"]:
+        footer += f"; next cursor: {result['next_cursor']}"
+    return "\n".join([*rows, footer])

@@ -1,0 +1,333 @@
+"""The record: a lessons file read into entries with stable ids and exact byte spans.
+
+``parse(data)`` is pure: bytes in, a ``Record`` out, no I/O. Nothing is re-rendered:
+every entry is a byte range of the input, and the entries plus the bytes between them
+reassemble the input exactly (``segments``). Invalid UTF-8 and binary data are refused.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+from gotchas import outline, taskref
+from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable
+from gotchas.fields import Field, Link, parse_line, parse_links, parse_root_cause
+
+BOM = b"\xef\xbb\xbf"
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+MAX_ID_LENGTH = 48
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One lesson. Lines are 1-based and inclusive; ``start``/``end`` are byte offsets."""
+
+    id: str
+    explicit_id: bool
+    title: str
+    kind: Literal["heading", "item"]
+    level: int
+    marker: str
+    section: str | None
+    start_line: int
+    end_line: int
+    body_line: int
+    start: int
+    end: int
+    sha256: str
+    tasks: tuple[str, ...]
+    mentions: tuple[str, ...]
+    root_cause: str | None
+    supersedes: tuple[Link, ...]
+    superseded_by: tuple[Link, ...]
+    red_herring_for: tuple[str, ...]
+    diagnostic: str | None
+    status: str
+    fields: tuple[Field, ...]
+
+    @property
+    def lines(self) -> tuple[int, int]:
+        return (self.start_line, self.end_line)
+
+
+@dataclass(frozen=True)
+class Record:
+    """A parsed lessons file. ``data`` is the file's bytes, exactly as read."""
+
+    data: bytes
+    entries: tuple[Entry, ...]
+    line_starts: tuple[int, ...]
+    bom: bool
+    front_matter: tuple[int, int] | None
+    style: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    @property
+    def final_newline(self) -> bool:
+        return self.data.endswith((b"\n", b"\r"))
+
+    @cached_property
+    def eol(self) -> bytes:
+        """The file's dominant line ending (LF when it has none)."""
+        crlf = self.data.count(b"\r\n")
+        lf = self.data.count(b"\n") - crlf
+        cr = self.data.count(b"\r") - crlf
+        best = max((crlf, b"\r\n"), (lf, b"\n"), (cr, b"\r"))
+        return best[1] if best[0] else b"\n"
+
+    @cached_property
+    def _by_id(self) -> dict[str, list[Entry]]:
+        index: dict[str, list[Entry]] = {}
+        for entry in self.entries:
+            index.setdefault(entry.id, []).append(entry)
+        return index
+
+    def get(self, entry_id: str) -> Entry:
+        """The entry with this id; a clear error for none or several."""
+        found = self._by_id.get(entry_id.strip())
+        if not found:
+            close = difflib.get_close_matches(entry_id, list(self._by_id), n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; list_gotchas shows the ids"
+            raise EntryNotFound(f"no entry with id {entry_id!r}{hint}")
+        if len(found) > 1:
+            where = ", ".join(f"lines {e.start_line}-{e.end_line}" for e in found)
+            raise AmbiguousEntry(
+                f"id {entry_id!r} names {len(found)} entries ({where}); give one of them a unique "
+                "`id:` field"
+            )
+        return found[0]
+
+    def text(self, entry: Entry) -> str:
+        return self.data[entry.start : entry.end].decode("utf-8")
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number holding byte ``offset``."""
+        lo, hi = 0, len(self.line_starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.line_starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1
+
+    def segments(self) -> Iterator[tuple[str, int, int]]:
+        """("between" | entry id, start, end) byte ranges that tile the whole file in order."""
+        position = 0
+        for entry in self.entries:
+            if entry.start > position:
+                yield ("between", position, entry.start)
+            yield (entry.id, entry.start, entry.end)
+            position = entry.end
+        if position < len(self.data):
+            yield ("between", position, len(self.data))
+
+
+def decode(data: bytes) -> str:
+    """The text of a record, BOM removed; refuses binary data and invalid UTF-8 with its position."""
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordUnreadable(
+            f"the record is {len(data):,} bytes; the limit is {MAX_RECORD_BYTES:,} (16 MiB)"
+        )
+    if b"\x00" in data:
+        offset = data.index(b"\x00")
+        raise RecordUnreadable(f"the record looks binary: a NUL byte at offset {offset}")
+    body = data[len(BOM) :] if data.startswith(BOM) else data
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (len(data) - len(body))
+        line = data.count(b"\n", 0, offset) + 1
+        raise RecordEncodingError(
+            f"the record is not valid UTF-8: byte 0x{data[offset]:02x} at offset {offset} "
+            f"(line {line}); fix the encoding, nothing was changed"
+        ) from None
+
+
+def parse(data: bytes, entry_style: str | None = None) -> Record:
+    """Read a lessons file. ``entry_style`` forces ``h1``..``h6`` or ``list`` (else guessed)."""
+    decode(data)
+    raw_lines = data.splitlines(keepends=True)
+    starts = [0]
+    for raw in raw_lines:
+        starts.append(starts[-1] + len(raw))
+    lines = [raw.decode("utf-8") for raw in raw_lines]
+    bom = data.startswith(BOM)
+    if bom:
+        lines[0] = lines[0][1:]
+    matter = _front_matter(lines)
+    source = lines if matter is None else _blank(lines, matter)
+    tree = outline.scan("".join(source))
+    bare = [_strip_eol(line) for line in lines]
+    spans = outline.entry_spans(tree, bare, entry_style)
+    style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
+    entries = _entries(data, starts, bare, spans, tree.literal_lines, matter)
+    return Record(data, tuple(entries), tuple(starts), bom, matter, style)
+
+
+def _strip_eol(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def _front_matter(lines: Sequence[str]) -> tuple[int, int] | None:
+    """YAML front matter: ``---`` on the first line up to a closing ``---`` or ``...``; 0-based [a, b)."""
+    if not lines or _strip_eol(lines[0]).rstrip() != "---":
+        return None
+    for index in range(1, min(len(lines), 500)):
+        if _strip_eol(lines[index]).rstrip() in ("---", "..."):
+            return (0, index + 1)
+    return None
+
+
+def _blank(lines: Sequence[str], span: tuple[int, int]) -> list[str]:
+    blanked = list(lines)
+    for index in range(*span):
+        blanked[index] = "\n"
+    return blanked
+
+
+_THEMATIC = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
+
+
+def _content_end(bare: Sequence[str], span: outline.Span) -> int:
+    """Exclusive end after dropping trailing blank lines and a trailing ``---`` separator."""
+    end = span.end
+    while end > span.body and (not bare[end - 1].strip() or _THEMATIC.match(bare[end - 1])):
+        end -= 1
+    return max(end, span.body)
+
+
+def _entries(
+    data: bytes,
+    starts: Sequence[int],
+    bare: Sequence[str],
+    spans: Sequence[outline.Span],
+    literal: frozenset[int],
+    matter: tuple[int, int] | None,
+) -> list[Entry]:
+    drafts = []
+    for span in spans:
+        end = _content_end(bare, span)
+        found: list[Field] = []
+        for index in range(span.body, end):
+            if index not in literal and (matter is None or index >= matter[1]):
+                found.extend(parse_line(bare[index], index + 1))
+        drafts.append((span, end, tuple(found)))
+    ids = _assign_ids([(span.title, fields) for span, _, fields in drafts])
+    entries = []
+    for (span, end, fields), (entry_id, explicit) in zip(drafts, ids, strict=True):
+        start_byte, end_byte = starts[span.start], starts[end]
+        text = "\n".join(bare[span.start : end])
+        entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte, text))
+    return entries
+
+
+def _entry(
+    data: bytes,
+    span: outline.Span,
+    end: int,
+    fields: tuple[Field, ...],
+    entry_id: str,
+    explicit: bool,
+    start_byte: int,
+    end_byte: int,
+    text: str,
+) -> Entry:
+    tasks: list[str] = []
+    red_herring: list[str] = []
+    supersedes: list[Link] = []
+    superseded_by: list[Link] = []
+    root_cause = diagnostic = status = None
+    for field in fields:
+        if field.key == "tasks":
+            tasks.extend(taskref.parse_list(field.value))
+        elif field.key == "red-herring-for":
+            red_herring.extend(taskref.parse_list(field.value))
+        elif field.key == "supersedes":
+            supersedes.extend(parse_links(field.value))
+        elif field.key == "superseded-by":
+            superseded_by.extend(parse_links(field.value))
+        elif field.key == "root-cause" and root_cause is None:
+            root_cause = parse_root_cause(field.value)
+        elif field.key == "diagnostic" and diagnostic is None:
+            diagnostic = field.value
+        elif field.key == "status" and status is None:
+            status = field.value.strip("*_` ").lower()
+    task_list = tuple(dict.fromkeys(tasks))
+    mentioned = tuple(t for t in taskref.mentions(text) if t not in task_list)
+    if red_herring:
+        status = "red-herring"
+    return Entry(
+        id=entry_id,
+        explicit_id=explicit,
+        title=span.title,
+        kind=span.kind,
+        level=span.level,
+        marker=span.marker,
+        section=span.section,
+        start_line=span.start + 1,
+        end_line=end,
+        body_line=span.body + 1,
+        start=start_byte,
+        end=end_byte,
+        sha256=hashlib.sha256(data[start_byte:end_byte]).hexdigest(),
+        tasks=task_list,
+        mentions=mentioned,
+        root_cause=root_cause,
+        supersedes=tuple(supersedes),
+        superseded_by=tuple(superseded_by),
+        red_herring_for=tuple(dict.fromkeys(red_herring)),
+        diagnostic=diagnostic,
+        status=status or "active",
+        fields=fields,
+    )
+
+
+def _assign_ids(drafts: Sequence[tuple[str, tuple[Field, ...]]]) -> list[tuple[str, bool]]:
+    """Explicit ``id:`` fields win; other entries get a title slug, ``-2``, ``-3``… in file order."""
+    explicit = [_explicit_id(fields) for _, fields in drafts]
+    taken = {value for value in explicit if value}
+    out: list[tuple[str, bool]] = []
+    for (title, _), given in zip(drafts, explicit, strict=True):
+        if given:
+            out.append((given, True))
+            continue
+        base = slugify(title)
+        candidate, n = base, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{base}-{n}"
+        taken.add(candidate)
+        out.append((candidate, False))
+    return out
+
+
+def _explicit_id(fields: Sequence[Field]) -> str | None:
+    for field in fields:
+        if field.key == "id":
+            value = field.value.strip("`*_ ")
+            return value or None
+    return None
+
+
+def slugify(title: str) -> str:
+    """Lower-case words joined by ``-``; letters of any script kept; at most 48 characters."""
+    text = unicodedata.normalize("NFKC", title).lower()
+    text = re.sub(r"<[^>]*>|\]\([^)]*\)", " ", text)
+    text = re.sub(r"['’]", "", text)
+    slug = re.sub(r"[\W_]+", "-", text).strip("-")
+    if len(slug) > MAX_ID_LENGTH:
+        slug = slug[:MAX_ID_LENGTH].rsplit("-", 1)[0]
+    if not slug:
+        slug = "entry-" + hashlib.sha256(title.encode("utf-8")).hexdigest()[:8]
+    return slug

@@ -1,0 +1,174 @@
+"""The workspace: the project root and the files we read and write inside it.
+
+Everything that touches the disk for the record lives here: finding the root, keeping
+paths inside it, reading with clear refusals, the cross-process lock, and the atomic
+write (temp file in the same directory, fsync, rename, fsync the directory).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gotchas import record as record_model
+from gotchas.errors import PathOutsideRoot, RecordNotFound, RecordUnreadable
+
+DEFAULT_RECORD = ".claude/rules/gotchas.md"
+STATE_DIR = ".claude/gotchas"
+
+
+def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Path:
+    """``--root``, then GOTCHAS_ROOT, then CLAUDE_PROJECT_DIR, then the git top level, then cwd."""
+    for candidate in (explicit, environ.get("GOTCHAS_ROOT"), environ.get("CLAUDE_PROJECT_DIR")):
+        if candidate:
+            path = Path(candidate).expanduser()
+            if not path.is_dir():
+                raise PathOutsideRoot(f"the project root {candidate!r} is not a directory")
+            return path.resolve()
+    try:
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=cwd, capture_output=True, text=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return cwd.resolve()
+    if top.returncode == 0 and top.stdout.strip():
+        return Path(top.stdout.strip()).resolve()
+    return cwd.resolve()
+
+
+@dataclass
+class Workspace:
+    root: Path
+    default_record: str = DEFAULT_RECORD
+    _cache: dict[Path, tuple[tuple[int, int, int], record_model.Record]] = field(
+        default_factory=dict, repr=False
+    )
+
+    @classmethod
+    def discover(
+        cls,
+        root: str | None = None,
+        record: str | None = None,
+        environ: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> Workspace:
+        env = os.environ if environ is None else environ
+        top = find_root(root, env, cwd or Path.cwd())
+        default = record or env.get("GOTCHAS_RECORD") or _configured_record(top)
+        return cls(top, default)
+
+    def inside(self, relative: str | os.PathLike[str]) -> Path:
+        """An absolute path for ``relative`` that is guaranteed to stay inside the root."""
+        text = os.fspath(relative)
+        if "\x00" in text:
+            raise PathOutsideRoot("a path may not contain NUL")
+        resolved = (self.root / text).resolve()
+        if not resolved.is_relative_to(self.root):
+            raise PathOutsideRoot(
+                f"{text!r} resolves outside the project root {self.root}; paths must stay inside it"
+            )
+        return resolved
+
+    def record_path(self, record: str | None = None) -> Path:
+        return self.inside(record or self.default_record)
+
+    def name(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    @property
+    def state_dir(self) -> Path:
+        return self.inside(STATE_DIR)
+
+    def read(self, path: Path) -> bytes:
+        """The bytes of a record, refusing what is missing, a directory, or over the size limit."""
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            raise RecordNotFound(
+                f"no record at {self.name(path)} under {self.root}; create it, or point to another "
+                "file with --record / the `record` argument"
+            ) from None
+        if path.is_dir():
+            raise RecordUnreadable(f"{self.name(path)} is a directory, not a lessons file")
+        if info.st_size > record_model.MAX_RECORD_BYTES:
+            raise RecordUnreadable(
+                f"{self.name(path)} is {info.st_size:,} bytes; the limit is "
+                f"{record_model.MAX_RECORD_BYTES:,} (16 MiB)"
+            )
+        return path.read_bytes()
+
+    def load(self, path: Path) -> record_model.Record:
+        """The parsed record, re-read only when the file changed (size, mtime or inode)."""
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            self.read(path)
+            raise
+        signature = (info.st_mtime_ns, info.st_size, info.st_ino)
+        cached = self._cache.get(path)
+        if cached and cached[0] == signature:
+            return cached[1]
+        parsed = record_model.parse(self.read(path))
+        self._cache[path] = (signature, parsed)
+        return parsed
+
+    @contextlib.contextmanager
+    def lock(self, path: Path) -> Iterator[None]:
+        """Exclusive across processes; the kernel drops it if the holder dies, so it never sticks."""
+        locks = self.state_dir / "locks"
+        locks.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256(self.name(path).encode()).hexdigest()[:16]
+        with open(locks / f"{digest}.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def write_atomic(self, path: Path, data: bytes) -> None:
+        """Replace ``path`` with ``data`` so a crash leaves the old file or the new one, never a mix."""
+        write_atomic(path, data)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    directory = path.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        mode: int | None = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    dir_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _configured_record(root: Path) -> str:
+    """The record named in the project config, if there is one."""
+    if not (root / ".claude" / "gotchas.toml").is_file():
+        return DEFAULT_RECORD
+    from gotchas.config import load_config
+
+    return load_config(root).record or DEFAULT_RECORD
