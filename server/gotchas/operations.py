@@ -1,0 +1,404 @@
+"""The product's operations, shared by the MCP tools and the CLI.
+
+Each one reads through the workspace, calls the pure core (record, query, edit,
+verification, hold) and writes through the workspace. Follow one supersede from here:
+``propose_supersede`` → ``edit.plan_supersede`` → ``proposal.save``; then ``apply`` →
+``workspace.lock`` → ``hold.check_hold`` → ``edit`` again if rebased →
+``workspace.write_atomic`` → ``verification.check_edit`` on the bytes read back → ``journal``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, NotRequired, TypedDict
+
+from gotchas import edit, journal, proposal, query, taskref, verification
+from gotchas import record as record_model
+from gotchas.errors import Conflict, GotchasError, InvalidArgument
+from gotchas.proposal import Proposal
+from gotchas.record import Entry, Record
+from gotchas.workspace import Workspace
+
+
+class ProblemView(TypedDict):
+    code: str
+    severity: str
+    entry: str | None
+    line: int | None
+    message: str
+
+
+class VerifyResult(TypedDict):
+    ok: bool
+    record: str
+    record_sha256: str
+    entries: int
+    problems: list[ProblemView]
+
+
+class ProposalResult(TypedDict):
+    """``proposed``: review ``diff``, then apply ``proposal_id``; ``already-recorded``: nothing to do."""
+
+    status: Literal["proposed", "already-recorded"]
+    proposal_id: str | None
+    record: str
+    diff: str
+    base_sha256: str
+    target_sha256: str | None
+    new_id: str | None
+    hold: dict[str, Any] | None
+    checks: dict[str, Any]
+    next_step: str
+
+
+class ApplyResult(TypedDict):
+    status: Literal["applied", "already-applied", "refused"]
+    reason: str
+    proposal_id: str
+    record: str
+    rebased: bool
+    before_sha256: str
+    after_sha256: str
+    hold: dict[str, Any] | None
+    verification: dict[str, Any] | None
+    code: NotRequired[str]
+
+
+class ProposalSummary(TypedDict):
+    proposal_id: str
+    kind: str
+    record: str
+    target_id: str | None
+    task: str | None
+    new_id: str
+    title: str
+    hold: str | None
+    created_at: str
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _load(ws: Workspace, record: str | None) -> tuple[Path, Record]:
+    path = ws.record_path(record)
+    return path, ws.load(path)
+
+
+def list_gotchas(
+    ws: Workspace,
+    task: str | None = None,
+    query_text: str | None = None,
+    status: str | None = None,
+    root_cause: str | None = None,
+    limit: int | None = None,
+    cursor: str | None = None,
+    record: str | None = None,
+) -> query.ListResult:
+    path, parsed = _load(ws, record)
+    return query.listing(parsed, ws.name(path), task, query_text, status, root_cause, limit, cursor)
+
+
+def get_gotcha(ws: Workspace, entry_id: str, record: str | None = None) -> query.EntryDetail:
+    _, parsed = _load(ws, record)
+    return query.detail(parsed.get(entry_id), parsed)
+
+
+def check_hold(ws: Workspace, predicate: str) -> dict[str, Any]:
+    from gotchas.hold import check_hold as evaluate
+
+    return evaluate(predicate, ws.root).to_dict()
+
+
+def verify_record(ws: Workspace, record: str | None = None) -> VerifyResult:
+    path, parsed = _load(ws, record)
+    problems = verification.check_record(parsed)
+    return VerifyResult(
+        ok=not any(p.severity == "error" for p in problems),
+        record=ws.name(path),
+        record_sha256=parsed.sha256,
+        entries=len(parsed.entries),
+        problems=[ProblemView(**p.to_dict()) for p in problems],  # type: ignore[typeddict-item]
+    )
+
+
+def propose_supersede(
+    ws: Workspace,
+    target_id: str,
+    task: str,
+    title: str,
+    body: str,
+    diagnostic: str,
+    ruled_out: Sequence[str] = (),
+    evidence: str | None = None,
+    red_herring_note: str | None = None,
+    hold: str | None = None,
+    tasks: Sequence[str] = (),
+    record: str | None = None,
+) -> ProposalResult:
+    """Plan the correction and store it; the record is not touched."""
+    task_ref = taskref.normalize(task)
+    path, parsed = _load(ws, record)
+    target = parsed.get(target_id)
+    hold_answer = _hold_preview(ws, hold)
+    existing = _existing_successor(parsed, target, task_ref)
+    if existing is not None:
+        return _already_recorded(ws, path, parsed, target, existing, hold_answer)
+    lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
+    plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
+    check = _check_plan(parsed, plan, lesson)
+    draft = Proposal(
+        kind="supersede", record=ws.name(path), base_sha256=parsed.sha256, lesson=lesson,
+        new_id=plan.new_id, result_sha256=_sha(plan.data),
+        diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
+        target_id=target.id, target_sha256=target.sha256, anchor_sha256=_anchor(parsed, target),
+        task=task_ref, red_herring_note=red_herring_note, hold=_checked_predicate(hold),
+        created_at=_now(),
+    )
+    return _store(ws, draft, parsed, hold_answer, check)
+
+
+def propose_lesson(
+    ws: Workspace,
+    title: str,
+    body: str,
+    tasks: Sequence[str],
+    root_cause: str,
+    diagnostic: str | None = None,
+    ruled_out: Sequence[str] = (),
+    evidence: str | None = None,
+    after: str | None = None,
+    hold: str | None = None,
+    record: str | None = None,
+) -> ProposalResult:
+    """Plan a plain new lesson (capture); confirmed lessons must carry a diagnostic."""
+    path, parsed = _load(ws, record)
+    anchor = parsed.get(after) if after else None
+    lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
+    hold_answer = _hold_preview(ws, hold)
+    plan = edit.plan_capture(parsed, lesson, anchor)
+    check = _check_plan(parsed, plan, lesson)
+    place = anchor or (parsed.entries[-1] if parsed.entries else None)
+    draft = Proposal(
+        kind="capture", record=ws.name(path), base_sha256=parsed.sha256, lesson=lesson,
+        new_id=plan.new_id, result_sha256=_sha(plan.data),
+        diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
+        target_sha256=place.sha256 if place else None,
+        anchor_sha256=_anchor(parsed, place) if place else None,
+        after_id=place.id if place else None, hold=_checked_predicate(hold), created_at=_now(),
+    )
+    return _store(ws, draft, parsed, hold_answer, check)
+
+
+def _store(
+    ws: Workspace,
+    draft: Proposal,
+    parsed: Record,
+    hold_answer: dict[str, Any] | None,
+    check: verification.EditCheck,
+) -> ProposalResult:
+    final = Proposal(**{**draft.__dict__, "id": proposal.make_id(draft)})
+    proposal.save(ws.state_dir / "proposals", final)
+    held = hold_answer is not None and hold_answer["state"] != "released"
+    step = (
+        f"review the diff; apply_supersede({final.id!r}) is refused until the hold "
+        f"{final.hold} is released (now: {hold_answer['state']})"
+        if held and hold_answer
+        else f"review the diff, then apply_supersede({final.id!r})"
+    )
+    return ProposalResult(
+        status="proposed", proposal_id=final.id, record=final.record, diff=final.diff,
+        base_sha256=parsed.sha256, target_sha256=final.target_sha256, new_id=final.new_id,
+        hold=hold_answer, checks=check.to_dict(), next_step=step,
+    )
+
+
+def _checked_predicate(hold: str | None) -> str | None:
+    if not hold or not hold.strip():
+        return None
+    from gotchas.predicate import parse_predicates
+
+    parse_predicates(hold.strip())
+    return hold.strip()
+
+
+def _hold_preview(ws: Workspace, hold: str | None) -> dict[str, Any] | None:
+    predicate = _checked_predicate(hold)
+    return check_hold(ws, predicate) if predicate else None
+
+
+def _existing_successor(parsed: Record, target: Entry, task: str) -> Entry | None:
+    """A confirmed entry that already supersedes ``target`` for ``task`` (or for every task)."""
+    for entry in parsed.entries:
+        if entry.root_cause != "confirmed":
+            continue
+        for link in entry.supersedes:
+            if link.target == target.id and (task in link.tasks or not link.tasks):
+                return entry
+    return None
+
+
+def _already_recorded(
+    ws: Workspace,
+    path: Path,
+    parsed: Record,
+    target: Entry,
+    successor: Entry,
+    hold_answer: dict[str, Any] | None,
+) -> ProposalResult:
+    involved = {target.id, successor.id}
+    problems = [p.to_dict() for p in verification.check_record(parsed) if p.entry in involved]
+    errors = [p for p in problems if p["severity"] == "error"]
+    return ProposalResult(
+        status="already-recorded", proposal_id=None, record=ws.name(path), diff="",
+        base_sha256=parsed.sha256, target_sha256=target.sha256, new_id=successor.id,
+        hold=hold_answer,
+        checks={
+            "ok": not errors, "successor": successor.id, "successor_lines": list(successor.lines),
+            "diagnostic": successor.diagnostic, "target_marked_for": list(target.red_herring_for),
+            "problems": problems,
+        },
+        next_step=(
+            f"nothing to write: {successor.id!r} already supersedes {target.id!r}; "
+            + ("the links verify." if not errors else "fix the problems listed in checks.")
+        ),
+    )
+
+
+def _check_plan(parsed: Record, plan: edit.Plan, lesson: edit.Lesson) -> verification.EditCheck:
+    """Parse the planned bytes and refuse a plan whose result would not verify."""
+    after = record_model.parse(plan.data)
+    check = verification.check_edit(parsed, after, plan, lesson)
+    if not check.ok:
+        raise InvalidArgument(
+            "the edit would not verify, so nothing was proposed: " + "; ".join(check.problems)
+            + " (is there Markdown in the body that starts a new entry or adds fields?)"
+        )
+    return check
+
+
+def _anchor(parsed: Record, entry: Entry) -> str:
+    """Hash of the entry and the bytes up to the next entry: what an edit next to it depends on."""
+    later = [e.start for e in parsed.entries if e.start >= entry.end]
+    end = min(later) if later else len(parsed.data)
+    return _sha(parsed.data[entry.start : end])
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def list_proposals(ws: Workspace) -> list[ProposalSummary]:
+    return [
+        ProposalSummary(
+            proposal_id=p.id, kind=p.kind, record=p.record, target_id=p.target_id, task=p.task,
+            new_id=p.new_id, title=p.lesson.title, hold=p.hold, created_at=p.created_at,
+        )
+        for p in proposal.stored(ws.state_dir / "proposals")
+    ]
+
+
+def apply(ws: Workspace, proposal_id: str) -> ApplyResult:
+    """Apply a stored proposal under the record lock; refuse unless the hold is released."""
+    stored = proposal.load(ws.state_dir / "proposals", proposal_id)
+    path = ws.inside(stored.record)
+    with ws.lock(path):
+        result = _apply_locked(ws, path, stored)
+    event: dict[str, Any] = {"at": _now(), **result}
+    event.pop("verification", None)
+    event["verified"] = bool(result["verification"] and result["verification"].get("ok"))
+    journal.append(ws.state_dir / "journal.jsonl", event)
+    return result
+
+
+def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
+    current = record_model.parse(ws.read(path))
+
+    def answer(status: Literal["applied", "already-applied", "refused"], reason: str, **extra: Any) -> ApplyResult:
+        out = ApplyResult(
+            status=status, reason=reason, proposal_id=stored.id, record=stored.record,
+            rebased=False, before_sha256=current.sha256, after_sha256=current.sha256,
+            hold=None, verification=None,
+        )
+        out.update(extra)  # type: ignore[typeddict-item]
+        return out
+
+    if _is_applied(current, stored):
+        return answer("already-applied", f"{stored.new_id!r} is already in the record; nothing written")
+    hold_answer = check_hold(ws, stored.hold) if stored.hold else None
+    if hold_answer is not None and hold_answer["state"] != "released":
+        return answer(
+            "refused", f"hold {stored.hold} is {hold_answer['state']}: {_hold_reason(hold_answer)}",
+            hold=hold_answer, code="hold-not-released",
+        )
+    try:
+        plan, rebased = _replan(current, stored)
+    except GotchasError as exc:
+        return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+    ws.write_atomic(path, plan.data)
+    reread = record_model.parse(ws.read(path))
+    check = verification.check_edit(current, reread, plan, stored.lesson)
+    links = [p.to_dict() for p in verification.check_record(reread)
+             if p.entry in {stored.new_id, stored.target_id} and p.severity == "error"]
+    report: dict[str, Any] = {**check.to_dict(), "link_problems": links}
+    report["ok"] = check.ok and not links
+    reason = "applied and verified" if report["ok"] else "applied, but verification found problems"
+    if rebased:
+        reason += " (rebased: the record changed elsewhere since the proposal)"
+    return answer("applied", reason, rebased=rebased, after_sha256=reread.sha256,
+                  hold=hold_answer, verification=report)
+
+
+def _is_applied(current: Record, stored: Proposal) -> bool:
+    for entry in current.entries:
+        if entry.id != stored.new_id or entry.title != stored.lesson.title:
+            continue
+        if stored.kind == "capture":
+            return True
+        return any(link.target == stored.target_id for link in entry.supersedes)
+    return False
+
+
+def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
+    """The same edit on the current bytes: as proposed, rebased, or a conflict."""
+    rebased = current.sha256 != stored.base_sha256
+    anchor_id = stored.target_id or stored.after_id
+    anchor = None
+    if anchor_id is not None:
+        try:
+            anchor = current.get(anchor_id)
+        except GotchasError:
+            raise Conflict(
+                f"conflict: {anchor_id!r} is no longer in the record (renamed or removed); "
+                "propose again against the current record"
+            ) from None
+        if anchor.sha256 != stored.target_sha256 or _anchor(current, anchor) != stored.anchor_sha256:
+            raise Conflict(
+                f"conflict: {anchor_id!r} or the lines right after it changed since the proposal; "
+                "propose again against the current record"
+            )
+    elif rebased:
+        raise Conflict("conflict: the record changed since the proposal; propose again")
+    if stored.kind == "supersede" and anchor is not None and stored.task:
+        plan = edit.plan_supersede(current, anchor, stored.task, stored.lesson, stored.red_herring_note)
+    else:
+        plan = edit.plan_capture(current, stored.lesson, anchor)
+    if plan.new_id != stored.new_id:
+        raise Conflict(
+            f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; "
+            "propose again"
+        )
+    if not rebased and _sha(plan.data) != stored.result_sha256:
+        raise Conflict("conflict: the edit no longer produces the proposed bytes; propose again")
+    return plan, rebased
+
+
+def _hold_reason(answer: dict[str, Any]) -> str:
+    parts = []
+    for task in answer.get("tasks", []):
+        parts.append(f"{task.get('task')} is {task.get('state') or 'unknown'} "
+                     f"(source: {task.get('source') or 'none'})")
+    return "; ".join(parts) or "no source knows the task"

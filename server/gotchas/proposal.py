@@ -1,0 +1,130 @@
+"""Proposals: a reviewed edit, stored durably so another session can apply it later.
+
+A proposal is a small JSON file under ``.claude/gotchas/proposals/`` (safe to commit).
+Its id is derived from what it asks, so proposing the same thing twice gives the same id;
+a checksum over its content refuses a file edited by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from gotchas.edit import Lesson
+from gotchas.errors import ProposalInvalid, ProposalNotFound
+from gotchas.workspace import write_atomic
+
+FORMAT = "gotchas-proposal/1"
+_ID = re.compile(r"^p-[0-9a-f]{12}$")
+
+
+@dataclass(frozen=True)
+class Proposal:
+    kind: Literal["supersede", "capture"]
+    record: str
+    base_sha256: str
+    lesson: Lesson
+    new_id: str
+    result_sha256: str
+    diff: str
+    target_id: str | None = None
+    target_sha256: str | None = None
+    anchor_sha256: str | None = None
+    task: str | None = None
+    red_herring_note: str | None = None
+    after_id: str | None = None
+    hold: str | None = None
+    created_at: str = ""
+    id: str = field(default="")
+
+    def intent(self) -> dict[str, Any]:
+        """What the proposal asks for, independent of when it was made: the basis of its id."""
+        return {
+            "kind": self.kind, "record": self.record, "base_sha256": self.base_sha256,
+            "target_id": self.target_id, "task": self.task,
+            "red_herring_note": self.red_herring_note, "after_id": self.after_id,
+            "hold": self.hold, "lesson": asdict(self.lesson),
+        }
+
+
+def make_id(proposal: Proposal) -> str:
+    digest = hashlib.sha256(_canonical(proposal.intent()).encode()).hexdigest()
+    return f"p-{digest[:12]}"
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def to_json(proposal: Proposal) -> str:
+    body = {"format": FORMAT, **asdict(proposal)}
+    body["checksum"] = hashlib.sha256(_canonical(body).encode()).hexdigest()
+    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
+
+
+def from_json(text: str, expected_id: str) -> Proposal:
+    try:
+        body = json.loads(text)
+        checksum = body.pop("checksum")
+        if body.pop("format") != FORMAT:
+            raise ProposalInvalid(f"proposal {expected_id} has an unknown format")
+    except (ValueError, KeyError, AttributeError, TypeError):
+        raise ProposalInvalid(f"proposal {expected_id} is not a readable proposal file") from None
+    if hashlib.sha256(_canonical({"format": FORMAT, **body}).encode()).hexdigest() != checksum:
+        raise ProposalInvalid(
+            f"proposal {expected_id} was changed after it was made (checksum mismatch); "
+            "propose again instead of editing the file"
+        )
+    try:
+        raw = body.pop("lesson")
+        lesson = Lesson(**{**raw, "tasks": tuple(raw["tasks"]), "ruled_out": tuple(raw["ruled_out"])})
+        proposal = Proposal(lesson=lesson, **body)
+    except (TypeError, KeyError):
+        raise ProposalInvalid(f"proposal {expected_id} does not have the expected fields") from None
+    if proposal.id != expected_id or make_id(proposal) != expected_id:
+        raise ProposalInvalid(f"proposal {expected_id} does not match its own id")
+    return proposal
+
+
+def check_id(proposal_id: str) -> str:
+    text = proposal_id.strip()
+    if not _ID.match(text):
+        raise ProposalNotFound(
+            f"{proposal_id!r} is not a proposal id (they look like p-1a2b3c4d5e6f); "
+            "list_proposals shows the stored ones"
+        )
+    return text
+
+
+def save(directory: Path, proposal: Proposal) -> Path:
+    path = directory / f"{proposal.id}.json"
+    write_atomic(path, to_json(proposal).encode("utf-8"))
+    return path
+
+
+def load(directory: Path, proposal_id: str) -> Proposal:
+    pid = check_id(proposal_id)
+    path = directory / f"{pid}.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProposalNotFound(
+            f"no proposal {pid} in {directory.name}/; propose again (list_proposals shows stored ones)"
+        ) from None
+    except UnicodeDecodeError:
+        raise ProposalInvalid(f"proposal {pid} is not UTF-8 text") from None
+    return from_json(text, pid)
+
+
+def stored(directory: Path) -> list[Proposal]:
+    out = []
+    for path in sorted(directory.glob("p-*.json")):
+        try:
+            out.append(load(directory, path.stem))
+        except (ProposalInvalid, ProposalNotFound):
+            continue
+    return out

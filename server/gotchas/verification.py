@@ -1,0 +1,201 @@
+"""Checking the record: its links as a whole, and one edit against what it was meant to do.
+
+Pure functions over parsed records. ``check_record`` is the lint every team can run in CI;
+``check_edit`` proves an apply touched only what it should.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from gotchas.edit import Lesson, Plan
+from gotchas.record import Entry, Record
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str
+    severity: Severity
+    entry: str | None
+    line: int | None
+    message: str
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def check_record(record: Record) -> list[Problem]:
+    """Dangling or one-sided links, orphan red-herring marks, duplicate ids, cycles, diagnostics."""
+    problems: list[Problem] = []
+    by_id: dict[str, Entry] = {}
+    counts = Counter(e.id for e in record.entries)
+    for entry in record.entries:
+        if counts[entry.id] > 1 and entry.id in by_id:
+            problems.append(_p("duplicate-id", "error", entry,
+                               f"id {entry.id!r} is used by {counts[entry.id]} entries"))
+        by_id.setdefault(entry.id, entry)
+    for entry in record.entries:
+        problems += _links_of(entry, by_id)
+        if entry.root_cause == "confirmed" and not entry.diagnostic:
+            severity: Severity = "error" if entry.supersedes else "warning"
+            problems.append(_p("confirmed-without-diagnostic", severity, entry,
+                               "root-cause: confirmed but no `diagnostic:` saying how to recognise it"))
+    problems += _cycles(record.entries, by_id)
+    return problems
+
+
+def _links_of(entry: Entry, by_id: dict[str, Entry]) -> list[Problem]:
+    out: list[Problem] = []
+    for link in entry.supersedes:
+        old = by_id.get(link.target)
+        if old is None:
+            out.append(_p("dangling-supersedes", "error", entry,
+                          f"supersedes {link.target!r}, which is not in the record"))
+            continue
+        back = any(b.target == entry.id for b in old.superseded_by)
+        marked = all(t in old.red_herring_for for t in link.tasks)
+        if not back or not marked:
+            out.append(_p("one-sided-supersedes", "error", entry,
+                          f"supersedes {link.render()} but {old.id!r} does not point back "
+                          f"(needs `superseded-by: {entry.id}` and `red-herring-for:` its tasks)"))
+    for link in entry.superseded_by:
+        new = by_id.get(link.target)
+        if new is None:
+            out.append(_p("dangling-superseded-by", "error", entry,
+                          f"superseded-by {link.target!r}, which is not in the record"))
+        elif not any(s.target == entry.id for s in new.supersedes):
+            out.append(_p("one-sided-superseded-by", "error", entry,
+                          f"superseded-by {link.target!r}, which does not say `supersedes: {entry.id}`"))
+    for task in entry.red_herring_for:
+        covered = any(
+            task in link.tasks or not link.tasks
+            for link in entry.superseded_by
+            if link.target in by_id
+        )
+        if not covered:
+            out.append(_p("red-herring-without-successor", "error", entry,
+                          f"marked a red herring for {task} but no entry supersedes it for {task}"))
+    return out
+
+
+def _cycles(entries: tuple[Entry, ...], by_id: dict[str, Entry]) -> list[Problem]:
+    out: list[Problem] = []
+    reported: set[str] = set()
+    for entry in entries:
+        seen = [entry.id]
+        current = entry
+        while current.supersedes:
+            nxt = by_id.get(current.supersedes[0].target)
+            if nxt is None:
+                break
+            if nxt.id in seen:
+                cycle = seen[seen.index(nxt.id):]
+                if not reported.intersection(cycle):
+                    reported.update(cycle)
+                    out.append(_p("supersede-cycle", "error", entry,
+                                  "supersede links form a cycle: " + " → ".join([*cycle, nxt.id])))
+                break
+            seen.append(nxt.id)
+            current = nxt
+    return out
+
+
+def _p(code: str, severity: Severity, entry: Entry, message: str) -> Problem:
+    return Problem(code, severity, entry.id, entry.start_line, message)
+
+
+@dataclass(frozen=True)
+class EditCheck:
+    ok: bool
+    entries_before: int
+    entries_after: int
+    unchanged_entries: int
+    target: str | None
+    new_entry: str
+    problems: list[str]
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson) -> EditCheck:
+    """Everything but the target is byte-identical, the target kept its lines, the new entry is right."""
+    problems: list[str] = []
+    after_by_id = {e.id: e for e in after.entries}
+    unchanged = 0
+    for old in before.entries:
+        if old.id == plan.target_id:
+            continue
+        now = after_by_id.get(old.id)
+        if now is None:
+            problems.append(f"entry {old.id!r} is missing after the edit")
+        elif now.sha256 != old.sha256:
+            problems.append(f"entry {old.id!r} changed (lines {now.start_line}-{now.end_line})")
+        else:
+            unchanged += 1
+    if len(after.entries) != len(before.entries) + 1:
+        problems.append(
+            f"expected {len(before.entries) + 1} entries after the edit, found {len(after.entries)}"
+        )
+    new = after_by_id.get(plan.new_id)
+    if new is None:
+        problems.append(f"the new entry {plan.new_id!r} does not parse as an entry")
+    else:
+        problems += _check_new(new, plan, lesson)
+    if plan.target_id is not None:
+        problems += _check_target(before, after, plan)
+    return EditCheck(
+        ok=not problems,
+        entries_before=len(before.entries),
+        entries_after=len(after.entries),
+        unchanged_entries=unchanged,
+        target=plan.target_id,
+        new_entry=plan.new_id,
+        problems=problems,
+    )
+
+
+def _check_new(new: Entry, plan: Plan, lesson: Lesson) -> list[str]:
+    out = []
+    if new.title != plan.new_title:
+        out.append(f"the new entry's title reads {new.title!r}, not {plan.new_title!r}")
+    if set(new.tasks) != set(lesson.tasks):
+        out.append(f"the new entry's tasks are {list(new.tasks)}, expected {list(lesson.tasks)}")
+    if new.root_cause != lesson.root_cause:
+        out.append(f"the new entry's root-cause is {new.root_cause}, expected {lesson.root_cause}")
+    if (new.diagnostic or None) != lesson.diagnostic:
+        out.append("the new entry's diagnostic does not read back as written")
+    wanted = [(plan.target_id, (plan.task,))] if plan.target_id and plan.task else []
+    found = [(link.target, link.tasks) for link in new.supersedes]
+    if found != wanted:
+        out.append(f"the new entry's supersedes links are {found}, expected {wanted}")
+    if new.red_herring_for or new.superseded_by:
+        out.append("the new entry's body adds red-herring or superseded-by fields of its own")
+    return out
+
+
+def _check_target(before: Record, after: Record, plan: Plan) -> list[str]:
+    out = []
+    old = next(e for e in before.entries if e.id == plan.target_id)
+    now = next((e for e in after.entries if e.id == plan.target_id), None)
+    if now is None:
+        return [f"the target {plan.target_id!r} is missing after the edit"]
+    if not _keeps_lines(before.text(old), after.text(now)):
+        out.append("the target entry lost or changed some of its original lines")
+    if plan.task not in now.red_herring_for:
+        out.append(f"the target is not marked red-herring-for {plan.task}")
+    if not any(link.target == plan.new_id for link in now.superseded_by):
+        out.append(f"the target does not point to {plan.new_id!r} with superseded-by")
+    if now.tasks != old.tasks or now.root_cause != old.root_cause:
+        out.append("the target's own tasks or root-cause changed")
+    return out
+
+
+def _keeps_lines(old: str, new: str) -> bool:
+    """Every original line is still there, in order (new lines may sit between them)."""
+    remaining = iter(new.splitlines())
+    return all(any(line == candidate for candidate in remaining) for line in old.splitlines())
