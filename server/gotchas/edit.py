@@ -126,8 +126,15 @@ def plan_supersede(
         )
     task = taskref.normalize(task)
     if task not in new.tasks:
-        new = Lesson(new.title, new.body, (task, *new.tasks), new.root_cause, new.diagnostic,
-                     new.ruled_out, new.evidence)
+        new = Lesson(
+            new.title,
+            new.body,
+            (task, *new.tasks),
+            new.root_cause,
+            new.diagnostic,
+            new.ruled_out,
+            new.evidence,
+        )
     new_id = _fresh_id(record, new.title)
     lines = _lines(record)
     eol = _eol_of(record, target)
@@ -192,8 +199,11 @@ def _caveat(target: Entry, task: str, new: Lesson, new_id: str, note: str | None
     text = _one_line(note, "red_herring_note")
     if not text:
         failed = "; ".join(new.ruled_out)
-        text = f"What this entry advises failed there ({failed})." if failed else (
-            "Its advice did not fix that task.")
+        text = (
+            f"What this entry advises failed there ({failed})."
+            if failed
+            else ("Its advice did not fix that task.")
+        )
     return (
         f"> **Red herring for {task}.** {text} The confirmed cause is in "
         f"\u201c{new.title}\u201d (`{new_id}`), just below. This entry may still hold for other tasks."
@@ -242,11 +252,11 @@ def _content_column(first_line: str) -> int:
     return len(match[0]) if match else 2
 
 
-def _render(
-    record: Record, like: Entry, new: Lesson, new_id: str, links: str | None
-) -> list[str]:
+def _render(record: Record, like: Entry, new: Lesson, new_id: str, links: str | None) -> list[str]:
     if like.kind == "heading" and like.marker.startswith("#"):
-        return _render_heading(like.level, new, new_id, links, needs_id=new_id != slugify(new.title))
+        return _render_heading(
+            like.level, new, new_id, links, needs_id=new_id != slugify(new.title)
+        )
     return _render_item(record, like, new, new_id, links)
 
 
@@ -284,7 +294,9 @@ def _render_heading(
     return [*head, "", *_body_lines(new.body), *([""] + tail if tail else [])]
 
 
-def _render_item(record: Record, like: Entry, new: Lesson, new_id: str, links: str | None) -> list[str]:
+def _render_item(
+    record: Record, like: Entry, new: Lesson, new_id: str, links: str | None
+) -> list[str]:
     first = record.data[like.start : like.end].splitlines()[0].decode("utf-8")
     match = _MARKER.match(first)
     lead, marker, gap = (match[1], match[2], match[3]) if match else ("", "-", " ")
@@ -312,8 +324,11 @@ def _insertion_after(
     following = _next_entry_line(record, anchor)
     gap = [_bare(lines[i]) for i in range(end, min(following, len(lines)))]
     if anchor.kind == "item":
-        loose = bool(gap) and not gap[0].strip() and following < len(lines) and all(
-            not g.strip() for g in gap
+        loose = (
+            bool(gap)
+            and not gap[0].strip()
+            and following < len(lines)
+            and all(not g.strip() for g in gap)
         )
         return Insertion(end, (*([""] if loose else []), *entry_lines))
     if any(_THEMATIC.match(g) for g in gap):

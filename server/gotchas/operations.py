@@ -13,7 +13,9 @@ import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired
+
+from typing_extensions import TypedDict
 
 from gotchas import edit, journal, proposal, query, taskref, verification
 from gotchas import record as record_model
@@ -147,15 +149,25 @@ def propose_supersede(
     existing = _existing_successor(parsed, target, task_ref)
     if existing is not None:
         return _already_recorded(ws, path, parsed, target, existing, hold_answer)
-    lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
+    lesson = edit.lesson(
+        title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence
+    )
     plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
     check = _check_plan(parsed, plan, lesson)
     draft = Proposal(
-        kind="supersede", record=ws.name(path), base_sha256=parsed.sha256, lesson=lesson,
-        new_id=plan.new_id, result_sha256=_sha(plan.data),
+        kind="supersede",
+        record=ws.name(path),
+        base_sha256=parsed.sha256,
+        lesson=lesson,
+        new_id=plan.new_id,
+        result_sha256=_sha(plan.data),
         diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
-        target_id=target.id, target_sha256=target.sha256, anchor_sha256=_anchor(parsed, target),
-        task=task_ref, red_herring_note=red_herring_note, hold=_checked_predicate(hold),
+        target_id=target.id,
+        target_sha256=target.sha256,
+        anchor_sha256=_anchor(parsed, target),
+        task=task_ref,
+        red_herring_note=red_herring_note,
+        hold=_checked_predicate(hold),
         created_at=_now(),
     )
     return _store(ws, draft, parsed, hold_answer, check)
@@ -183,12 +195,18 @@ def propose_lesson(
     check = _check_plan(parsed, plan, lesson)
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
     draft = Proposal(
-        kind="capture", record=ws.name(path), base_sha256=parsed.sha256, lesson=lesson,
-        new_id=plan.new_id, result_sha256=_sha(plan.data),
+        kind="capture",
+        record=ws.name(path),
+        base_sha256=parsed.sha256,
+        lesson=lesson,
+        new_id=plan.new_id,
+        result_sha256=_sha(plan.data),
         diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
         target_sha256=place.sha256 if place else None,
         anchor_sha256=_anchor(parsed, place) if place else None,
-        after_id=place.id if place else None, hold=_checked_predicate(hold), created_at=_now(),
+        after_id=place.id if place else None,
+        hold=_checked_predicate(hold),
+        created_at=_now(),
     )
     return _store(ws, draft, parsed, hold_answer, check)
 
@@ -210,9 +228,16 @@ def _store(
         else f"review the diff, then apply_supersede({final.id!r})"
     )
     return ProposalResult(
-        status="proposed", proposal_id=final.id, record=final.record, diff=final.diff,
-        base_sha256=parsed.sha256, target_sha256=final.target_sha256, new_id=final.new_id,
-        hold=hold_answer, checks=check.to_dict(), next_step=step,
+        status="proposed",
+        proposal_id=final.id,
+        record=final.record,
+        diff=final.diff,
+        base_sha256=parsed.sha256,
+        target_sha256=final.target_sha256,
+        new_id=final.new_id,
+        hold=hold_answer,
+        checks=check.to_dict(),
+        next_step=step,
     )
 
 
@@ -253,12 +278,20 @@ def _already_recorded(
     problems = [p.to_dict() for p in verification.check_record(parsed) if p.entry in involved]
     errors = [p for p in problems if p["severity"] == "error"]
     return ProposalResult(
-        status="already-recorded", proposal_id=None, record=ws.name(path), diff="",
-        base_sha256=parsed.sha256, target_sha256=target.sha256, new_id=successor.id,
+        status="already-recorded",
+        proposal_id=None,
+        record=ws.name(path),
+        diff="",
+        base_sha256=parsed.sha256,
+        target_sha256=target.sha256,
+        new_id=successor.id,
         hold=hold_answer,
         checks={
-            "ok": not errors, "successor": successor.id, "successor_lines": list(successor.lines),
-            "diagnostic": successor.diagnostic, "target_marked_for": list(target.red_herring_for),
+            "ok": not errors,
+            "successor": successor.id,
+            "successor_lines": list(successor.lines),
+            "diagnostic": successor.diagnostic,
+            "target_marked_for": list(target.red_herring_for),
             "problems": problems,
         },
         next_step=(
@@ -274,7 +307,8 @@ def _check_plan(parsed: Record, plan: edit.Plan, lesson: edit.Lesson) -> verific
     check = verification.check_edit(parsed, after, plan, lesson)
     if not check.ok:
         raise InvalidArgument(
-            "the edit would not verify, so nothing was proposed: " + "; ".join(check.problems)
+            "the edit would not verify, so nothing was proposed: "
+            + "; ".join(check.problems)
             + " (is there Markdown in the body that starts a new entry or adds fields?)"
         )
     return check
@@ -294,8 +328,15 @@ def _sha(data: bytes) -> str:
 def list_proposals(ws: Workspace) -> list[ProposalSummary]:
     return [
         ProposalSummary(
-            proposal_id=p.id, kind=p.kind, record=p.record, target_id=p.target_id, task=p.task,
-            new_id=p.new_id, title=p.lesson.title, hold=p.hold, created_at=p.created_at,
+            proposal_id=p.id,
+            kind=p.kind,
+            record=p.record,
+            target_id=p.target_id,
+            task=p.task,
+            new_id=p.new_id,
+            title=p.lesson.title,
+            hold=p.hold,
+            created_at=p.created_at,
         )
         for p in proposal.stored(ws.state_dir / "proposals")
     ]
@@ -317,22 +358,34 @@ def apply(ws: Workspace, proposal_id: str) -> ApplyResult:
 def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     current = record_model.parse(ws.read(path))
 
-    def answer(status: Literal["applied", "already-applied", "refused"], reason: str, **extra: Any) -> ApplyResult:
+    def answer(
+        status: Literal["applied", "already-applied", "refused"], reason: str, **extra: Any
+    ) -> ApplyResult:
         out = ApplyResult(
-            status=status, reason=reason, proposal_id=stored.id, record=stored.record,
-            rebased=False, before_sha256=current.sha256, after_sha256=current.sha256,
-            hold=None, verification=None,
+            status=status,
+            reason=reason,
+            proposal_id=stored.id,
+            record=stored.record,
+            rebased=False,
+            before_sha256=current.sha256,
+            after_sha256=current.sha256,
+            hold=None,
+            verification=None,
         )
         out.update(extra)  # type: ignore[typeddict-item]
         return out
 
     if _is_applied(current, stored):
-        return answer("already-applied", f"{stored.new_id!r} is already in the record; nothing written")
+        return answer(
+            "already-applied", f"{stored.new_id!r} is already in the record; nothing written"
+        )
     hold_answer = check_hold(ws, stored.hold) if stored.hold else None
     if hold_answer is not None and hold_answer["state"] != "released":
         return answer(
-            "refused", f"hold {stored.hold} is {hold_answer['state']}: {_hold_reason(hold_answer)}",
-            hold=hold_answer, code="hold-not-released",
+            "refused",
+            f"hold {stored.hold} is {hold_answer['state']}: {_hold_reason(hold_answer)}",
+            hold=hold_answer,
+            code="hold-not-released",
         )
     try:
         plan, rebased = _replan(current, stored)
@@ -341,15 +394,24 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     ws.write_atomic(path, plan.data)
     reread = record_model.parse(ws.read(path))
     check = verification.check_edit(current, reread, plan, stored.lesson)
-    links = [p.to_dict() for p in verification.check_record(reread)
-             if p.entry in {stored.new_id, stored.target_id} and p.severity == "error"]
+    links = [
+        p.to_dict()
+        for p in verification.check_record(reread)
+        if p.entry in {stored.new_id, stored.target_id} and p.severity == "error"
+    ]
     report: dict[str, Any] = {**check.to_dict(), "link_problems": links}
     report["ok"] = check.ok and not links
     reason = "applied and verified" if report["ok"] else "applied, but verification found problems"
     if rebased:
         reason += " (rebased: the record changed elsewhere since the proposal)"
-    return answer("applied", reason, rebased=rebased, after_sha256=reread.sha256,
-                  hold=hold_answer, verification=report)
+    return answer(
+        "applied",
+        reason,
+        rebased=rebased,
+        after_sha256=reread.sha256,
+        hold=hold_answer,
+        verification=report,
+    )
 
 
 def _is_applied(current: Record, stored: Proposal) -> bool:
@@ -375,7 +437,10 @@ def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
                 f"conflict: {anchor_id!r} is no longer in the record (renamed or removed); "
                 "propose again against the current record"
             ) from None
-        if anchor.sha256 != stored.target_sha256 or _anchor(current, anchor) != stored.anchor_sha256:
+        if (
+            anchor.sha256 != stored.target_sha256
+            or _anchor(current, anchor) != stored.anchor_sha256
+        ):
             raise Conflict(
                 f"conflict: {anchor_id!r} or the lines right after it changed since the proposal; "
                 "propose again against the current record"
@@ -383,7 +448,9 @@ def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
     elif rebased:
         raise Conflict("conflict: the record changed since the proposal; propose again")
     if stored.kind == "supersede" and anchor is not None and stored.task:
-        plan = edit.plan_supersede(current, anchor, stored.task, stored.lesson, stored.red_herring_note)
+        plan = edit.plan_supersede(
+            current, anchor, stored.task, stored.lesson, stored.red_herring_note
+        )
     else:
         plan = edit.plan_capture(current, stored.lesson, anchor)
     if plan.new_id != stored.new_id:
@@ -399,6 +466,8 @@ def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
 def _hold_reason(answer: dict[str, Any]) -> str:
     parts = []
     for task in answer.get("tasks", []):
-        parts.append(f"{task.get('task')} is {task.get('state') or 'unknown'} "
-                     f"(source: {task.get('source') or 'none'})")
+        parts.append(
+            f"{task.get('task')} is {task.get('state') or 'unknown'} "
+            f"(source: {task.get('source') or 'none'})"
+        )
     return "; ".join(parts) or "no source knows the task"

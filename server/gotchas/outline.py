@@ -131,7 +131,8 @@ def entry_spans(outline: Outline, lines: Sequence[str], override: str | None = N
         starts = [item.start for item in items]
         inside = [items[bisect_left(starts, s) : bisect_left(starts, e)] for _, s, e in sections]
         containers = [
-            held for section, held in zip(sections, inside, strict=True)
+            held
+            for section, held in zip(sections, inside, strict=True)
             if _is_list_container(section, held, lines)
         ]
         if containers and len(containers) * 2 > len(sections):
@@ -162,7 +163,9 @@ def _label(title: str) -> str:
     return re.sub(r"[\d\W_]+", " ", title.lower()).strip()
 
 
-def _sections(headings: Sequence[Heading], level: int, total: int) -> list[tuple[Heading, int, int]]:
+def _sections(
+    headings: Sequence[Heading], level: int, total: int
+) -> list[tuple[Heading, int, int]]:
     """Each heading of ``level`` with the lines it governs: up to the next heading at or above it."""
     out: list[tuple[Heading, int, int]] = []
     for index, heading in enumerate(headings):
@@ -205,13 +208,23 @@ def _is_list_container(
     return covered >= 0.6 * body
 
 
-def _item_spans(items: Sequence[Item], lines: Sequence[str], headings: Sequence[Heading]) -> list[Span]:
+def _item_spans(
+    items: Sequence[Item], lines: Sequence[str], headings: Sequence[Heading]
+) -> list[Span]:
     spans: list[Span] = []
     for item in items:
         first = lines[item.start]
         spans.append(
-            Span("item", item.start, item.start + 1, item.end, item_title(first), 0, item.marker,
-                 _enclosing_title(headings, item.start))
+            Span(
+                "item",
+                item.start,
+                item.start + 1,
+                item.end,
+                item_title(first),
+                0,
+                item.marker,
+                _enclosing_title(headings, item.start),
+            )
         )
     return spans
 

@@ -44,10 +44,15 @@ class Proposal:
     def intent(self) -> dict[str, Any]:
         """What the proposal asks for, independent of when it was made: the basis of its id."""
         return {
-            "kind": self.kind, "record": self.record, "base_sha256": self.base_sha256,
-            "target_id": self.target_id, "task": self.task,
-            "red_herring_note": self.red_herring_note, "after_id": self.after_id,
-            "hold": self.hold, "lesson": asdict(self.lesson),
+            "kind": self.kind,
+            "record": self.record,
+            "base_sha256": self.base_sha256,
+            "target_id": self.target_id,
+            "task": self.task,
+            "red_herring_note": self.red_herring_note,
+            "after_id": self.after_id,
+            "hold": self.hold,
+            "lesson": asdict(self.lesson),
         }
 
 
@@ -81,7 +86,9 @@ def from_json(text: str, expected_id: str) -> Proposal:
         )
     try:
         raw = body.pop("lesson")
-        lesson = Lesson(**{**raw, "tasks": tuple(raw["tasks"]), "ruled_out": tuple(raw["ruled_out"])})
+        lesson = Lesson(
+            **{**raw, "tasks": tuple(raw["tasks"]), "ruled_out": tuple(raw["ruled_out"])}
+        )
         proposal = Proposal(lesson=lesson, **body)
     except (TypeError, KeyError):
         raise ProposalInvalid(f"proposal {expected_id} does not have the expected fields") from None

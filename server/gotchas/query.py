@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from typing import NotRequired, TypedDict
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 from gotchas import taskref
 from gotchas.errors import InvalidArgument
@@ -134,7 +136,9 @@ def _decode_cursor(cursor: str, record: Record) -> int:
 
 def summary(entry: Entry) -> EntrySummary:
     out = EntrySummary(
-        id=entry.id, title=entry.title, lines=[entry.start_line, entry.end_line],
+        id=entry.id,
+        title=entry.title,
+        lines=[entry.start_line, entry.end_line],
         tasks=list(entry.tasks),
     )
     if entry.root_cause:

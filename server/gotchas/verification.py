@@ -35,15 +35,27 @@ def check_record(record: Record) -> list[Problem]:
     counts = Counter(e.id for e in record.entries)
     for entry in record.entries:
         if counts[entry.id] > 1 and entry.id in by_id:
-            problems.append(_p("duplicate-id", "error", entry,
-                               f"id {entry.id!r} is used by {counts[entry.id]} entries"))
+            problems.append(
+                _p(
+                    "duplicate-id",
+                    "error",
+                    entry,
+                    f"id {entry.id!r} is used by {counts[entry.id]} entries",
+                )
+            )
         by_id.setdefault(entry.id, entry)
     for entry in record.entries:
         problems += _links_of(entry, by_id)
         if entry.root_cause == "confirmed" and not entry.diagnostic:
             severity: Severity = "error" if entry.supersedes else "warning"
-            problems.append(_p("confirmed-without-diagnostic", severity, entry,
-                               "root-cause: confirmed but no `diagnostic:` saying how to recognise it"))
+            problems.append(
+                _p(
+                    "confirmed-without-diagnostic",
+                    severity,
+                    entry,
+                    "root-cause: confirmed but no `diagnostic:` saying how to recognise it",
+                )
+            )
     problems += _cycles(record.entries, by_id)
     return problems
 
@@ -53,23 +65,47 @@ def _links_of(entry: Entry, by_id: dict[str, Entry]) -> list[Problem]:
     for link in entry.supersedes:
         old = by_id.get(link.target)
         if old is None:
-            out.append(_p("dangling-supersedes", "error", entry,
-                          f"supersedes {link.target!r}, which is not in the record"))
+            out.append(
+                _p(
+                    "dangling-supersedes",
+                    "error",
+                    entry,
+                    f"supersedes {link.target!r}, which is not in the record",
+                )
+            )
             continue
         back = any(b.target == entry.id for b in old.superseded_by)
         marked = all(t in old.red_herring_for for t in link.tasks)
         if not back or not marked:
-            out.append(_p("one-sided-supersedes", "error", entry,
-                          f"supersedes {link.render()} but {old.id!r} does not point back "
-                          f"(needs `superseded-by: {entry.id}` and `red-herring-for:` its tasks)"))
+            out.append(
+                _p(
+                    "one-sided-supersedes",
+                    "error",
+                    entry,
+                    f"supersedes {link.render()} but {old.id!r} does not point back "
+                    f"(needs `superseded-by: {entry.id}` and `red-herring-for:` its tasks)",
+                )
+            )
     for link in entry.superseded_by:
         new = by_id.get(link.target)
         if new is None:
-            out.append(_p("dangling-superseded-by", "error", entry,
-                          f"superseded-by {link.target!r}, which is not in the record"))
+            out.append(
+                _p(
+                    "dangling-superseded-by",
+                    "error",
+                    entry,
+                    f"superseded-by {link.target!r}, which is not in the record",
+                )
+            )
         elif not any(s.target == entry.id for s in new.supersedes):
-            out.append(_p("one-sided-superseded-by", "error", entry,
-                          f"superseded-by {link.target!r}, which does not say `supersedes: {entry.id}`"))
+            out.append(
+                _p(
+                    "one-sided-superseded-by",
+                    "error",
+                    entry,
+                    f"superseded-by {link.target!r}, which does not say `supersedes: {entry.id}`",
+                )
+            )
     for task in entry.red_herring_for:
         covered = any(
             task in link.tasks or not link.tasks
@@ -77,8 +113,14 @@ def _links_of(entry: Entry, by_id: dict[str, Entry]) -> list[Problem]:
             if link.target in by_id
         )
         if not covered:
-            out.append(_p("red-herring-without-successor", "error", entry,
-                          f"marked a red herring for {task} but no entry supersedes it for {task}"))
+            out.append(
+                _p(
+                    "red-herring-without-successor",
+                    "error",
+                    entry,
+                    f"marked a red herring for {task} but no entry supersedes it for {task}",
+                )
+            )
     return out
 
 
@@ -93,11 +135,17 @@ def _cycles(entries: tuple[Entry, ...], by_id: dict[str, Entry]) -> list[Problem
             if nxt is None:
                 break
             if nxt.id in seen:
-                cycle = seen[seen.index(nxt.id):]
+                cycle = seen[seen.index(nxt.id) :]
                 if not reported.intersection(cycle):
                     reported.update(cycle)
-                    out.append(_p("supersede-cycle", "error", entry,
-                                  "supersede links form a cycle: " + " → ".join([*cycle, nxt.id])))
+                    out.append(
+                        _p(
+                            "supersede-cycle",
+                            "error",
+                            entry,
+                            "supersede links form a cycle: " + " → ".join([*cycle, nxt.id]),
+                        )
+                    )
                 break
             seen.append(nxt.id)
             current = nxt

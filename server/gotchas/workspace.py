@@ -35,7 +35,11 @@ def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Pa
     try:
         top = subprocess.run(
             ["git", "rev-parse", "--show-toplevel"],
-            cwd=cwd, capture_output=True, text=True, timeout=10, check=False,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return cwd.resolve()
