@@ -46,9 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _workspace(args: argparse.Namespace) -> Any:
     from gotchas.workspace import Workspace
 
-    return Workspace.discover(
-        root=args.root or args.global_root, record=args.record or args.global_record
-    )
+    return Workspace.discover(root=args.root or args.global_root, record=args.record or args.global_record)
 
 
 def _emit(value: object, as_json: bool, text: str | None = None) -> None:
@@ -89,9 +87,7 @@ def _check_hold(args: argparse.Namespace) -> int:
     answer = operations.check_hold(_workspace(args), args.predicate)
     lines = [f"{answer['predicate']}: {answer['state']}"]
     for task in answer["tasks"]:
-        lines.append(
-            f"  {task['task']}: {task['state'] or 'unknown'} (source: {task['source'] or '-'})"
-        )
+        lines.append(f"  {task['task']}: {task['state'] or 'unknown'} (source: {task['source'] or '-'})")
         for item in task["evidence"]:
             lines.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
     _emit(answer, args.json, "\n".join(lines))
@@ -212,10 +208,7 @@ def _proposals(args: argparse.Namespace) -> int:
 
     found = operations.list_proposals(_workspace(args))
     text = (
-        "\n".join(
-            f"{p['proposal_id']}  {p['kind']:<9} {p['new_id']}  hold={p['hold'] or '-'}"
-            for p in found
-        )
+        "\n".join(f"{p['proposal_id']}  {p['kind']:<9} {p['new_id']}  hold={p['hold'] or '-'}" for p in found)
         or "no stored proposals"
     )
     _emit({"proposals": found}, args.json, text)
@@ -285,9 +278,7 @@ def _parser() -> argparse.ArgumentParser:
         return cmd
 
     def json_flag(cmd: argparse.ArgumentParser) -> None:
-        cmd.add_argument(
-            "--json", action="store_true", help="print the JSON object the tool returns"
-        )
+        cmd.add_argument("--json", action="store_true", help="print the JSON object the tool returns")
 
     cmd = command("list", _list, "list lessons compactly")
     cmd.add_argument("--task", help="only entries for this task")
@@ -314,9 +305,7 @@ def _parser() -> argparse.ArgumentParser:
     task_sub = cmd.add_subparsers(dest="task_command", required=True)
     setter = task_sub.add_parser("set", parents=[common], help="record a task state")
     setter.add_argument("task")
-    setter.add_argument(
-        "state", choices=["open", "running", "landed", "abandoned", "cancelled", "failed"]
-    )
+    setter.add_argument("state", choices=["open", "running", "landed", "abandoned", "cancelled", "failed"])
     setter.add_argument("--by", help="who sets it (default $GOTCHAS_ACTOR or $USER)")
     json_flag(setter)
     shower = task_sub.add_parser("show", parents=[common], help="a task's ledger history")

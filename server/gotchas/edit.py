@@ -115,9 +115,7 @@ def _one_line(value: str | None, name: str) -> str | None:
     return text or None
 
 
-def plan_supersede(
-    record: Record, target: Entry, task: str, new: Lesson, note: str | None = None
-) -> Plan:
+def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: str | None = None) -> Plan:
     """Mark ``target`` a red herring for ``task`` and insert ``new`` after it, superseding it."""
     if new.root_cause != "confirmed":
         raise InvalidArgument(
@@ -254,9 +252,7 @@ def _content_column(first_line: str) -> int:
 
 def _render(record: Record, like: Entry, new: Lesson, new_id: str, links: str | None) -> list[str]:
     if like.kind == "heading" and like.marker.startswith("#"):
-        return _render_heading(
-            like.level, new, new_id, links, needs_id=new_id != slugify(new.title)
-        )
+        return _render_heading(like.level, new, new_id, links, needs_id=new_id != slugify(new.title))
     return _render_item(record, like, new, new_id, links)
 
 
@@ -291,12 +287,10 @@ def _render_heading(
     if new.diagnostic:
         head.append(f"diagnostic: {new.diagnostic}")
     tail = _tail_fields(new)
-    return [*head, "", *_body_lines(new.body), *([""] + tail if tail else [])]
+    return [*head, "", *_body_lines(new.body), *(["", *tail] if tail else [])]
 
 
-def _render_item(
-    record: Record, like: Entry, new: Lesson, new_id: str, links: str | None
-) -> list[str]:
+def _render_item(record: Record, like: Entry, new: Lesson, new_id: str, links: str | None) -> list[str]:
     first = record.data[like.start : like.end].splitlines()[0].decode("utf-8")
     match = _MARKER.match(first)
     lead, marker, gap = (match[1], match[2], match[3]) if match else ("", "-", " ")
@@ -325,10 +319,7 @@ def _insertion_after(
     gap = [_bare(lines[i]) for i in range(end, min(following, len(lines)))]
     if anchor.kind == "item":
         loose = (
-            bool(gap)
-            and not gap[0].strip()
-            and following < len(lines)
-            and all(not g.strip() for g in gap)
+            bool(gap) and not gap[0].strip() and following < len(lines) and all(not g.strip() for g in gap)
         )
         return Insertion(end, (*([""] if loose else []), *entry_lines))
     if any(_THEMATIC.match(g) for g in gap):
@@ -341,9 +332,7 @@ def _next_entry_line(record: Record, anchor: Entry) -> int:
     return min(later) if later else len(record.line_starts) - 1
 
 
-def _apply(
-    data: bytes, lines: Sequence[bytes], insertions: Sequence[Insertion], eol: bytes
-) -> bytes:
+def _apply(data: bytes, lines: Sequence[bytes], insertions: Sequence[Insertion], eol: bytes) -> bytes:
     return b"".join(_new_lines(lines, insertions, eol))
 
 
@@ -376,9 +365,8 @@ def unified_diff(name: str, before: bytes, after: bytes) -> str:
     for line in difflib.unified_diff(old_part, new_part, n=3, lineterm=""):
         if line.startswith(("---", "+++")):
             continue
-        if line.startswith("@@"):
-            line = _shift_hunk(line, start)
-        out.append(line if line.endswith("\n") else line + "\n")
+        shown = _shift_hunk(line, start) if line.startswith("@@") else line
+        out.append(shown if shown.endswith("\n") else shown + "\n")
     return "".join(out)
 
 

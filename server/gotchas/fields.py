@@ -40,8 +40,7 @@ ALIASES = {
     "diagnosis": "diagnostic",
 }
 KNOWN = frozenset(
-    ["id", "tasks", "root-cause", "supersedes", "superseded-by", "red-herring-for", "diagnostic"]
-    + ["status", "ruled-out", "evidence"]
+    "id tasks root-cause supersedes superseded-by red-herring-for diagnostic status ruled-out evidence".split()
 )
 
 

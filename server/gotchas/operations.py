@@ -149,9 +149,7 @@ def propose_supersede(
     existing = _existing_successor(parsed, target, task_ref)
     if existing is not None:
         return _already_recorded(ws, path, parsed, target, existing, hold_answer)
-    lesson = edit.lesson(
-        title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence
-    )
+    lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
     plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
     check = _check_plan(parsed, plan, lesson)
     draft = Proposal(
@@ -376,9 +374,7 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         return out
 
     if _is_applied(current, stored):
-        return answer(
-            "already-applied", f"{stored.new_id!r} is already in the record; nothing written"
-        )
+        return answer("already-applied", f"{stored.new_id!r} is already in the record; nothing written")
     hold_answer = check_hold(ws, stored.hold) if stored.hold else None
     if hold_answer is not None and hold_answer["state"] != "released":
         return answer(
@@ -437,10 +433,7 @@ def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
                 f"conflict: {anchor_id!r} is no longer in the record (renamed or removed); "
                 "propose again against the current record"
             ) from None
-        if (
-            anchor.sha256 != stored.target_sha256
-            or _anchor(current, anchor) != stored.anchor_sha256
-        ):
+        if anchor.sha256 != stored.target_sha256 or _anchor(current, anchor) != stored.anchor_sha256:
             raise Conflict(
                 f"conflict: {anchor_id!r} or the lines right after it changed since the proposal; "
                 "propose again against the current record"
@@ -448,15 +441,12 @@ def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
     elif rebased:
         raise Conflict("conflict: the record changed since the proposal; propose again")
     if stored.kind == "supersede" and anchor is not None and stored.task:
-        plan = edit.plan_supersede(
-            current, anchor, stored.task, stored.lesson, stored.red_herring_note
-        )
+        plan = edit.plan_supersede(current, anchor, stored.task, stored.lesson, stored.red_herring_note)
     else:
         plan = edit.plan_capture(current, stored.lesson, anchor)
     if plan.new_id != stored.new_id:
         raise Conflict(
-            f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; "
-            "propose again"
+            f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"
         )
     if not rebased and _sha(plan.data) != stored.result_sha256:
         raise Conflict("conflict: the edit no longer produces the proposed bytes; propose again")
@@ -467,7 +457,6 @@ def _hold_reason(answer: dict[str, Any]) -> str:
     parts = []
     for task in answer.get("tasks", []):
         parts.append(
-            f"{task.get('task')} is {task.get('state') or 'unknown'} "
-            f"(source: {task.get('source') or 'none'})"
+            f"{task.get('task')} is {task.get('state') or 'unknown'} (source: {task.get('source') or 'none'})"
         )
     return "; ".join(parts) or "no source knows the task"

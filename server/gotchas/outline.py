@@ -163,9 +163,7 @@ def _label(title: str) -> str:
     return re.sub(r"[\d\W_]+", " ", title.lower()).strip()
 
 
-def _sections(
-    headings: Sequence[Heading], level: int, total: int
-) -> list[tuple[Heading, int, int]]:
+def _sections(headings: Sequence[Heading], level: int, total: int) -> list[tuple[Heading, int, int]]:
     """Each heading of ``level`` with the lines it governs: up to the next heading at or above it."""
     out: list[tuple[Heading, int, int]] = []
     for index, heading in enumerate(headings):
@@ -191,8 +189,7 @@ def _entry_items(items: Sequence[Item], lines: Sequence[str]) -> list[Item]:
     return [
         item
         for item, title in zip(items, titles, strict=True)
-        if not is_plain_field_line(lines[item.start])
-        and not (counts[title] >= 2 and len(title.split()) <= 3)
+        if not is_plain_field_line(lines[item.start]) and not (counts[title] >= 2 and len(title.split()) <= 3)
     ]
 
 
@@ -208,9 +205,7 @@ def _is_list_container(
     return covered >= 0.6 * body
 
 
-def _item_spans(
-    items: Sequence[Item], lines: Sequence[str], headings: Sequence[Heading]
-) -> list[Span]:
+def _item_spans(items: Sequence[Item], lines: Sequence[str], headings: Sequence[Heading]) -> list[Span]:
     spans: list[Span] = []
     for item in items:
         first = lines[item.start]

@@ -86,9 +86,7 @@ def from_json(text: str, expected_id: str) -> Proposal:
         )
     try:
         raw = body.pop("lesson")
-        lesson = Lesson(
-            **{**raw, "tasks": tuple(raw["tasks"]), "ruled_out": tuple(raw["ruled_out"])}
-        )
+        lesson = Lesson(**{**raw, "tasks": tuple(raw["tasks"]), "ruled_out": tuple(raw["ruled_out"])})
         proposal = Proposal(lesson=lesson, **body)
     except (TypeError, KeyError):
         raise ProposalInvalid(f"proposal {expected_id} does not have the expected fields") from None

@@ -97,15 +97,12 @@ class Record:
         found = self._by_id.get(entry_id.strip())
         if not found:
             close = difflib.get_close_matches(entry_id, list(self._by_id), n=3, cutoff=0.5)
-            hint = (
-                f"; did you mean {', '.join(close)}?" if close else "; list_gotchas shows the ids"
-            )
+            hint = f"; did you mean {', '.join(close)}?" if close else "; list_gotchas shows the ids"
             raise EntryNotFound(f"no entry with id {entry_id!r}{hint}")
         if len(found) > 1:
             where = ", ".join(f"lines {e.start_line}-{e.end_line}" for e in found)
             raise AmbiguousEntry(
-                f"id {entry_id!r} names {len(found)} entries ({where}); give one of them a unique "
-                "`id:` field"
+                f"id {entry_id!r} names {len(found)} entries ({where}); give one of them a unique `id:` field"
             )
         return found[0]
 
@@ -172,9 +169,7 @@ def parse(data: bytes, entry_style: str | None = None) -> Record:
     tree = outline.scan("".join(source))
     bare = [_strip_eol(line) for line in lines]
     spans = outline.entry_spans(tree, bare, entry_style)
-    style = (
-        spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
-    )
+    style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
     entries = _entries(data, starts, bare, spans, tree.literal_lines, matter)
     return Record(data, tuple(entries), tuple(starts), bom, matter, style)
 
@@ -232,9 +227,7 @@ def _entries(
     for (span, end, fields), (entry_id, explicit) in zip(drafts, ids, strict=True):
         start_byte, end_byte = starts[span.start], starts[end]
         text = "\n".join(bare[span.start : end])
-        entries.append(
-            _entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte, text)
-        )
+        entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte, text))
     return entries
 
 

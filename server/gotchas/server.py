@@ -61,15 +61,11 @@ APPLIES = ToolAnnotations(
 Task = Annotated[str, Field(description="A task reference: #664, 664, owner/repo#664 or ABC-123")]
 RecordArg = Annotated[
     str | None,
-    Field(
-        description="Path of the lessons file inside the project (default .claude/rules/gotchas.md)"
-    ),
+    Field(description="Path of the lessons file inside the project (default .claude/rules/gotchas.md)"),
 ]
 Hold = Annotated[
     str | None,
-    Field(
-        description="Optional hold, e.g. predicate-664-lands; apply is refused until it is released"
-    ),
+    Field(description="Optional hold, e.g. predicate-664-lands; apply is refused until it is released"),
 ]
 
 
@@ -101,25 +97,17 @@ def build(ws: Workspace) -> MCPServer:
         task: Annotated[
             str | None, Field(description="Only entries for this task (#664, 664, ABC-123)")
         ] = None,
-        query: Annotated[
-            str | None, Field(description="Words that must all appear in the entry")
-        ] = None,
-        status: Annotated[
-            str | None, Field(description="active, red-herring, or a status: value")
-        ] = None,
+        query: Annotated[str | None, Field(description="Words that must all appear in the entry")] = None,
+        status: Annotated[str | None, Field(description="active, red-herring, or a status: value")] = None,
         root_cause: Literal["confirmed", "suspected", "none"] | None = None,
-        limit: Annotated[
-            int, Field(ge=1, le=1000, description="Entries per page")
-        ] = listing.DEFAULT_LIMIT,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Entries per page")] = listing.DEFAULT_LIMIT,
         cursor: Annotated[str | None, Field(description="next_cursor of the previous page")] = None,
         record: RecordArg = None,
     ) -> Annotated[CallToolResult, listing.ListResult]:
         """List lessons compactly (ids, lines, tasks, root cause; no bodies). Filter by task, words,
         status or root cause; page with cursor. get_gotcha gives one entry in full."""
         result = await _run(
-            lambda: operations.list_gotchas(
-                ws, task, query, status, root_cause, limit, cursor, record
-            )
+            lambda: operations.list_gotchas(ws, task, query, status, root_cause, limit, cursor, record)
         )
         text = listing.table(result)
         return CallToolResult(
@@ -163,20 +151,14 @@ def build(ws: Workspace) -> MCPServer:
 
     @mcp.tool(title="Propose a supersession", annotations=WRITES_PROPOSAL)
     async def propose_supersede(
-        target_id: Annotated[
-            str, Field(description="Id of the lesson that was wrong for the task")
-        ],
+        target_id: Annotated[str, Field(description="Id of the lesson that was wrong for the task")],
         task: Task,
         title: Annotated[str, Field(description="One-line title of the confirmed lesson")],
         body: Annotated[str, Field(description="What happened and what to do (Markdown)")],
         diagnostic: Annotated[str, Field(description="How to recognise this cause next time")],
-        ruled_out: Annotated[
-            list[str] | None, Field(description="What was tried and failed")
-        ] = None,
+        ruled_out: Annotated[list[str] | None, Field(description="What was tried and failed")] = None,
         evidence: Annotated[str | None, Field(description="Where the cause was confirmed")] = None,
-        red_herring_note: Annotated[
-            str | None, Field(description="Words for the old entry's caveat")
-        ] = None,
+        red_herring_note: Annotated[str | None, Field(description="Words for the old entry's caveat")] = None,
         hold: Hold = None,
         record: RecordArg = None,
     ) -> operations.ProposalResult:
@@ -263,9 +245,7 @@ def build(ws: Workspace) -> MCPServer:
 
 
 def _resources(mcp: MCPServer, ws: Workspace) -> None:
-    @mcp.resource(
-        "gotchas://record", name="record", title="The lessons file", mime_type="text/markdown"
-    )
+    @mcp.resource("gotchas://record", name="record", title="The lessons file", mime_type="text/markdown")
     def record_resource() -> str:
         """The whole lessons file, as it is on disk."""
         try:
@@ -273,9 +253,7 @@ def _resources(mcp: MCPServer, ws: Workspace) -> None:
         except GotchasError as exc:
             raise ResourceError(str(exc)) from None
 
-    @mcp.resource(
-        "gotchas://entries/{entry_id}", name="entry", title="One lesson", mime_type="text/markdown"
-    )
+    @mcp.resource("gotchas://entries/{entry_id}", name="entry", title="One lesson", mime_type="text/markdown")
     def entry_resource(entry_id: str) -> str:
         """One lesson's exact text."""
         try:
@@ -300,7 +278,7 @@ def _prompt_and_completion(mcp: MCPServer, ws: Workspace) -> None:
             )
         ]
 
-    @mcp.completion()
+    @mcp.completion()  # type: ignore[untyped-decorator, no-untyped-call]
     async def complete(
         ref: PromptReference | ResourceTemplateReference,
         argument: CompletionArgument,
@@ -315,9 +293,7 @@ def _prompt_and_completion(mcp: MCPServer, ws: Workspace) -> None:
             values = [e.id for e in parsed.entries if e.id.startswith(prefix)]
         elif isinstance(ref, PromptReference) and argument.name == "task":
             tasks = dict.fromkeys(t for e in parsed.entries for t in e.tasks)
-            values = [
-                t for t in tasks if t.lower().startswith(prefix) or t.lstrip("#").startswith(prefix)
-            ]
+            values = [t for t in tasks if t.lower().startswith(prefix) or t.lstrip("#").startswith(prefix)]
         else:
             return None
         return Completion(values=values[:100], total=len(values), has_more=len(values) > 100)

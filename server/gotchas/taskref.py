@@ -13,9 +13,7 @@ from gotchas.errors import TaskRefError
 _REPO = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}"
 _KEY = r"[A-Za-z][A-Za-z0-9]{0,9}-\d{1,9}"
 
-_EXACT = re.compile(
-    rf"^(?:(?P<repo>{_REPO})#(?P<rnum>\d{{1,9}})|#?(?P<num>\d{{1,9}})|(?P<key>{_KEY}))$"
-)
+_EXACT = re.compile(rf"^(?:(?P<repo>{_REPO})#(?P<rnum>\d{{1,9}})|#?(?P<num>\d{{1,9}})|(?P<key>{_KEY}))$")
 
 # In free text: `#664` not preceded by a word character (so `C#1` and URLs' `#L20` stay out),
 # `owner/repo#664`, and upper-case tracker keys. Prefixes that are standards, not trackers,
@@ -26,7 +24,8 @@ _MENTION = re.compile(
     r"|\b(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,9})\b"
 )
 NOT_TRACKERS = frozenset(
-    ["UTF", "ISO", "SHA", "MD", "RFC", "PEP", "HTTP", "TLS", "SSL", "AES", "RSA", "ECMA", "IEEE", "X", "CP", "GPT", "FP", "BF", "INT", "PM", "ADR", "CVE", "CWE", "ES", "KV", "H", "A", "V", "E", "P", "Q"]
+    "UTF ISO SHA MD RFC PEP HTTP TLS SSL AES RSA ECMA IEEE X CP GPT FP BF INT PM ADR CVE CWE "
+    "ES KV H A V E P Q".split()
 )
 
 ACCEPTED_FORMS = "#664, 664, owner/repo#664 or a tracker key such as ABC-123"

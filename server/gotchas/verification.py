@@ -108,9 +108,7 @@ def _links_of(entry: Entry, by_id: dict[str, Entry]) -> list[Problem]:
             )
     for task in entry.red_herring_for:
         covered = any(
-            task in link.tasks or not link.tasks
-            for link in entry.superseded_by
-            if link.target in by_id
+            task in link.tasks or not link.tasks for link in entry.superseded_by if link.target in by_id
         )
         if not covered:
             out.append(
