@@ -40,7 +40,18 @@ ALIASES = {
     "diagnosis": "diagnostic",
 }
 KNOWN = frozenset(
-    "id tasks root-cause supersedes superseded-by red-herring-for diagnostic status ruled-out evidence".split()
+    (
+        "id",
+        "tasks",
+        "root-cause",
+        "supersedes",
+        "superseded-by",
+        "red-herring-for",
+        "diagnostic",
+        "status",
+        "ruled-out",
+        "evidence",
+    )
 )
 
 
