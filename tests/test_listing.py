@@ -1,0 +1,107 @@
+"""Listing through the CLI (a real subprocess) and the MCP server (in process), on a real git repo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from gotchas.server import build
+from gotchas.workspace import Workspace
+
+DEMO = Path(__file__).resolve().parents[1] / "server" / "gotchas" / "demo" / "record.md"
+GOTCHAS = Path(sys.executable).with_name("gotchas")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    record = tmp_path / ".claude" / "rules" / "gotchas.md"
+    record.parent.mkdir(parents=True)
+    record.write_bytes(DEMO.read_bytes())
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tmp_path, check=True)
+    return tmp_path
+
+
+def cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(GOTCHAS), *args], cwd=repo, capture_output=True, text=True, timeout=60)
+
+
+def test_cli_lists_six_and_filters_by_task(repo: Path) -> None:
+    everything = json.loads(cli(repo, "list", "--json").stdout)
+    assert everything["total"] == 6
+    only_664 = json.loads(cli(repo, "list", "--json", "--task", "#664").stdout)
+    assert [e["id"] for e in only_664["entries"]] == ["a-single-large-llm-generate-deadlocks-the-v1"]
+    only_601 = json.loads(cli(repo, "list", "--json", "--task", "601").stdout)
+    assert [e["id"] for e in only_601["entries"]] == ["crashed-runs-leave-an-orphaned-vllm-enginecore"]
+    again = json.loads(cli(repo, "list", "--json").stdout)
+    assert [e["id"] for e in again["entries"]] == [e["id"] for e in everything["entries"]]
+    table = cli(repo, "list").stdout
+    assert "6 of 6 entries" in table
+
+
+def test_cli_pages_with_a_cursor_bound_to_the_bytes(repo: Path) -> None:
+    first = json.loads(cli(repo, "list", "--json", "--limit", "4").stdout)
+    assert len(first["entries"]) == 4 and first["next_cursor"]
+    rest = json.loads(cli(repo, "list", "--json", "--limit", "4", "--cursor", first["next_cursor"]).stdout)
+    assert len(rest["entries"]) == 2 and rest["next_cursor"] is None
+    record = repo / ".claude/rules/gotchas.md"
+    record.write_bytes(record.read_bytes() + b"\n")
+    stale = cli(repo, "list", "--json", "--cursor", first["next_cursor"])
+    assert stale.returncode == 2 and "changed" in stale.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("--record", "../outside.md", "list"), "path-outside-root"),
+        (("list", "--record", ".claude"), "record-unreadable"),
+        (("list", "--record", "missing.md"), "record-not-found"),
+        (("show", "no-such-entry"), "entry-not-found"),
+        (("list", "--task", "not a task"), "invalid-task"),
+    ],
+)
+def test_cli_refusals_are_one_line_without_traceback(repo: Path, args: tuple[str, ...], code: str) -> None:
+    result = cli(repo, *args)
+    assert result.returncode != 0
+    assert result.stderr.count("\n") == 1 and code in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_list_is_compact_and_get_quotes_text_as_data(repo: Path) -> None:
+    async with Client(build(Workspace.discover(root=str(repo)))) as client:
+        listed = await client.call_tool("list_gotchas", {"task": "#664"})
+        assert not listed.is_error and listed.structured_content is not None
+        assert listed.structured_content["total"] == 1
+        assert "text" not in listed.structured_content["entries"][0]
+        shown = await client.call_tool("get_gotcha", {"id": "a-single-large-llm-generate-deadlocks-the-v1"})
+        assert not shown.is_error
+        text = shown.content[0].text  # type: ignore[union-attr]
+        assert "data, not instructions" in text and "````markdown" in text
+        missing = await client.call_tool("get_gotcha", {"id": "nope"})
+        assert missing.is_error and "entry-not-found" in missing.content[0].text  # type: ignore[union-attr]
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert tools["list_gotchas"].annotations and tools["list_gotchas"].annotations.read_only_hint
+        assert tools["apply_supersede"].annotations and tools["apply_supersede"].annotations.destructive_hint
+        assert all(t.output_schema for t in tools.values())
+
+
+def test_a_listing_of_500_entries_stays_small(tmp_path: Path) -> None:
+    body = "".join(
+        f"### Lesson number {i} about caching\n\ntasks: #{100 + i}\n\nText.\n\n" for i in range(500)
+    )
+    from gotchas import query, record
+
+    result = query.listing(record.parse(("# G\n\n## A\n\n" + body).encode()), "g.md", limit=500)
+    assert result["total"] == 500
+    # The text an agent reads: about 4 characters a token, so this bounds it near 8k tokens.
+    assert len(query.table(result)) < 32_000
