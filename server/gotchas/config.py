@@ -107,14 +107,11 @@ def _record(value: object) -> str:
 
 def _sources(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ConfigError(
-            f"{CONFIG_PATH}: holds.sources must be a list of names from {KNOWN_SOURCES}"
-        )
+        raise ConfigError(f"{CONFIG_PATH}: holds.sources must be a list of names from {KNOWN_SOURCES}")
     unknown = [name for name in value if name not in KNOWN_SOURCES]
     if unknown:
         raise ConfigError(
-            f"{CONFIG_PATH}: holds.sources: unknown source {unknown[0]!r}; "
-            f"known: {', '.join(KNOWN_SOURCES)}"
+            f"{CONFIG_PATH}: holds.sources: unknown source {unknown[0]!r}; known: {', '.join(KNOWN_SOURCES)}"
         )
     if len(set(value)) != len(value):
         raise ConfigError(f"{CONFIG_PATH}: holds.sources names a source twice")
@@ -140,9 +137,7 @@ def _github(table: dict[str, object]) -> GitHubConfig:
             raise ConfigError(f"{CONFIG_PATH}: holds.github.repo must be owner/name, got {repo!r}")
     base_url = _string(table.get("base_url", DEFAULT_GITHUB_API), "holds.github.base_url")
     if not base_url.startswith(("https://", "http://")):
-        raise ConfigError(
-            f"{CONFIG_PATH}: holds.github.base_url must be an http(s) URL, got {base_url!r}"
-        )
+        raise ConfigError(f"{CONFIG_PATH}: holds.github.base_url must be an http(s) URL, got {base_url!r}")
     return GitHubConfig(
         repo=repo,
         base_url=base_url.rstrip("/"),
@@ -156,8 +151,7 @@ def _command(table: dict[str, object]) -> CommandConfig:
     argv = table.get("argv", [])
     if not isinstance(argv, list) or not all(isinstance(item, str) for item in argv):
         raise ConfigError(
-            f"{CONFIG_PATH}: holds.command.argv must be a list of strings, "
-            'like ["tool", "{task}"]'
+            f'{CONFIG_PATH}: holds.command.argv must be a list of strings, like ["tool", "{{task}}"]'
         )
     return CommandConfig(
         argv=tuple(argv),
@@ -175,8 +169,7 @@ def _only(table: dict[str, object], allowed: set[str], key: str) -> None:
     extra = sorted(set(table) - allowed)
     if extra:
         raise ConfigError(
-            f"{CONFIG_PATH}: [{key}] has unknown key {extra[0]!r}; "
-            f"known: {', '.join(sorted(allowed))}"
+            f"{CONFIG_PATH}: [{key}] has unknown key {extra[0]!r}; known: {', '.join(sorted(allowed))}"
         )
 
 

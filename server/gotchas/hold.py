@@ -183,9 +183,7 @@ def decide_task(task: str, observations: list[Observation]) -> TaskVerdict:
         return TaskVerdict(task, None, None, evidence, None)
     _, winner = max(knowing, key=lambda pair: (strength(pair[1]), -pair[0]))
     evidence = list(winner.evidence)
-    overruled = [
-        {"source": o.source, "state": o.state} for _, o in knowing if o.state != winner.state
-    ]
+    overruled = [{"source": o.source, "state": o.state} for _, o in knowing if o.state != winner.state]
     if overruled:
         tier = strength(winner)
         ties = any(strength(o) == tier for _, o in knowing if o.state != winner.state)

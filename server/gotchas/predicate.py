@@ -41,9 +41,7 @@ class Predicate:
 def parse_predicates(text: str) -> list[Predicate]:
     """Every condition in ``text``, in order, without duplicates; PredicateError otherwise."""
     if len(text) > _MAX_LENGTH:
-        raise PredicateError(
-            f"predicate is too long ({len(text)} characters); use {ACCEPTED_PREDICATES}"
-        )
+        raise PredicateError(f"predicate is too long ({len(text)} characters); use {ACCEPTED_PREDICATES}")
     stripped = text.strip()
     if not stripped:
         raise PredicateError(f"empty predicate; use {ACCEPTED_PREDICATES}")

@@ -112,8 +112,6 @@ def build_sources(config: Config, root: Path) -> list[Source]:
             from gotchas.sources.command import CommandSource
 
             built.append(
-                CommandSource(
-                    root, argv=config.holds.command.argv, timeout=config.holds.command.timeout
-                )
+                CommandSource(root, argv=config.holds.command.argv, timeout=config.holds.command.timeout)
             )
     return built

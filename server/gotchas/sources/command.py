@@ -36,13 +36,9 @@ class CommandSource:
     name = "command"
     can_report: frozenset[TaskState] = frozenset(TASK_STATES)
 
-    def __init__(
-        self, root: Path, argv: tuple[str, ...] | list[str], timeout: float = 30.0
-    ) -> None:
+    def __init__(self, root: Path, argv: tuple[str, ...] | list[str], timeout: float = 30.0) -> None:
         if not argv:
-            raise SourceFailed(
-                'no command configured: set [holds.command] argv = ["tool", "{task}"]'
-            )
+            raise SourceFailed('no command configured: set [holds.command] argv = ["tool", "{task}"]')
         self.root = root
         self.template = tuple(argv)
         self.timeout = timeout
@@ -51,7 +47,7 @@ class CommandSource:
         argv = command_argv(self.template, task)
         shown = " ".join(argv)
         try:
-            result = subprocess.run(  # noqa: S603 - argv list from the project's own config, no shell
+            result = subprocess.run(
                 argv,
                 cwd=self.root,
                 capture_output=True,
@@ -99,15 +95,12 @@ def parse_command_output(raw: bytes) -> tuple[TaskState | None, Evidence]:
         value = data.get(key)
         if isinstance(value, str) and value:
             evidence[key] = value
-    if raw_state is None or (
-        isinstance(raw_state, str) and raw_state.strip().lower() in _UNKNOWN_WORDS
-    ):
+    if raw_state is None or (isinstance(raw_state, str) and raw_state.strip().lower() in _UNKNOWN_WORDS):
         return None, evidence
     state = parse_state(raw_state)
     if state is None:
         raise SourceFailed(
-            f"tracker command printed an unknown state {raw_state!r}; "
-            f"use one of {', '.join(TASK_STATES)}"
+            f"tracker command printed an unknown state {raw_state!r}; use one of {', '.join(TASK_STATES)}"
         )
     return state, evidence
 

@@ -72,9 +72,7 @@ def _trailer_lands(body: str, ref: str) -> bool:
     trailers = paragraphs[-1].splitlines()
     task_line = re.compile(rf"^\s*Task:\s*{ref}(?P<rest>.*)$", re.IGNORECASE)
     landed = re.compile(r"\blanded\b", re.IGNORECASE)
-    says_landed = re.compile(
-        r"^\s*(?:Landed:|(?:Status|State|Task-State):\s*landed\b)", re.IGNORECASE
-    )
+    says_landed = re.compile(r"^\s*(?:Landed:|(?:Status|State|Task-State):\s*landed\b)", re.IGNORECASE)
     mentions_task = False
     for line in trailers:
         match = task_line.match(line)
@@ -159,7 +157,7 @@ class Git:
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         argv = ["git", "-c", "log.showSignature=false", "-c", "core.quotepath=off", *args]
         try:
-            result = subprocess.run(  # noqa: S603 - fixed "git" argv, no shell
+            result = subprocess.run(
                 argv,
                 cwd=self.root,
                 capture_output=True,
@@ -277,9 +275,7 @@ class GitSource:
         this_repo = self.github_repo or self.git.origin_slug()
         if match["repo"] and (this_repo is None or this_repo.lower() != match["repo"].lower()):
             where = this_repo or "no configured GitHub repository and no origin remote"
-            return self._unknown(
-                {"source": "git", "note": f"{task} is not this repository's task ({where})"}
-            )
+            return self._unknown({"source": "git", "note": f"{task} is not this repository's task ({where})"})
         branch = self.branch or self.git.default_branch()
         if branch is None:
             return self._unknown({"source": "git", "note": "the repository has no commits yet"})
@@ -310,9 +306,7 @@ class GitSource:
         )
         if landed:
             return Observation("git", "landed", evidence, observed_at)
-        evidence.append(
-            {"source": "git", "branch": branch, "note": f"no commit on {branch} closes {task}"}
-        )
+        evidence.append({"source": "git", "branch": branch, "note": f"no commit on {branch} closes {task}"})
         return Observation("git", None, evidence, observed_at)
 
     def _unknown(self, note: Evidence) -> Observation:

@@ -108,18 +108,14 @@ class GitHubSource:
         except urllib.error.HTTPError as exc:
             raise self._http_error(exc, what, url) from None
         except TimeoutError:
-            raise SourceFailed(
-                f"GitHub did not answer within {self.timeout:g}s ({url})", url=url
-            ) from None
+            raise SourceFailed(f"GitHub did not answer within {self.timeout:g}s ({url})", url=url) from None
         except urllib.error.URLError as exc:
             reason = exc.reason
             if isinstance(reason, TimeoutError):
                 raise SourceFailed(
                     f"GitHub did not answer within {self.timeout:g}s ({url})", url=url
                 ) from None
-            raise SourceFailed(
-                f"cannot reach GitHub at {self.base_url}: {reason}", url=url
-            ) from None
+            raise SourceFailed(f"cannot reach GitHub at {self.base_url}: {reason}", url=url) from None
         except (http.client.HTTPException, ConnectionError) as exc:
             raise SourceFailed(
                 "GitHub dropped the connection before answering "
@@ -133,9 +129,7 @@ class GitHubSource:
         try:
             data = json.loads(body)
         except ValueError:
-            raise SourceFailed(
-                f"GitHub answered {what} with something that is not JSON", url=url
-            ) from None
+            raise SourceFailed(f"GitHub answered {what} with something that is not JSON", url=url) from None
         if not isinstance(data, dict):
             raise SourceFailed(f"GitHub answered {what} with JSON that is not an object", url=url)
         return data
@@ -162,21 +156,13 @@ class GitHubSource:
                 f"GitHub refused the request (401 unauthorized): {hint}", status=status, url=url
             )
         if status == 404:
-            hint = (
-                ""
-                if self.token
-                else f"; a private repository also answers 404 without ${self.token_env}"
-            )
+            hint = "" if self.token else f"; a private repository also answers 404 without ${self.token_env}"
             return SourceFailed(
                 f"GitHub has no issue or pull request {what} (404){hint}", status=status, url=url
             )
         if status == 403:
-            return SourceFailed(
-                f"GitHub forbids reading {what} (403): {message}", status=status, url=url
-            )
-        return SourceFailed(
-            f"GitHub answered {status} for {what}: {message}", status=status, url=url
-        )
+            return SourceFailed(f"GitHub forbids reading {what} (403): {message}", status=status, url=url)
+        return SourceFailed(f"GitHub answered {status} for {what}: {message}", status=status, url=url)
 
 
 def rate_limit_retry_at(status: int, headers: Message | None, now: datetime) -> str | None:

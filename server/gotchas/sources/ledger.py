@@ -125,12 +125,7 @@ def _parse_line(text: bytes, number: int) -> LedgerLine | None:
         return None
     state = parse_state(data.get("state"))
     task, at, by = data.get("task"), data.get("at"), data.get("by", "")
-    if (
-        state is None
-        or not isinstance(task, str)
-        or not isinstance(at, str)
-        or not isinstance(by, str)
-    ):
+    if state is None or not isinstance(task, str) or not isinstance(at, str) or not isinstance(by, str):
         return None
     try:
         ref = normalize(task)
