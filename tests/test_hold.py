@@ -304,6 +304,7 @@ def test_other_top_level_tables_are_left_to_their_owners(tmp_path: Path) -> None
         ('[holds]\nsources = ["ledger", "jira"]', "unknown source 'jira'"),
         ('[holds]\nsources = "git"', "list of names"),
         ('[holds]\nsources = ["git", "git"]', "twice"),
+        ("[holds]\nsources = []", "empty"),
         ('[holds]\nsorces = ["git"]', "unknown key 'sorces'"),
         ('[holds.github]\nrepo = "justaname"', "owner/name"),
         ('[holds.github]\nbase_url = "ftp://x"', "http(s) URL"),

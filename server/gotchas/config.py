@@ -113,6 +113,8 @@ def _sources(value: object) -> tuple[str, ...]:
         raise ConfigError(
             f"{CONFIG_PATH}: holds.sources: unknown source {unknown[0]!r}; known: {', '.join(KNOWN_SOURCES)}"
         )
+    if not value:
+        raise ConfigError(f"{CONFIG_PATH}: holds.sources is empty; no hold could ever be decided")
     if len(set(value)) != len(value):
         raise ConfigError(f"{CONFIG_PATH}: holds.sources names a source twice")
     return tuple(value)
