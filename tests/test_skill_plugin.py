@@ -6,7 +6,9 @@ import filecmp
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -138,13 +140,21 @@ def test_plugin_and_marketplace_manifests() -> None:
     assert entry.get("version", plugin["version"]) == plugin["version"]
 
 
-def test_project_settings_allow_reads_and_ask_before_writing() -> None:
+def test_project_settings_allow_reads_and_leave_writes_to_the_user() -> None:
+    """Read-only tools run without asking; apply_supersede is not allowed, so a session
+    asks first. It is deliberately not an explicit `ask` rule: Claude Code honours a
+    project's ask rules even in headless runs, where it ignores the project's allow
+    rules, so an ask rule would deny apply_supersede to an `@claude` run that allows
+    it (tests/test_claude_code.py shows the headless run applying with an allow)."""
     settings = load(REPO / ".claude" / "settings.json")
-    allow = set(settings["permissions"]["allow"])
-    ask = set(settings["permissions"]["ask"])
+    permissions = settings["permissions"]
+    allow = set(permissions["allow"])
     assert {f"mcp__gotchas__{tool}" for tool in READ_ONLY_TOOLS} <= allow
-    assert {f"mcp__gotchas__{tool}" for tool in WRITE_TOOLS} == ask
     assert not any("apply_supersede" in rule or rule.endswith("*") for rule in allow)
+    assert not any("mcp__gotchas" in rule for rule in permissions.get("ask", []))
+    assert not any("mcp__gotchas" in rule for rule in permissions.get("deny", []))
+    assert "Skill(correcting-gotchas)" in allow
+    assert settings["enabledMcpjsonServers"] == ["gotchas"]
     assert not (REPO / ".claude" / "settings.local.json").exists()
 
 
@@ -174,7 +184,7 @@ def test_every_tool_name_in_the_configuration_is_served() -> None:
     tools = asyncio.run(served())
     assert tools >= READ_ONLY_TOOLS | WRITE_TOOLS
     settings = load(REPO / ".claude" / "settings.json")["permissions"]
-    for rule in settings["allow"] + settings["ask"] + sorted(workflow_allowed_tools()):
+    for rule in settings["allow"] + sorted(workflow_allowed_tools()):
         if rule.startswith("mcp__gotchas__"):
             assert rule.removeprefix("mcp__gotchas__") in tools, rule
     assert {f"mcp__gotchas__{tool}" for tool in READ_ONLY_TOOLS | WRITE_TOOLS} <= (workflow_allowed_tools())
@@ -216,7 +226,46 @@ def test_claude_plugin_validate_directory_profile(tmp_path: Path) -> None:
     blocking = [f for f in report["directory"]["findings"] if f.get("blocking")]
     assert done.returncode == 0 and report["success"], blocking or report
     assert "gotchas:correcting-gotchas" in report["provides"]["skills"]
-    assert [s["name"] for s in report["provides"]["mcpServers"]] == ["gotchas"]
+    # The validator also lists the repository's own .mcp.json; at run time the
+    # plugin.json entry is the one started (see the --plugin-dir test below).
+    servers = report["provides"]["mcpServers"]
+    assert {s["name"] for s in servers} == {"gotchas"}
+    assert {"target": "uvx", "args": ["--from", "${CLAUDE_PLUGIN_ROOT}", "gotchas", "serve"]} in [
+        {"target": s["target"], "args": s["args"]} for s in servers
+    ]
+
+
+@requires_npm
+def test_the_plugin_starts_its_server_with_uvx_from_the_plugin_root(tmp_path: Path) -> None:
+    """What `/plugin install` gives a user: Claude Code runs the plugin's server
+    (uvx builds it from the plugin's own files) in an unrelated project."""
+    if shutil.which("uvx", path=scripts_path()) is None:
+        pytest.fail("uvx is not installed: the test extras install uv")
+    claude = node_bin("claude")
+    project = tmp_path / "elsewhere"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    env = claude_env(tmp_path / "home")
+    env["PATH"] = scripts_path()
+    env["MCP_TIMEOUT"] = "180000"  # the first uvx build downloads the dependencies
+    env.setdefault("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv"))
+    done = subprocess.run(
+        [claude, "--plugin-dir", str(REPO), "mcp", "list"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    lines = [ln for ln in done.stdout.splitlines() if "gotchas" in ln]
+    assert len(lines) == 1, done.stdout + done.stderr
+    assert lines[0].startswith(f"plugin:gotchas:gotchas: uvx --from {REPO} gotchas serve")
+    assert "Connected" in lines[0], done.stdout + done.stderr
+
+
+def scripts_path() -> str:
+    """PATH with this interpreter's scripts first, where the test extras put uv."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
 
 @requires_npm
