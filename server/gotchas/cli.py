@@ -81,10 +81,9 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _check_hold(args: argparse.Namespace) -> int:
-    from gotchas import operations
-    from gotchas.hold import EXIT_CODES
+    from gotchas.hold import EXIT_CODES, check_hold
 
-    answer = operations.check_hold(_workspace(args), args.predicate)
+    answer: dict[str, Any] = check_hold(args.predicate, _workspace(args).root).to_dict()
     lines = [f"{answer['predicate']}: {answer['state']}"]
     for task in answer["tasks"]:
         lines.append(f"  {task['task']}: {task['state'] or 'unknown'} (source: {task['source'] or '-'})")

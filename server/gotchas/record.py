@@ -21,8 +21,8 @@ from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, R
 from gotchas.fields import Field, Link, parse_line, parse_links, parse_root_cause
 
 BOM = b"\xef\xbb\xbf"
-MAX_RECORD_BYTES = 16 * 1024 * 1024
 MAX_ID_LENGTH = 48
+MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)

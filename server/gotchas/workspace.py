@@ -16,9 +16,12 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gotchas import record as record_model
 from gotchas.errors import PathOutsideRoot, RecordNotFound, RecordUnreadable
+
+if TYPE_CHECKING:
+    from gotchas.record import Record
 
 DEFAULT_RECORD = ".claude/rules/gotchas.md"
 STATE_DIR = ".claude/gotchas"
@@ -52,9 +55,7 @@ def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Pa
 class Workspace:
     root: Path
     default_record: str = DEFAULT_RECORD
-    _cache: dict[Path, tuple[tuple[int, int, int], record_model.Record]] = field(
-        default_factory=dict, repr=False
-    )
+    _cache: dict[Path, tuple[tuple[int, int, int], Record]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def discover(
@@ -93,6 +94,8 @@ class Workspace:
 
     def read(self, path: Path) -> bytes:
         """The bytes of a record, refusing what is missing, a directory, or over the size limit."""
+        from gotchas.record import MAX_RECORD_BYTES
+
         try:
             info = path.stat()
         except FileNotFoundError:
@@ -102,15 +105,16 @@ class Workspace:
             ) from None
         if path.is_dir():
             raise RecordUnreadable(f"{self.name(path)} is a directory, not a lessons file")
-        if info.st_size > record_model.MAX_RECORD_BYTES:
+        if info.st_size > MAX_RECORD_BYTES:
             raise RecordUnreadable(
-                f"{self.name(path)} is {info.st_size:,} bytes; the limit is "
-                f"{record_model.MAX_RECORD_BYTES:,} (16 MiB)"
+                f"{self.name(path)} is {info.st_size:,} bytes; the limit is {MAX_RECORD_BYTES:,} (16 MiB)"
             )
         return path.read_bytes()
 
-    def load(self, path: Path) -> record_model.Record:
+    def load(self, path: Path) -> Record:
         """The parsed record, re-read only when the file changed (size, mtime or inode)."""
+        from gotchas.record import parse
+
         try:
             info = path.stat()
         except FileNotFoundError:
@@ -120,7 +124,7 @@ class Workspace:
         cached = self._cache.get(path)
         if cached and cached[0] == signature:
             return cached[1]
-        parsed = record_model.parse(self.read(path))
+        parsed = parse(self.read(path))
         self._cache[path] = (signature, parsed)
         return parsed
 
