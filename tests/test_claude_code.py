@@ -227,7 +227,9 @@ def test_claude_code_applies_the_664_correction_through_the_tools(tmp_path: Path
     assert outcome["is_error"] is False and outcome["permission_denials"] == []
     assert outcome["result"] == "The #664 correction is applied and the record verifies."
 
-    # What Claude Code sent. The first request offers the skill by name and description.
+    # What Claude Code sent: every turn asked for a streamed answer (so the SSE path was
+    # the one used), and the first request offers the skill by name and description.
+    assert all(body.get("stream") is True for body in requests)
     first = json.dumps(requests[0])
     assert "correcting-gotchas" in first and "red herring" in first
     # Invoking the skill put its workflow into the conversation.

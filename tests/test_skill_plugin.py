@@ -228,6 +228,17 @@ def test_claude_plugin_validate_directory_profile(tmp_path: Path) -> None:
     assert "gotchas:correcting-gotchas" in report["provides"]["skills"]
     # The validator also lists the repository's own .mcp.json; at run time the
     # plugin.json entry is the one started (see the --plugin-dir test below).
+    for manifest in ["plugin.json", "marketplace.json"]:  # no warnings either
+        strict = subprocess.run(
+            [claude, "plugin", "validate", "--strict", "--json", str(REPO / ".claude-plugin" / manifest)],
+            env=claude_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        checked = json.loads(strict.stdout)["manifest"]
+        assert strict.returncode == 0, checked
+        assert checked["errors"] == [] and checked["warnings"] == []
     servers = report["provides"]["mcpServers"]
     assert {s["name"] for s in servers} == {"gotchas"}
     assert {"target": "uvx", "args": ["--from", "${CLAUDE_PLUGIN_ROOT}", "gotchas", "serve"]} in [
