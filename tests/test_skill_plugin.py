@@ -199,6 +199,7 @@ def claude_env(home: Path) -> dict[str, str]:
         DISABLE_TELEMETRY="1",
         DISABLE_ERROR_REPORTING="1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        MCP_TIMEOUT="120000",  # a cold Python start on a busy 2-core runner is slow
     )
     return env
 
