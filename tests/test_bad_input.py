@@ -371,14 +371,6 @@ def test_cli_refuses_with_one_line_and_no_traceback(root: Path, name: str) -> No
     assert (root / RECORD).read_bytes() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "cli._propose drops --root-cause when --target-id is given, so "
-        "`propose --target-id X --root-cause suspected` silently proposes a "
-        "`root-cause: confirmed` supersede instead of refusing"
-    ),
-)
 def test_cli_supersede_with_a_suspected_cause_is_refused(root: Path) -> None:
     before = (root / RECORD).read_bytes()
     done = cli(root, *propose_cli(), "--root-cause", "suspected")

@@ -17,7 +17,6 @@ import pytest
 
 from gotchas import edit, operations, verification
 from gotchas import record as record_model
-from gotchas.errors import InvalidArgument
 from gotchas.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
 
@@ -25,34 +24,6 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 RECORD = ".claude/rules/gotchas.md"
 BOM = b"\xef\xbb\xbf"
 TASK = "#9001"
-
-# The edit puts the target's caveat and the new entry at the same line when the target ends
-# with its own field lines (every list-item entry; a heading whose body is all `Key: value`
-# bullets). edit._new_lines applies the two insertions in the wrong order for that tie, so the
-# caveat lands inside the new entry and propose refuses ("the edit would not verify").
-TIE_BUG = (
-    "edit.plan_supersede: the red-herring caveat and the new entry are both inserted at the "
-    "target's last line; edit._new_lines applies equal-`at` insertions so the new entry comes "
-    "first and the caveat ends up inside it; propose refuses with 'the edit would not verify'"
-)
-TIE_BUG_FILES = {
-    "0xMiden__compiler__tasks__lessons.md",
-    "44670__gpsp-reload__LESSONS.md",
-    "AIArmada__commerce__tasks__lessons.md",
-    "ArbitrumFoundation__governance__docs__gotchas.md",
-    "Arize-ai__phoenix__LESSONS.md",
-    "EvilBit-Labs__opnDossier__docs__solutions__architecture-issues__file-split-refactor-gotchas.md",
-    "GregRos__preszr__lessons-learned.md",
-    "Tristan578__project-forge__.claude__rules__gotchas.md",
-    "bdougie__contributor.info__docs__postmortems__2025-01-09-inngest-step-isolation-bug.md",
-    "ilude__menos__.claude__CLAUDE.md",
-    "skylines-project__skylines__.cursor__rules__lessons-learned.mdc",
-    "superkaiba__explore-persona-space__.claude__agent-memory__experimenter__MEMORY.md",
-    "superkaiba__explore-persona-space__.claude__agent-memory__experimenter__feedback_vllm_tqdm_disabled_kwarg.md",
-    "superkaiba__explore-persona-space__.claude__agent-memory__retrospective__project_oom_patterns.md",
-    "timelessco__recollect__.claude__agents__references__api-migration-pitfalls.md",
-    "timelessco__recollect__.claude__rules__gotchas.md",
-}
 
 
 def corpus_params() -> list[object]:
@@ -63,10 +34,7 @@ def corpus_params() -> list[object]:
     for path in sorted(CORPUS.iterdir()):
         if path.name == "SOURCES.tsv" or not path.is_file():
             continue
-        marks = []
-        if path.name in TIE_BUG_FILES:
-            marks.append(pytest.mark.xfail(strict=True, raises=InvalidArgument, reason=TIE_BUG))
-        params.append(pytest.param(path.name, marks=marks, id=path.name))
+        params.append(pytest.param(path.name, id=path.name))
     return params
 
 
@@ -215,7 +183,6 @@ FIELDS_ONLY_RECORD = b"""# Log
 """
 
 
-@pytest.mark.xfail(strict=True, raises=InvalidArgument, reason=TIE_BUG)
 @pytest.mark.parametrize(
     ("data", "which"), [(LIST_RECORD, 1), (FIELDS_ONLY_RECORD, 0)], ids=["list", "fields-only"]
 )
@@ -223,8 +190,7 @@ def test_supersede_a_target_ending_in_its_own_fields(tmp_path: Path, data: bytes
     supersede_and_check(tmp_path / "project", data, which)
 
 
-def test_the_tie_bug_is_in_the_insertion_order_not_the_parse() -> None:
-    """The plan for a list item puts the caveat after the new entry (what the xfails pin)."""
+def test_a_list_items_caveat_stays_in_the_item_above_the_new_entry() -> None:
     record = record_model.parse(LIST_RECORD)
     target = record.entries[1]
     lesson = edit.lesson("The confirmed cause", "Body.", [TASK], "confirmed", "how to tell")
@@ -232,21 +198,9 @@ def test_the_tie_bug_is_in_the_insertion_order_not_the_parse() -> None:
     lines = plan.data.decode().splitlines()
     caveat = next(i for i, line in enumerate(lines) if "Red herring for #9001" in line)
     new = next(i for i, line in enumerate(lines) if "The confirmed cause**" in line)
-    if caveat < new:
-        return  # fixed: the caveat is in the target, above the new entry
-    pytest.xfail(f"caveat at line {caveat + 1} is below the new entry at line {new + 1}: {TIE_BUG}")
+    assert caveat < new
 
 
-SIMILAR_TITLES_BUG = (
-    "outline._entry_level guesses the entry heading level from title variety (titles with "
-    "digits stripped must be >= 70% distinct); adding entries whose titles differ only by "
-    "numbers flips the guess to the section level, so existing entries vanish from the parse; "
-    "and operations._apply_locked writes a rebased plan without checking it first, answering "
-    "'applied, but verification found problems' after the file is already rewritten"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=SIMILAR_TITLES_BUG)
 def test_applying_similar_titles_never_changes_how_other_entries_parse(tmp_path: Path) -> None:
     subjects = ["tokenizers", "GPU reaping", "git clones", "model hubs", "prefix caches"]
     parts = ["# Gotchas\n"]

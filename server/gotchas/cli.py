@@ -168,6 +168,7 @@ def _propose(args: argparse.Namespace) -> int:
             spec.get("red_herring_note"),
             spec.get("hold"),
             spec.get("tasks") or [],
+            root_cause=spec.get("root_cause") or "confirmed",
         )
     else:
         _require(spec, "title", "body", "tasks", "root_cause")

@@ -337,10 +337,13 @@ def _apply(data: bytes, lines: Sequence[bytes], insertions: Sequence[Insertion],
 
 
 def _new_lines(lines: Sequence[bytes], insertions: Sequence[Insertion], eol: bytes) -> list[bytes]:
+    """Insert bottom-up; insertions at the same line keep the plan's order (caveat, then entry)."""
+    at_line: dict[int, list[str]] = {}
+    for insertion in insertions:
+        at_line.setdefault(insertion.at, []).extend(insertion.lines)
     out = list(lines)
-    for insertion in sorted(insertions, key=lambda i: i.at, reverse=True):
-        encoded = [line.encode("utf-8") + eol for line in insertion.lines]
-        at = insertion.at
+    for at in sorted(at_line, reverse=True):
+        encoded = [line.encode("utf-8") + eol for line in at_line[at]]
         if at == len(out) and out and not out[-1].endswith((b"\n", b"\r")):
             out[-1] = out[-1] + eol
             encoded[-1] = encoded[-1][: -len(eol)]

@@ -84,9 +84,9 @@ def normalize_key(raw: str) -> str:
 
 def parse_line(line: str, number: int) -> list[Field]:
     """Fields of one line of text, or [] when the line is prose."""
-    body = _PREFIX.sub("", line, count=1)
-    if ":" not in body and "：" not in body:
+    if ":" not in line and "：" not in line:
         return []
+    body = _PREFIX.sub("", line, count=1)
     parts = body.split(SEPARATOR)
     fields: list[Field] = []
     for index, part in enumerate(parts):

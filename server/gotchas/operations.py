@@ -140,8 +140,14 @@ def propose_supersede(
     hold: str | None = None,
     tasks: Sequence[str] = (),
     record: str | None = None,
+    root_cause: str = "confirmed",
 ) -> ProposalResult:
     """Plan the correction and store it; the record is not touched."""
+    if root_cause != "confirmed":
+        raise InvalidArgument(
+            f"root_cause {root_cause!r} cannot supersede: only a confirmed cause replaces a lesson; "
+            "record a suspected cause with propose_lesson and supersede once it is confirmed"
+        )
     task_ref = taskref.normalize(task)
     path, parsed = _load(ws, record)
     target = parsed.get(target_id)
@@ -346,10 +352,10 @@ def apply(ws: Workspace, proposal_id: str) -> ApplyResult:
     path = ws.inside(stored.record)
     with ws.lock(path):
         result = _apply_locked(ws, path, stored)
-    event: dict[str, Any] = {"at": _now(), **result}
-    event.pop("verification", None)
-    event["verified"] = bool(result["verification"] and result["verification"].get("ok"))
-    journal.append(ws.state_dir / "journal.jsonl", event)
+        event: dict[str, Any] = {"at": _now(), **result}
+        event.pop("verification", None)
+        event["verified"] = bool(result["verification"] and result["verification"].get("ok"))
+        journal.append(ws.state_dir / "journal.jsonl", event)
     return result
 
 
@@ -450,6 +456,11 @@ def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
         )
     if not rebased and _sha(plan.data) != stored.result_sha256:
         raise Conflict("conflict: the edit no longer produces the proposed bytes; propose again")
+    if rebased:
+        try:
+            _check_plan(current, plan, stored.lesson)
+        except InvalidArgument as exc:
+            raise Conflict(f"conflict: rebased on the current record, {exc.message}") from None
     return plan, rebased
 
 

@@ -166,7 +166,7 @@ def detail(entry: Entry, record: Record) -> EntryDetail:
         byte_range=[entry.start, entry.end],
         sha256=entry.sha256,
         tasks=list(entry.tasks),
-        mentions=list(entry.mentions),
+        mentions=[t for t in taskref.mentions(record.text(entry)) if t not in entry.tasks],
         root_cause=entry.root_cause,
         status=entry.status,
         supersedes=[link.render() for link in entry.supersedes],

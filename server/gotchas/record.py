@@ -226,8 +226,7 @@ def _entries(
     entries = []
     for (span, end, fields), (entry_id, explicit) in zip(drafts, ids, strict=True):
         start_byte, end_byte = starts[span.start], starts[end]
-        text = "\n".join(bare[span.start : end])
-        entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte, text))
+        entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte, bare))
     return entries
 
 
@@ -240,7 +239,7 @@ def _entry(
     explicit: bool,
     start_byte: int,
     end_byte: int,
-    text: str,
+    bare: Sequence[str],
 ) -> Entry:
     tasks: list[str] = []
     red_herring: list[str] = []
@@ -263,7 +262,9 @@ def _entry(
         elif field.key == "status" and status is None:
             status = field.value.strip("*_` ").lower()
     task_list = tuple(dict.fromkeys(tasks))
-    mentioned = tuple(t for t in taskref.mentions(text) if t not in task_list)
+    # Mentions stand in for tasks only where there is no `tasks:` field; the full list is
+    # recomputed from the text when one entry is shown (query.detail).
+    mentioned = () if task_list else tuple(taskref.mentions("\n".join(bare[span.start : end])))
     if red_herring:
         status = "red-herring"
     return Entry(
@@ -321,7 +322,7 @@ def _explicit_id(fields: Sequence[Field]) -> str | None:
 
 def slugify(title: str) -> str:
     """Lower-case words joined by ``-``; letters of any script kept; at most 48 characters."""
-    text = unicodedata.normalize("NFKC", title).lower()
+    text = (title if title.isascii() else unicodedata.normalize("NFKC", title)).lower()
     text = re.sub(r"<[^>]*>|\]\([^)]*\)", " ", text)
     text = re.sub(r"['’]", "", text)
     slug = re.sub(r"[\W_]+", "-", text).strip("-")

@@ -161,6 +161,9 @@ def build(ws: Workspace) -> MCPServer:
         red_herring_note: Annotated[str | None, Field(description="Words for the old entry's caveat")] = None,
         hold: Hold = None,
         record: RecordArg = None,
+        root_cause: Annotated[
+            str, Field(description="Must be 'confirmed': only a confirmed cause may supersede")
+        ] = "confirmed",
     ) -> operations.ProposalResult:
         """Plan the correction without touching the record: the old entry is marked a red herring
         for this task only, the confirmed lesson goes right after it with supersedes:. Returns
@@ -179,6 +182,7 @@ def build(ws: Workspace) -> MCPServer:
                 hold,
                 (),
                 record,
+                root_cause,
             )
         )
 

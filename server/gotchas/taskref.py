@@ -17,12 +17,11 @@ _EXACT = re.compile(rf"^(?:(?P<repo>{_REPO})#(?P<rnum>\d{{1,9}})|#?(?P<num>\d{{1
 
 # In free text: `#664` not preceded by a word character (so `C#1` and URLs' `#L20` stay out),
 # `owner/repo#664`, and upper-case tracker keys. Prefixes that are standards, not trackers,
-# are skipped so `UTF-8` or `SHA-256` never read as tasks.
-_MENTION = re.compile(
-    rf"(?P<repo>\b{_REPO})#(?P<rnum>\d{{1,9}})\b"
-    r"|(?<![\w&/#])#(?P<num>\d{1,9})\b"
-    r"|\b(?P<key>[A-Z][A-Z0-9]{1,9}-\d{1,9})\b"
-)
+# are skipped so `UTF-8` or `SHA-256` never read as tasks. The scan looks for `#` first and
+# only then for a repository name right before it, which keeps it linear and fast.
+_HASH = re.compile(r"#(\d{1,9})\b")
+_REPO_BEFORE = re.compile(rf"(?<![\w.-]){_REPO}$")
+_TRACKER = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,9})\b")
 NOT_TRACKERS = frozenset(
     "UTF ISO SHA MD RFC PEP HTTP TLS SSL AES RSA ECMA IEEE X CP GPT FP BF INT PM ADR CVE CWE "
     "ES KV H A V E P Q".split()
@@ -82,14 +81,17 @@ def _split_keeping_ranges(value: str) -> list[str]:
 
 def mentions(text: str) -> list[str]:
     """Task references written anywhere in free text, in order of first appearance."""
-    found: list[str] = []
-    for match in _MENTION.finditer(text):
-        if match["repo"]:
-            found.append(f"{match['repo']}#{int(match['rnum'])}")
-        elif match["num"]:
-            found.append(f"#{int(match['num'])}")
-        else:
-            key = match["key"]
-            if key.split("-", 1)[0] not in NOT_TRACKERS:
-                found.append(key)
-    return list(dict.fromkeys(found))
+    found: list[tuple[int, str]] = []
+    if "#" in text:
+        for match in _HASH.finditer(text):
+            at = match.start()
+            repo = _REPO_BEFORE.search(text, max(0, at - 141), at)
+            if repo:
+                found.append((repo.start(), f"{repo[0]}#{int(match[1])}"))
+            elif at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_&/#"):
+                found.append((at, f"#{int(match[1])}"))
+    for match in _TRACKER.finditer(text):
+        if match[1] not in NOT_TRACKERS:
+            found.append((match.start(), f"{match[1]}-{match[2]}"))
+    found.sort()
+    return list(dict.fromkeys(ref for _, ref in found))
