@@ -155,7 +155,8 @@ class Correction:
 
 def scratch_project(root: Path) -> Path:
     """The scenario repository, laid out like this one: the skill under skills/ and
-    linked from .claude/skills/, our settings, and a .mcp.json starting our server."""
+    linked from .claude/skills/, our settings and our .mcp.json, with a .venv whose
+    gotchas is the one under test."""
     record = make_scenario_repo(root)
     shutil.copytree(REPO / "skills" / "correcting-gotchas", root / "skills" / "correcting-gotchas")
     link = REPO / ".claude" / "skills" / "correcting-gotchas"
@@ -165,8 +166,11 @@ def scratch_project(root: Path) -> Path:
     else:
         shutil.copytree(link, root / ".claude" / "skills" / "correcting-gotchas")
     shutil.copy(REPO / ".claude" / "settings.json", root / ".claude" / "settings.json")
-    server = {"command": gotchas_exe(), "args": ["serve"]}
-    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"gotchas": server}}))
+    # This repository's own .mcp.json, which starts .venv/bin/gotchas when there is one.
+    shutil.copy(REPO / ".mcp.json", root / ".mcp.json")
+    (root / ".venv" / "bin").mkdir(parents=True)
+    (root / ".venv" / "bin" / "gotchas").symlink_to(gotchas_exe())
+    (root / ".gitignore").write_text(".venv/\n")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "Add the gotchas skill and server")
     run_gotchas(root, "task", "set", "664", "running")
