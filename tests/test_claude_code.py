@@ -37,7 +37,15 @@ from support.clients import (
     requires_npm,
     run_gotchas,
 )
-from support.fake_anthropic import JSON, Block, FakeAnthropic, last_tool_result, result_text, tool_use
+from support.fake_anthropic import (
+    JSON,
+    Block,
+    FakeAnthropic,
+    Step,
+    last_tool_result,
+    result_text,
+    tool_use,
+)
 from support.fake_anthropic import text as text_block
 
 PREFIX = "mcp__gotchas__"
@@ -197,6 +205,40 @@ def claude_env(home: Path, base_url: str) -> dict[str, str]:
     return env
 
 
+@dataclass
+class Run:
+    outcome: dict[str, Any]
+    requests: list[JSON]
+
+
+ALLOWED = ["Skill(correcting-gotchas)", "ToolSearch", *(PREFIX + t for t in TOOLS)]
+
+
+def run_claude(root: Path, home: Path, prompt: str, steps: Sequence[Step]) -> Run:
+    """`claude -p` in the project with the gotchas tools allowed, the model scripted;
+    fails unless Claude Code played every step and finished without a denial."""
+    with FakeAnthropic(steps) as api:
+        done = subprocess.run(
+            [node_bin("claude"), "-p", prompt, "--output-format", "json", "--allowedTools", *ALLOWED],
+            cwd=root,
+            env=claude_env(home, api.base_url),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+        requests = api.agent_requests
+        errors = api.errors
+        remaining = api.remaining_steps
+    diagnostics = f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
+    assert not errors, f"a scripted step saw an unexpected tool result: {errors}\n{diagnostics}"
+    assert done.returncode == 0, diagnostics
+    assert remaining == 0, f"Claude Code stopped early ({remaining} steps left)\n{diagnostics}"
+    outcome: dict[str, Any] = json.loads(done.stdout)
+    assert outcome["is_error"] is False and outcome["permission_denials"] == [], diagnostics
+    return Run(outcome, requests)
+
+
 def tool_names(body: JSON) -> set[str]:
     return {str(tool.get("name")) for tool in body.get("tools", [])}
 
@@ -208,28 +250,8 @@ def test_claude_code_applies_the_664_correction_through_the_tools(tmp_path: Path
     before = record.read_text(encoding="utf-8")
     assert before == SCENARIO_RECORD
     model = Correction(root)
-    allowed = ["Skill(correcting-gotchas)", "ToolSearch", *(PREFIX + t for t in TOOLS)]
-
-    with FakeAnthropic(model.steps()) as api:
-        done = subprocess.run(
-            [node_bin("claude"), "-p", TASK_CARD, "--output-format", "json", "--allowedTools", *allowed],
-            cwd=root,
-            env=claude_env(tmp_path / "home", api.base_url),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
-        requests = api.agent_requests
-        errors = api.errors
-        remaining = api.remaining_steps
-
-    diagnostics = f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
-    assert not errors, f"a scripted step saw an unexpected tool result: {errors}\n{diagnostics}"
-    assert done.returncode == 0, diagnostics
-    assert remaining == 0, f"Claude Code stopped early ({remaining} steps left)\n{diagnostics}"
-    outcome = json.loads(done.stdout)
-    assert outcome["is_error"] is False and outcome["permission_denials"] == []
+    run = run_claude(root, tmp_path / "home", TASK_CARD, model.steps())
+    outcome, requests = run.outcome, run.requests
     assert outcome["result"] == "The #664 correction is applied and the record verifies."
 
     # What Claude Code sent: every turn asked for a streamed answer (so the SSE path was
@@ -351,3 +373,54 @@ def test_claude_code_does_not_apply_without_an_allow_rule(tmp_path: Path) -> Non
     refused = last_tool_result(requests[-1])
     assert refused.get("is_error") is True
     assert record.read_text(encoding="utf-8") == SCENARIO_RECORD
+
+
+@requires_npm
+def test_claude_code_verifies_instead_of_rewriting_an_already_recorded_correction(
+    tmp_path: Path,
+) -> None:
+    """The #664 session already recorded the correction when it landed: the correction
+    task proposes, is told `already-recorded`, verifies, and writes nothing."""
+    root = tmp_path / "project"
+    record = scratch_project(root)
+    land_task(root, 664)
+    chunk_id = json.loads(run_gotchas(root, "list", "--task", "#664", "--json").stdout)["entries"][0]["id"]
+    arguments = {
+        "target_id": chunk_id,
+        "task": "#664",
+        "title": CORRECTION_TITLE,
+        "body": CORRECTION_BODY,
+        "diagnostic": CORRECTION_DIAGNOSTIC,
+        "ruled_out": CORRECTION_RULED_OUT,
+        "hold": HOLD,
+    }
+    posted = json.loads(run_gotchas(root, "propose", "--from-json", "-", "--json", stdin=arguments).stdout)
+    run_gotchas(root, "apply", posted["proposal_id"], "--json")
+    recorded = record.read_bytes()
+    seen: dict[str, dict[str, Any]] = {}
+
+    def after_propose(body: JSON) -> list[Block]:
+        seen["proposal"] = answer(body, "propose_supersede")
+        return [tool_use(PREFIX + "verify_record", {})]
+
+    def after_verify(body: JSON) -> list[Block]:
+        seen["verify"] = answer(body, "verify_record")
+        return [text_block("Already recorded by #664; the record verifies. Nothing written.")]
+
+    steps: list[Step] = [
+        [tool_use("Skill", {"skill": "correcting-gotchas"})],
+        [
+            tool_use(
+                "ToolSearch", {"query": "select:" + ",".join(PREFIX + t for t in TOOLS), "max_results": 8}
+            )
+        ],
+        [tool_use(PREFIX + "propose_supersede", arguments)],
+        after_propose,
+        after_verify,
+    ]
+    run_claude(root, tmp_path / "home", TASK_CARD, steps)
+
+    assert seen["proposal"]["status"] == "already-recorded"
+    assert not seen["proposal"].get("proposal_id")
+    assert seen["verify"]["ok"] is True
+    assert record.read_bytes() == recorded, "nothing was written a second time"

@@ -4,6 +4,7 @@ git repository holding a #664-style record, and a `gotchas serve --http` process
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -166,16 +167,21 @@ def make_scenario_repo(root: Path) -> Path:
     return record
 
 
-def run_gotchas(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run the gotchas CLI against a scratch repository."""
-    return subprocess.run(
+def run_gotchas(
+    root: Path, *args: str, check: bool = True, stdin: object = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the gotchas CLI against a scratch repository; `stdin` is sent as JSON."""
+    done = subprocess.run(
         [gotchas_exe(), "--root", str(root), *args],
         cwd=root,
-        check=check,
+        input=None if stdin is None else json.dumps(stdin),
         capture_output=True,
         text=True,
         env=git_env(),
     )
+    if check and done.returncode != 0:
+        raise AssertionError(f"gotchas {' '.join(args)} exited {done.returncode}:\n{done.stderr}")
+    return done
 
 
 def land_task(root: Path, task: int) -> None:
