@@ -72,7 +72,7 @@ def test_bullet_entries_with_bold_lead_ins() -> None:
         "Seed the RNG",
         "No network",
     ]
-    assert parsed.entries[0].mentions == ("#12",)
+    assert parsed.mentions(parsed.entries[0]) == ("#12",)
 
 
 def test_field_line_forms() -> None:

@@ -77,9 +77,18 @@ class Link:
         return f"{self.target}{scope}"
 
 
+_KEY_GAPS = re.compile(r"[\s_]+")
+# A key is at most 40 characters, so a field's colon sits within its first 48.
+_COLON_WITHIN = 48
+
+
 def normalize_key(raw: str) -> str:
-    key = re.sub(r"[\s_]+", "-", raw.strip().strip("*_").strip().lower())
+    key = _KEY_GAPS.sub("-", raw.strip().strip("*_").strip().lower())
     return ALIASES.get(key, key)
+
+
+def _has_colon_early(text: str) -> bool:
+    return text.find(":", 0, _COLON_WITHIN) != -1 or text.find("：", 0, _COLON_WITHIN) != -1
 
 
 def parse_line(line: str, number: int) -> list[Field]:
@@ -103,7 +112,10 @@ def parse_line(line: str, number: int) -> list[Field]:
 
 
 def _parse_segment(text: str, number: int) -> Field | None:
-    match = _SEGMENT.match(text.strip())
+    text = text.strip()
+    if not _has_colon_early(text):
+        return None
+    match = _SEGMENT.match(text)
     if match is None:
         return None
     raw_key = match["key"].strip()
@@ -119,8 +131,10 @@ def _parse_segment(text: str, number: int) -> Field | None:
 
 def is_plain_field_line(line: str) -> bool:
     """A short, un-bolded ``Key: value`` line: metadata inside an entry, never an entry itself."""
-    body = _PREFIX.sub("", line, count=1)
-    match = _SEGMENT.match(body.strip())
+    body = _PREFIX.sub("", line, count=1).strip()
+    if not _has_colon_early(body):
+        return False
+    match = _SEGMENT.match(body)
     if match is None or match["b1"]:
         return False
     key = normalize_key(match["key"])

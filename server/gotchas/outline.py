@@ -249,6 +249,7 @@ def _enclosing_title(headings: Sequence[Heading], line: int) -> str | None:
 _ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*(?:\[[ xX]\]\s+)?")
 _BOLD_LEAD = re.compile(r"^(\*\*|__)(?P<title>.+?)\1")
 _MAX_TITLE = 100
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s|\s[—–]\s")
 
 
 def item_title(first_line: str) -> str:
@@ -257,7 +258,7 @@ def item_title(first_line: str) -> str:
     bold = _BOLD_LEAD.match(text)
     if bold:
         return bold["title"].strip().rstrip(":：.").strip()
-    sentence = re.split(r"(?<=[.!?。])\s|\s[—–]\s", text, maxsplit=1)[0]
+    sentence = _SENTENCE_END.split(text[: _MAX_TITLE * 2], maxsplit=1)[0]
     if len(sentence) > _MAX_TITLE:
         sentence = sentence[:_MAX_TITLE].rsplit(" ", 1)[0] + "…"
     return sentence

@@ -90,7 +90,7 @@ def select(
     words = query.lower().split() if query else []
     chosen: list[Entry] = []
     for entry in record.entries:
-        if wanted_task and wanted_task not in (entry.tasks or entry.mentions):
+        if wanted_task and not _concerns(record, entry, wanted_task):
             continue
         if status and entry.status != status.strip().lower():
             continue
@@ -102,6 +102,12 @@ def select(
                 continue
         chosen.append(entry)
     return chosen
+
+
+def _concerns(record: Record, entry: Entry, task: str) -> bool:
+    if entry.tasks:
+        return task in entry.tasks
+    return record.may_mention(entry, task) and task in record.mentions(entry)
 
 
 def page(
@@ -134,7 +140,7 @@ def _decode_cursor(cursor: str, record: Record) -> int:
     return offset
 
 
-def summary(entry: Entry) -> EntrySummary:
+def summary(entry: Entry, record: Record | None = None) -> EntrySummary:
     out = EntrySummary(
         id=entry.id,
         title=entry.title,
@@ -151,8 +157,10 @@ def summary(entry: Entry) -> EntrySummary:
         out["superseded_by"] = [link.render() for link in entry.superseded_by]
     if entry.red_herring_for:
         out["red_herring_for"] = list(entry.red_herring_for)
-    if entry.mentions and not entry.tasks:
-        out["mentions"] = list(entry.mentions)
+    if not entry.tasks and record is not None:
+        mentioned = record.mentions(entry)
+        if mentioned:
+            out["mentions"] = list(mentioned)
     return out
 
 
@@ -166,7 +174,7 @@ def detail(entry: Entry, record: Record) -> EntryDetail:
         byte_range=[entry.start, entry.end],
         sha256=entry.sha256,
         tasks=list(entry.tasks),
-        mentions=[t for t in taskref.mentions(record.text(entry)) if t not in entry.tasks],
+        mentions=list(record.mentions(entry)),
         root_cause=entry.root_cause,
         status=entry.status,
         supersedes=[link.render() for link in entry.supersedes],
@@ -191,7 +199,7 @@ def listing(
     chosen = select(record, task, query, status, root_cause)
     chunk, following = page(chosen, record, limit, cursor)
     return ListResult(
-        entries=[summary(e) for e in chunk],
+        entries=[summary(e, record) for e in chunk],
         total=len(chosen),
         next_cursor=following,
         record=record_name,

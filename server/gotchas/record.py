@@ -43,7 +43,6 @@ class Entry:
     end: int
     sha256: str
     tasks: tuple[str, ...]
-    mentions: tuple[str, ...]
     root_cause: str | None
     supersedes: tuple[Link, ...]
     superseded_by: tuple[Link, ...]
@@ -108,6 +107,15 @@ class Record:
 
     def text(self, entry: Entry) -> str:
         return self.data[entry.start : entry.end].decode("utf-8")
+
+    def mentions(self, entry: Entry) -> tuple[str, ...]:
+        """Task references in the entry's text other than its ``tasks:``; computed on demand."""
+        return tuple(t for t in taskref.mentions(self.text(entry)) if t not in entry.tasks)
+
+    def may_mention(self, entry: Entry, task: str) -> bool:
+        """A cheap pre-check: the task's number or key occurs in the entry's bytes at all."""
+        key = task.rsplit("#", 1)[-1].encode()
+        return self.data.find(key, entry.start, entry.end) != -1
 
     def line_of(self, offset: int) -> int:
         """1-based line number holding byte ``offset``."""
@@ -226,7 +234,7 @@ def _entries(
     entries = []
     for (span, end, fields), (entry_id, explicit) in zip(drafts, ids, strict=True):
         start_byte, end_byte = starts[span.start], starts[end]
-        entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte, bare))
+        entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte))
     return entries
 
 
@@ -239,7 +247,6 @@ def _entry(
     explicit: bool,
     start_byte: int,
     end_byte: int,
-    bare: Sequence[str],
 ) -> Entry:
     tasks: list[str] = []
     red_herring: list[str] = []
@@ -262,9 +269,6 @@ def _entry(
         elif field.key == "status" and status is None:
             status = field.value.strip("*_` ").lower()
     task_list = tuple(dict.fromkeys(tasks))
-    # Mentions stand in for tasks only where there is no `tasks:` field; the full list is
-    # recomputed from the text when one entry is shown (query.detail).
-    mentioned = () if task_list else tuple(taskref.mentions("\n".join(bare[span.start : end])))
     if red_herring:
         status = "red-herring"
     return Entry(
@@ -282,7 +286,6 @@ def _entry(
         end=end_byte,
         sha256=hashlib.sha256(data[start_byte:end_byte]).hexdigest(),
         tasks=task_list,
-        mentions=mentioned,
         root_cause=root_cause,
         supersedes=tuple(supersedes),
         superseded_by=tuple(superseded_by),
@@ -320,12 +323,17 @@ def _explicit_id(fields: Sequence[Field]) -> str | None:
     return None
 
 
+_MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
+_NON_WORD = re.compile(r"[\W_]+")
+
+
 def slugify(title: str) -> str:
     """Lower-case words joined by ``-``; letters of any script kept; at most 48 characters."""
     text = (title if title.isascii() else unicodedata.normalize("NFKC", title)).lower()
-    text = re.sub(r"<[^>]*>|\]\([^)]*\)", " ", text)
-    text = re.sub(r"['’]", "", text)
-    slug = re.sub(r"[\W_]+", "-", text).strip("-")
+    if "<" in text or "](" in text:
+        text = _MARKUP.sub(" ", text)
+    text = text.replace("'", "").replace("’", "")
+    slug = _NON_WORD.sub("-", text).strip("-")
     if len(slug) > MAX_ID_LENGTH:
         slug = slug[:MAX_ID_LENGTH].rsplit("-", 1)[0]
     if not slug:

@@ -74,8 +74,11 @@ def parse_list(value: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_RANGE_GAP = re.compile(r"\s*([–-])\s*#")
+
+
 def _split_keeping_ranges(value: str) -> list[str]:
-    value = re.sub(r"\s*([–-])\s*#", r"\1#", value)
+    value = _RANGE_GAP.sub(r"\1#", value)
     return [p for p in _SPLIT.split(value) if p]
 
 
