@@ -71,9 +71,7 @@ def tool_results(body: JSON) -> list[JSON]:
     for message in body.get("messages", []):
         content = message.get("content")
         if isinstance(content, list):
-            found.extend(
-                b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
-            )
+            found.extend(b for b in content if isinstance(b, dict) and b.get("type") == "tool_result")
     return found
 
 
