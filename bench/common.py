@@ -365,11 +365,14 @@ def memory_server_cmd() -> list[str]:
 
 
 def parse_only_cmd(record: Path) -> list[str]:
-    """A bare markdown-it-py parse of ``record`` (block rules only), as its own process."""
+    """A bare markdown-it-py parse of ``record`` (CommonMark block rules only), as its own process.
+
+    The same parser configuration the record model uses, so the ratio is our work on top of it.
+    """
     code = (
         "import sys\n"
         "from markdown_it import MarkdownIt\n"
-        "md = MarkdownIt('commonmark').enable('table').disable('inline')\n"
+        "md = MarkdownIt('commonmark').disable('inline')\n"
         "with open(sys.argv[1], encoding='utf-8') as f:\n"
         "    md.parse(f.read())\n"
     )
