@@ -13,72 +13,23 @@ import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, NotRequired
-
-from typing_extensions import TypedDict
+from typing import Any, Literal
 
 from gotchas import edit, journal, proposal, query, taskref, verification
 from gotchas import record as record_model
 from gotchas.errors import Conflict, GotchasError, InvalidArgument
 from gotchas.proposal import Proposal
 from gotchas.record import Entry, Record
+from gotchas.results import (
+    ApplyResult,
+    EntryDetail,
+    ListResult,
+    ProblemView,
+    ProposalResult,
+    ProposalSummary,
+    VerifyResult,
+)
 from gotchas.workspace import Workspace
-
-
-class ProblemView(TypedDict):
-    code: str
-    severity: str
-    entry: str | None
-    line: int | None
-    message: str
-
-
-class VerifyResult(TypedDict):
-    ok: bool
-    record: str
-    record_sha256: str
-    entries: int
-    problems: list[ProblemView]
-
-
-class ProposalResult(TypedDict):
-    """``proposed``: review ``diff``, then apply ``proposal_id``; ``already-recorded``: nothing to do."""
-
-    status: Literal["proposed", "already-recorded"]
-    proposal_id: str | None
-    record: str
-    diff: str
-    base_sha256: str
-    target_sha256: str | None
-    new_id: str | None
-    hold: dict[str, Any] | None
-    checks: dict[str, Any]
-    next_step: str
-
-
-class ApplyResult(TypedDict):
-    status: Literal["applied", "already-applied", "refused"]
-    reason: str
-    proposal_id: str
-    record: str
-    rebased: bool
-    before_sha256: str
-    after_sha256: str
-    hold: dict[str, Any] | None
-    verification: dict[str, Any] | None
-    code: NotRequired[str]
-
-
-class ProposalSummary(TypedDict):
-    proposal_id: str
-    kind: str
-    record: str
-    target_id: str | None
-    task: str | None
-    new_id: str
-    title: str
-    hold: str | None
-    created_at: str
 
 
 def _now() -> str:
@@ -99,12 +50,12 @@ def list_gotchas(
     limit: int | None = None,
     cursor: str | None = None,
     record: str | None = None,
-) -> query.ListResult:
+) -> ListResult:
     path, parsed = _load(ws, record)
     return query.listing(parsed, ws.name(path), task, query_text, status, root_cause, limit, cursor)
 
 
-def get_gotcha(ws: Workspace, entry_id: str, record: str | None = None) -> query.EntryDetail:
+def get_gotcha(ws: Workspace, entry_id: str, record: str | None = None) -> EntryDetail:
     _, parsed = _load(ws, record)
     return query.detail(parsed.get(entry_id), parsed)
 

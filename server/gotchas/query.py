@@ -8,68 +8,15 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from typing import NotRequired
-
-from typing_extensions import TypedDict
 
 from gotchas import taskref
 from gotchas.errors import InvalidArgument
 from gotchas.record import Entry, Record
+from gotchas.results import EntryDetail, EntrySummary, FieldView, ListResult
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 ROOT_CAUSES = ("confirmed", "suspected", "none")
-
-
-class EntrySummary(TypedDict):
-    """One entry in a listing; optional keys are left out when empty to save tokens."""
-
-    id: str
-    title: str
-    lines: list[int]
-    tasks: list[str]
-    root_cause: NotRequired[str]
-    status: NotRequired[str]
-    supersedes: NotRequired[list[str]]
-    superseded_by: NotRequired[list[str]]
-    red_herring_for: NotRequired[list[str]]
-    mentions: NotRequired[list[str]]
-
-
-class FieldView(TypedDict):
-    key: str
-    value: str
-    line: int
-
-
-class EntryDetail(TypedDict):
-    """One entry in full: every parsed field, its exact place and hash, and its text."""
-
-    id: str
-    title: str
-    kind: str
-    section: str | None
-    lines: list[int]
-    byte_range: list[int]
-    sha256: str
-    tasks: list[str]
-    mentions: list[str]
-    root_cause: str | None
-    status: str
-    supersedes: list[str]
-    superseded_by: list[str]
-    red_herring_for: list[str]
-    diagnostic: str | None
-    fields: list[FieldView]
-    text: str
-
-
-class ListResult(TypedDict):
-    entries: list[EntrySummary]
-    total: int
-    next_cursor: str | None
-    record: str
-    record_sha256: str
 
 
 def select(

@@ -1,0 +1,118 @@
+"""The shapes of what the tools and commands return.
+
+Plain TypedDicts with no dependencies of their own, so the server can declare its output
+schemas at start-up without importing the record model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+
+class EntrySummary(TypedDict):
+    """One entry in a listing; optional keys are left out when empty to save tokens."""
+
+    id: str
+    title: str
+    lines: list[int]
+    tasks: list[str]
+    root_cause: NotRequired[str]
+    status: NotRequired[str]
+    supersedes: NotRequired[list[str]]
+    superseded_by: NotRequired[list[str]]
+    red_herring_for: NotRequired[list[str]]
+    mentions: NotRequired[list[str]]
+
+
+class FieldView(TypedDict):
+    key: str
+    value: str
+    line: int
+
+
+class EntryDetail(TypedDict):
+    """One entry in full: every parsed field, its exact place and hash, and its text."""
+
+    id: str
+    title: str
+    kind: str
+    section: str | None
+    lines: list[int]
+    byte_range: list[int]
+    sha256: str
+    tasks: list[str]
+    mentions: list[str]
+    root_cause: str | None
+    status: str
+    supersedes: list[str]
+    superseded_by: list[str]
+    red_herring_for: list[str]
+    diagnostic: str | None
+    fields: list[FieldView]
+    text: str
+
+
+class ListResult(TypedDict):
+    entries: list[EntrySummary]
+    total: int
+    next_cursor: str | None
+    record: str
+    record_sha256: str
+
+
+class ProblemView(TypedDict):
+    code: str
+    severity: str
+    entry: str | None
+    line: int | None
+    message: str
+
+
+class VerifyResult(TypedDict):
+    ok: bool
+    record: str
+    record_sha256: str
+    entries: int
+    problems: list[ProblemView]
+
+
+class ProposalResult(TypedDict):
+    """``proposed``: review ``diff``, then apply ``proposal_id``; ``already-recorded``: nothing to do."""
+
+    status: Literal["proposed", "already-recorded"]
+    proposal_id: str | None
+    record: str
+    diff: str
+    base_sha256: str
+    target_sha256: str | None
+    new_id: str | None
+    hold: dict[str, Any] | None
+    checks: dict[str, Any]
+    next_step: str
+
+
+class ApplyResult(TypedDict):
+    status: Literal["applied", "already-applied", "refused"]
+    reason: str
+    proposal_id: str
+    record: str
+    rebased: bool
+    before_sha256: str
+    after_sha256: str
+    hold: dict[str, Any] | None
+    verification: dict[str, Any] | None
+    code: NotRequired[str]
+
+
+class ProposalSummary(TypedDict):
+    proposal_id: str
+    kind: str
+    record: str
+    target_id: str | None
+    task: str | None
+    new_id: str
+    title: str
+    hold: str | None
+    created_at: str
