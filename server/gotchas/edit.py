@@ -55,6 +55,7 @@ class Plan:
 
     data: bytes
     insertions: tuple[Insertion, ...]
+    eol: bytes
     new_id: str
     new_title: str
     target_id: str | None
@@ -144,7 +145,7 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
     after = _insertion_after(record, lines, target, entry_lines)
     plan = [*inside, after]
     data = _apply(record.data, lines, plan, eol)
-    return Plan(data, tuple(plan), new_id, new.title, target.id, task)
+    return Plan(data, tuple(plan), eol, new_id, new.title, target.id, task)
 
 
 def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
@@ -162,7 +163,7 @@ def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
         insertion = _insertion_after(record, lines, anchor, entry_lines)
         eol = _eol_of(record, anchor)
     data = _apply(record.data, lines, [insertion], eol)
-    return Plan(data, (insertion,), new_id, new.title, None, None)
+    return Plan(data, (insertion,), eol, new_id, new.title, None, None)
 
 
 def _fresh_id(record: Record, title: str) -> str:
@@ -334,6 +335,11 @@ def _next_entry_line(record: Record, anchor: Entry) -> int:
 
 def _apply(data: bytes, lines: Sequence[bytes], insertions: Sequence[Insertion], eol: bytes) -> bytes:
     return b"".join(_new_lines(lines, insertions, eol))
+
+
+def apply_insertions(data: bytes, insertions: Sequence[Insertion], eol: bytes) -> bytes:
+    """The bytes a plan writes, from the bytes it was planned on: no parse needed."""
+    return _apply(data, data.splitlines(keepends=True), insertions, eol)
 
 
 def _new_lines(lines: Sequence[bytes], insertions: Sequence[Insertion], eol: bytes) -> list[bytes]:

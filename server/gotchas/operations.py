@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gotchas import edit, journal, proposal, query, taskref, verification
-from gotchas import record as record_model
 from gotchas.errors import Conflict, GotchasError, InvalidArgument
 from gotchas.proposal import Proposal
 from gotchas.record import Entry, Record
@@ -108,15 +107,13 @@ def propose_supersede(
         return _already_recorded(ws, path, parsed, target, existing, hold_answer)
     lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
     plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
-    check = _check_plan(parsed, plan, lesson)
+    planned, check = _planned(ws, path, parsed, plan, lesson)
     draft = Proposal(
         kind="supersede",
         record=ws.name(path),
         base_sha256=parsed.sha256,
         lesson=lesson,
-        new_id=plan.new_id,
-        result_sha256=_sha(plan.data),
-        diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
+        **planned,
         target_id=target.id,
         target_sha256=target.sha256,
         anchor_sha256=_anchor(parsed, target),
@@ -147,16 +144,14 @@ def propose_lesson(
     lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
     hold_answer = _hold_preview(ws, hold)
     plan = edit.plan_capture(parsed, lesson, anchor)
-    check = _check_plan(parsed, plan, lesson)
+    planned, check = _planned(ws, path, parsed, plan, lesson)
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
     draft = Proposal(
         kind="capture",
         record=ws.name(path),
         base_sha256=parsed.sha256,
         lesson=lesson,
-        new_id=plan.new_id,
-        result_sha256=_sha(plan.data),
-        diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
+        **planned,
         target_sha256=place.sha256 if place else None,
         anchor_sha256=_anchor(parsed, place) if place else None,
         after_id=place.id if place else None,
@@ -256,9 +251,11 @@ def _already_recorded(
     )
 
 
-def _check_plan(parsed: Record, plan: edit.Plan, lesson: edit.Lesson) -> verification.EditCheck:
+def _check_plan(
+    ws: Workspace, parsed: Record, plan: edit.Plan, lesson: edit.Lesson
+) -> tuple[Record, verification.EditCheck]:
     """Parse the planned bytes and refuse a plan whose result would not verify."""
-    after = record_model.parse(plan.data)
+    after = ws.parse(plan.data)
     check = verification.check_edit(parsed, after, plan, lesson)
     if not check.ok:
         raise InvalidArgument(
@@ -266,7 +263,22 @@ def _check_plan(parsed: Record, plan: edit.Plan, lesson: edit.Lesson) -> verific
             + "; ".join(check.problems)
             + " (is there Markdown in the body that starts a new entry or adds fields?)"
         )
-    return check
+    return after, check
+
+
+def _planned(
+    ws: Workspace, path: Path, parsed: Record, plan: edit.Plan, lesson: edit.Lesson
+) -> tuple[dict[str, Any], verification.EditCheck]:
+    """The proposal fields that pin a verified plan: its bytes' hash, insertions and entries."""
+    after, check = _check_plan(ws, parsed, plan, lesson)
+    return {
+        "new_id": plan.new_id,
+        "result_sha256": after.sha256,
+        "diff": edit.unified_diff(ws.name(path), parsed.data, plan.data),
+        "insertions": plan.insertions,
+        "eol": plan.eol.decode("ascii"),
+        "entries_digest": verification.entries_digest(after),
+    }, check
 
 
 def _anchor(parsed: Record, entry: Entry) -> str:
@@ -311,7 +323,8 @@ def apply(ws: Workspace, proposal_id: str) -> ApplyResult:
 
 
 def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
-    current = record_model.parse(ws.read(path))
+    data = ws.read(path)
+    before_sha = _sha(data)
 
     def answer(
         status: Literal["applied", "already-applied", "refused"], reason: str, **extra: Any
@@ -322,15 +335,17 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             proposal_id=stored.id,
             record=stored.record,
             rebased=False,
-            before_sha256=current.sha256,
-            after_sha256=current.sha256,
+            before_sha256=before_sha,
+            after_sha256=before_sha,
             hold=None,
             verification=None,
         )
         out.update(extra)  # type: ignore[typeddict-item]
         return out
 
-    if _is_applied(current, stored):
+    unchanged = before_sha == stored.base_sha256
+    current = None if unchanged else ws.parse(data)
+    if before_sha == stored.result_sha256 or (current is not None and _is_applied(current, stored)):
         return answer("already-applied", f"{stored.new_id!r} is already in the record; nothing written")
     hold_answer = check_hold(ws, stored.hold) if stored.hold else None
     if hold_answer is not None and hold_answer["state"] != "released":
@@ -341,29 +356,52 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             code="hold-not-released",
         )
     try:
-        plan, rebased = _replan(current, stored)
+        plan = _as_proposed(data, stored) if current is None else _replan(ws, current, stored)
     except GotchasError as exc:
         return answer("refused", str(exc), hold=hold_answer, code=exc.code)
     ws.write_atomic(path, plan.data)
-    reread = record_model.parse(ws.read(path))
-    check = verification.check_edit(current, reread, plan, stored.lesson)
+    written = ws.read(path)
+    after = ws.parse(written)
+    if current is None:
+        check = verification.check_applied(after, stored.entries_digest, plan, stored.lesson)
+    else:
+        check = verification.check_edit(current, after, plan, stored.lesson)
+    problems = list(check.problems)
+    if written != plan.data:
+        problems.append("the file read back is not the bytes that were written")
     links = [
         p.to_dict()
-        for p in verification.check_record(reread)
+        for p in verification.check_record(after)
         if p.entry in {stored.new_id, stored.target_id} and p.severity == "error"
     ]
-    report: dict[str, Any] = {**check.to_dict(), "link_problems": links}
-    report["ok"] = check.ok and not links
+    report: dict[str, Any] = {**check.to_dict(), "problems": problems, "link_problems": links}
+    report["ok"] = not problems and not links
     reason = "applied and verified" if report["ok"] else "applied, but verification found problems"
-    if rebased:
+    if current is not None:
         reason += " (rebased: the record changed elsewhere since the proposal)"
     return answer(
         "applied",
         reason,
-        rebased=rebased,
-        after_sha256=reread.sha256,
+        rebased=current is not None,
+        after_sha256=after.sha256,
         hold=hold_answer,
         verification=report,
+    )
+
+
+def _as_proposed(data: bytes, stored: Proposal) -> edit.Plan:
+    """The proposed edit on the very bytes it was planned on: no parse, same result hash."""
+    new = edit.apply_insertions(data, stored.insertions, stored.eol.encode("ascii"))
+    if _sha(new) != stored.result_sha256:
+        raise Conflict("conflict: the edit no longer produces the proposed bytes; propose again")
+    return edit.Plan(
+        new,
+        stored.insertions,
+        stored.eol.encode("ascii"),
+        stored.new_id,
+        stored.lesson.title,
+        stored.target_id,
+        stored.task,
     )
 
 
@@ -377,9 +415,8 @@ def _is_applied(current: Record, stored: Proposal) -> bool:
     return False
 
 
-def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
-    """The same edit on the current bytes: as proposed, rebased, or a conflict."""
-    rebased = current.sha256 != stored.base_sha256
+def _replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
+    """The same edit on a record that changed since the proposal: rebased, or a conflict."""
     anchor_id = stored.target_id or stored.after_id
     anchor = None
     if anchor_id is not None:
@@ -395,9 +432,9 @@ def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
                 f"conflict: {anchor_id!r} or the lines right after it changed since the proposal; "
                 "propose again against the current record"
             )
-    elif rebased:
+    else:
         raise Conflict("conflict: the record changed since the proposal; propose again")
-    if stored.kind == "supersede" and anchor is not None and stored.task:
+    if stored.kind == "supersede" and stored.task:
         plan = edit.plan_supersede(current, anchor, stored.task, stored.lesson, stored.red_herring_note)
     else:
         plan = edit.plan_capture(current, stored.lesson, anchor)
@@ -405,14 +442,11 @@ def _replan(current: Record, stored: Proposal) -> tuple[edit.Plan, bool]:
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"
         )
-    if not rebased and _sha(plan.data) != stored.result_sha256:
-        raise Conflict("conflict: the edit no longer produces the proposed bytes; propose again")
-    if rebased:
-        try:
-            _check_plan(current, plan, stored.lesson)
-        except InvalidArgument as exc:
-            raise Conflict(f"conflict: rebased on the current record, {exc.message}") from None
-    return plan, rebased
+    try:
+        _check_plan(ws, current, plan, stored.lesson)
+    except InvalidArgument as exc:
+        raise Conflict(f"conflict: rebased on the current record, {exc.message}") from None
+    return plan
 
 
 def _hold_reason(answer: dict[str, Any]) -> str:

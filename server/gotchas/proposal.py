@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from gotchas.edit import Lesson
+from gotchas.edit import Insertion, Lesson
 from gotchas.errors import ProposalInvalid, ProposalNotFound
 from gotchas.workspace import write_atomic
 
@@ -39,6 +39,9 @@ class Proposal:
     after_id: str | None = None
     hold: str | None = None
     created_at: str = ""
+    insertions: tuple[Insertion, ...] = ()
+    eol: str = "\n"
+    entries_digest: str = ""
     id: str = field(default="")
 
     def intent(self) -> dict[str, Any]:
@@ -87,8 +90,9 @@ def from_json(text: str, expected_id: str) -> Proposal:
     try:
         raw = body.pop("lesson")
         lesson = Lesson(**{**raw, "tasks": tuple(raw["tasks"]), "ruled_out": tuple(raw["ruled_out"])})
-        proposal = Proposal(lesson=lesson, **body)
-    except (TypeError, KeyError):
+        inserts = tuple(Insertion(int(i["at"]), tuple(i["lines"])) for i in body.pop("insertions"))
+        proposal = Proposal(lesson=lesson, insertions=inserts, **body)
+    except (TypeError, KeyError, ValueError):
         raise ProposalInvalid(f"proposal {expected_id} does not have the expected fields") from None
     if proposal.id != expected_id or make_id(proposal) != expected_id:
         raise ProposalInvalid(f"proposal {expected_id} does not match its own id")

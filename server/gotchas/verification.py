@@ -6,6 +6,7 @@ Pure functions over parsed records. ``check_record`` is the lint every team can 
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Literal
@@ -205,6 +206,54 @@ def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson) -> Edi
     )
 
 
+def entries_digest(record: Record) -> str:
+    """One hash over every entry's id and bytes, in order: equal digests, identical entries."""
+    lines = "\n".join(f"{e.id}\0{e.sha256}" for e in record.entries)
+    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+
+
+def check_applied(after: Record, expected_digest: str, plan: Plan, lesson: Lesson) -> EditCheck:
+    """The record read back holds exactly the entries verified when the edit was proposed.
+
+    Used when the edit was applied to the very bytes it was planned on: ``check_edit`` ran
+    then, on the planned result; equal entry digests prove the file now holds that result.
+    """
+    problems: list[str] = []
+    if entries_digest(after) != expected_digest:
+        problems.append("the entries read back differ from those verified when the edit was proposed")
+    by_id = {e.id: e for e in after.entries}
+    new = by_id.get(plan.new_id)
+    if new is None:
+        problems.append(f"the new entry {plan.new_id!r} does not parse as an entry")
+    else:
+        problems += _check_new(new, plan, lesson)
+    target = by_id.get(plan.target_id) if plan.target_id else None
+    if plan.target_id is not None:
+        if target is None:
+            problems.append(f"the target {plan.target_id!r} is missing after the edit")
+        else:
+            problems += _marks(target, plan)
+    touched = 2 if plan.target_id else 1
+    return EditCheck(
+        ok=not problems,
+        entries_before=len(after.entries) - 1,
+        entries_after=len(after.entries),
+        unchanged_entries=max(0, len(after.entries) - touched),
+        target=plan.target_id,
+        new_entry=plan.new_id,
+        problems=problems,
+    )
+
+
+def _marks(target: Entry, plan: Plan) -> list[str]:
+    out = []
+    if plan.task not in target.red_herring_for:
+        out.append(f"the target is not marked red-herring-for {plan.task}")
+    if not any(link.target == plan.new_id for link in target.superseded_by):
+        out.append(f"the target does not point to {plan.new_id!r} with superseded-by")
+    return out
+
+
 def _check_new(new: Entry, plan: Plan, lesson: Lesson) -> list[str]:
     out = []
     if new.title != plan.new_title:
@@ -232,10 +281,7 @@ def _check_target(before: Record, after: Record, plan: Plan) -> list[str]:
         return [f"the target {plan.target_id!r} is missing after the edit"]
     if not _keeps_lines(before.text(old), after.text(now)):
         out.append("the target entry lost or changed some of its original lines")
-    if plan.task not in now.red_herring_for:
-        out.append(f"the target is not marked red-herring-for {plan.task}")
-    if not any(link.target == plan.new_id for link in now.superseded_by):
-        out.append(f"the target does not point to {plan.new_id!r} with superseded-by")
+    out += _marks(now, plan)
     if now.tasks != old.tasks or now.root_cause != old.root_cause:
         out.append("the target's own tasks or root-cause changed")
     return out

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gotchas.record import Record
 
 DEFAULT_RECORD = ".claude/rules/gotchas.md"
+_PARSE_CACHE_SIZE = 4
 STATE_DIR = ".claude/gotchas"
 
 
@@ -56,6 +57,7 @@ class Workspace:
     root: Path
     default_record: str = DEFAULT_RECORD
     _cache: dict[Path, tuple[tuple[int, int, int], Record]] = field(default_factory=dict, repr=False)
+    _parsed: dict[str, Record] = field(default_factory=dict, repr=False)
 
     @classmethod
     def discover(
@@ -113,8 +115,6 @@ class Workspace:
 
     def load(self, path: Path) -> Record:
         """The parsed record, re-read only when the file changed (size, mtime or inode)."""
-        from gotchas.record import parse
-
         try:
             info = path.stat()
         except FileNotFoundError:
@@ -124,9 +124,26 @@ class Workspace:
         cached = self._cache.get(path)
         if cached and cached[0] == signature:
             return cached[1]
-        parsed = parse(self.read(path))
+        parsed = self.parse(self.read(path))
         self._cache[path] = (signature, parsed)
         return parsed
+
+    def parse(self, data: bytes) -> Record:
+        """Parse ``data``, reusing an earlier parse of the very same bytes (keyed by sha256).
+
+        Parsing is a pure function of the bytes, so a proposal's planned result, parsed and
+        verified at propose time, need not be parsed again when apply reads those bytes back.
+        """
+        from gotchas.record import parse
+
+        key = hashlib.sha256(data).hexdigest()
+        found = self._parsed.get(key)
+        if found is None:
+            found = parse(data)
+            self._parsed[key] = found
+            while len(self._parsed) > _PARSE_CACHE_SIZE:
+                self._parsed.pop(next(iter(self._parsed)))
+        return found
 
     @contextlib.contextmanager
     def lock(self, path: Path) -> Iterator[None]:
