@@ -11,7 +11,6 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -36,20 +35,16 @@ def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Pa
             if not path.is_dir():
                 raise PathOutsideRoot(f"the project root {candidate!r} is not a directory")
             return path.resolve()
-    try:
-        top = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return cwd.resolve()
-    if top.returncode == 0 and top.stdout.strip():
-        return Path(top.stdout.strip()).resolve()
-    return cwd.resolve()
+    return git_top_level(cwd.resolve()) or cwd.resolve()
+
+
+def git_top_level(start: Path) -> Path | None:
+    """The nearest directory at or above ``start`` holding ``.git`` (a directory, or the file a
+    worktree or submodule has): what ``git rev-parse --show-toplevel`` answers, without a process."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
 
 
 @dataclass
