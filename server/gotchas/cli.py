@@ -9,6 +9,7 @@ imported only by ``serve`` and ``demo``, so every other command starts fast.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -231,16 +232,28 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    # Importing the MCP SDK allocates hundreds of thousands of long-lived objects; collecting
+    # them during start-up is wasted work, so collection waits until the server is built, and
+    # what exists then is frozen out of later collections.
+    gc.disable()
     ws = _workspace(args)
     if args.http:
         from gotchas.server import serve_http
 
+        _start_collecting()
         serve_http(ws, args.host, args.port, os.environ.get("GOTCHAS_TOKEN") or None)
         return 0
     from gotchas.server import build
 
-    build(ws).run()
+    server = build(ws)
+    _start_collecting()
+    server.run()
     return 0
+
+
+def _start_collecting() -> None:
+    gc.freeze()
+    gc.enable()
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -35,10 +35,17 @@ def select(
     if root_cause is not None and root_cause not in ROOT_CAUSES:
         raise InvalidArgument(f"root_cause must be one of {', '.join(ROOT_CAUSES)}")
     words = query.lower().split() if query else []
+    candidates: Sequence[Entry] = record.entries
+    if wanted_task:
+        tagged = record.by_task.get(wanted_task, ())
+        mentioning = [
+            e
+            for e in record.without_tasks
+            if record.may_mention(e, wanted_task) and wanted_task in record.mentions(e)
+        ]
+        candidates = sorted((*tagged, *mentioning), key=lambda e: e.start)
     chosen: list[Entry] = []
-    for entry in record.entries:
-        if wanted_task and not _concerns(record, entry, wanted_task):
-            continue
+    for entry in candidates:
         if status and entry.status != status.strip().lower():
             continue
         if root_cause and (entry.root_cause or "none") != root_cause:
@@ -49,12 +56,6 @@ def select(
                 continue
         chosen.append(entry)
     return chosen
-
-
-def _concerns(record: Record, entry: Entry, task: str) -> bool:
-    if entry.tasks:
-        return task in entry.tasks
-    return record.may_mention(entry, task) and task in record.mentions(entry)
 
 
 def page(

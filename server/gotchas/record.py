@@ -68,9 +68,23 @@ class Record:
     front_matter: tuple[int, int] | None
     style: str
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.data).hexdigest()
+
+    @cached_property
+    def by_task(self) -> dict[str, tuple[Entry, ...]]:
+        """Entries by the tasks of their ``tasks:`` field, built once per parse for fast filters."""
+        index: dict[str, list[Entry]] = {}
+        for entry in self.entries:
+            for task in entry.tasks:
+                index.setdefault(task, []).append(entry)
+        return {task: tuple(found) for task, found in index.items()}
+
+    @cached_property
+    def without_tasks(self) -> tuple[Entry, ...]:
+        """Entries with no ``tasks:`` field: a task filter looks at what they mention instead."""
+        return tuple(e for e in self.entries if not e.tasks)
 
     @property
     def final_newline(self) -> bool:
