@@ -105,3 +105,20 @@ def test_a_listing_of_500_entries_stays_small(tmp_path: Path) -> None:
     assert result["total"] == 500
     # The text an agent reads: about 4 characters a token, so this bounds it near 8k tokens.
     assert len(query.table(result)) < 32_000
+
+
+def test_config_names_the_record_and_forces_the_entry_style(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".claude").mkdir()
+    notes = tmp_path / "docs" / "lessons.md"
+    notes.parent.mkdir()
+    notes.write_text("# Lessons\n\n## Build\n\n- **Pin it** — a.\n- **Cache it** — b.\n\n## Run\n\nProse.\n")
+    guessed = json.loads(cli(tmp_path, "--record", "docs/lessons.md", "list", "--json").stdout)
+    assert [e["title"] for e in guessed["entries"]] == ["Build", "Run"]
+    (tmp_path / ".claude" / "gotchas.toml").write_text('record = "docs/lessons.md"\nentries = "list"\n')
+    forced = json.loads(cli(tmp_path, "list", "--json").stdout)
+    assert forced["record"] == "docs/lessons.md"
+    assert [e["title"] for e in forced["entries"]] == ["Pin it", "Cache it"]
+    (tmp_path / ".claude" / "gotchas.toml").write_text('entries = "columns"\n')
+    refused = cli(tmp_path, "list")
+    assert refused.returncode == 1 and "entries must be one of" in refused.stderr

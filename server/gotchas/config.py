@@ -55,6 +55,7 @@ class Config:
 
     root: Path
     record: str = DEFAULT_RECORD
+    entries: str | None = None
     holds: HoldsConfig = field(default_factory=HoldsConfig)
 
     @property
@@ -81,6 +82,7 @@ def parse_config(text: str, root: Path) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: {exc}") from None
     record = _record(data.get("record", DEFAULT_RECORD))
+    entries = _entries(data.get("entries"))
     holds_table = _table(data.get("holds", {}), "holds")
     _only(holds_table, {"sources", "git", "github", "command"}, "holds")
     holds = HoldsConfig(
@@ -94,7 +96,19 @@ def parse_config(text: str, root: Path) -> Config:
             f"{CONFIG_PATH}: holds.sources uses 'command' but holds.command.argv has no "
             '{task} argument; write it like argv = ["tool", "{task}"]'
         )
-    return Config(root=root, record=record, holds=holds)
+    return Config(root=root, record=record, entries=entries, holds=holds)
+
+
+ENTRY_STYLES = ("h1", "h2", "h3", "h4", "h5", "h6", "list")
+
+
+def _entries(value: object) -> str | None:
+    """How entries are delimited, when the guess is wrong: a heading level or ``list``."""
+    if value is None:
+        return None
+    if value not in ENTRY_STYLES:
+        raise ConfigError(f"{CONFIG_PATH}: entries must be one of {', '.join(ENTRY_STYLES)}, got {value!r}")
+    return str(value)
 
 
 def _record(value: object) -> str:

@@ -51,6 +51,7 @@ def git_top_level(start: Path) -> Path | None:
 class Workspace:
     root: Path
     default_record: str = DEFAULT_RECORD
+    entry_style: str | None = None
     _cache: dict[Path, tuple[tuple[int, int, int], Record]] = field(default_factory=dict, repr=False)
     _parsed: dict[str, Record] = field(default_factory=dict, repr=False)
 
@@ -64,8 +65,8 @@ class Workspace:
     ) -> Workspace:
         env = os.environ if environ is None else environ
         top = find_root(root, env, cwd or Path.cwd())
-        default = record or env.get("GOTCHAS_RECORD") or _configured_record(top)
-        return cls(top, default)
+        configured, style = _configured(top)
+        return cls(top, record or env.get("GOTCHAS_RECORD") or configured, style)
 
     def inside(self, relative: str | os.PathLike[str]) -> Path:
         """An absolute path for ``relative`` that is guaranteed to stay inside the root."""
@@ -134,7 +135,7 @@ class Workspace:
         key = hashlib.sha256(data).hexdigest()
         found = self._parsed.get(key)
         if found is None:
-            found = parse(data)
+            found = parse(data, self.entry_style)
             self._parsed[key] = found
             while len(self._parsed) > _PARSE_CACHE_SIZE:
                 self._parsed.pop(next(iter(self._parsed)))
@@ -185,10 +186,11 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.close(dir_fd)
 
 
-def _configured_record(root: Path) -> str:
-    """The record named in the project config, if there is one."""
+def _configured(root: Path) -> tuple[str, str | None]:
+    """The record path and entry style named in the project config, if there is one."""
     if not (root / ".claude" / "gotchas.toml").is_file():
-        return DEFAULT_RECORD
+        return DEFAULT_RECORD, None
     from gotchas.config import load_config
 
-    return load_config(root).record or DEFAULT_RECORD
+    config = load_config(root)
+    return config.record or DEFAULT_RECORD, config.entries
