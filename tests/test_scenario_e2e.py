@@ -380,6 +380,41 @@ def test_already_recorded_when_the_664_session_posted_the_correction(tmp_path: P
     assert project.read() == original
 
 
+def test_a_one_sided_correction_gets_only_the_missing_mark(tmp_path: Path) -> None:
+    """The successor was posted with `supersedes:` but the old entry was never marked."""
+    lines = CORRECTED.read_text("utf-8").splitlines(keepends=True)
+    one_sided = "".join(
+        line for line in lines if not line.startswith(("red-herring-for:", "> **Red herring"))
+    )
+    fixture = tmp_path / "one-sided.md"
+    fixture.write_text(one_sided, "utf-8")
+    project = make_project(tmp_path, fixture)
+    original = project.read()
+    assert project.run("verify").returncode == 1  # the dangling half of the link is an error
+    project.land_664()
+
+    answer = project.json(*propose_args())
+    assert answer["status"] == "proposed"
+    assert "adds only that mark" in answer["next_step"]
+    added = [x for x in answer["diff"].splitlines() if x.startswith("+") and not x.startswith("+++")]
+    removed = [x for x in answer["diff"].splitlines() if x.startswith("-") and not x.startswith("---")]
+    assert not removed
+    assert any("red-herring-for: #664" in x for x in added)
+    assert not any(x.startswith("+### ") for x in added)  # no second copy of the lesson
+    assert project.read() == original
+
+    applied = project.json("apply", answer["proposal_id"])
+    assert applied["status"] == "applied" and applied["verification"]["ok"] is True
+    after = project.read()
+    for entry_id in IDS:
+        if entry_id != CHUNK_IT:
+            assert entry_bytes(after, entry_id) == entry_bytes(original, entry_id)
+    assert project.json("verify")["ok"] is True
+    assert project.json(*propose_args())["status"] == "already-recorded"
+    assert project.json("apply", answer["proposal_id"])["status"] == "already-applied"
+    assert project.read() == after
+
+
 # --- the same story over MCP, the server a real stdio subprocess ---------------------------
 
 

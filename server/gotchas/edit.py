@@ -137,7 +137,7 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
     new_id = _fresh_id(record, new.title)
     lines = _lines(record)
     eol = _eol_of(record, target)
-    caveat = _caveat(target, task, new, new_id, note)
+    caveat = _caveat(task, new.title, new.ruled_out, new_id, note, "just below")
     marks = f"red-herring-for: {task}{SEPARATOR}superseded-by: {new_id} (for {task})"
     inside = _annotate(lines, target, marks, caveat)
     links = f"supersedes: {target.id} (for {task})"
@@ -146,6 +146,32 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
     plan = [*inside, after]
     data = _apply(record.data, lines, plan, eol)
     return Plan(data, tuple(plan), eol, new_id, new.title, target.id, task)
+
+
+def plan_annotate(
+    record: Record, target: Entry, task: str, successor: Entry, note: str | None = None
+) -> Plan:
+    """Only mark ``target`` a red herring for ``task``: its successor is already recorded.
+
+    The repair for a one-sided link, when a confirmed lesson says ``supersedes:`` but the old
+    entry was never marked. Nothing but the target's inserted lines changes.
+    """
+    task = taskref.normalize(task)
+    ruled_out = [
+        part.strip()
+        for f in successor.fields
+        if f.key == "ruled-out"
+        for part in f.value.split(";")
+        if part.strip()
+    ]
+    where = "just below" if successor.start > target.start else "above"
+    caveat = _caveat(task, successor.title, ruled_out, successor.id, note, where)
+    marks = f"red-herring-for: {task}{SEPARATOR}superseded-by: {successor.id} (for {task})"
+    lines = _lines(record)
+    eol = _eol_of(record, target)
+    inside = _annotate(lines, target, marks, caveat)
+    data = _apply(record.data, lines, inside, eol)
+    return Plan(data, tuple(inside), eol, successor.id, successor.title, target.id, task)
 
 
 def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
@@ -194,10 +220,12 @@ def _eol_of(record: Record, entry: Entry) -> bytes:
     return record.eol
 
 
-def _caveat(target: Entry, task: str, new: Lesson, new_id: str, note: str | None) -> str:
+def _caveat(
+    task: str, title: str, ruled_out: Sequence[str], new_id: str, note: str | None, where: str
+) -> str:
     text = _one_line(note, "red_herring_note")
     if not text:
-        failed = "; ".join(new.ruled_out)
+        failed = "; ".join(ruled_out)
         text = (
             f"What this entry advises failed there ({failed})."
             if failed
@@ -205,7 +233,7 @@ def _caveat(target: Entry, task: str, new: Lesson, new_id: str, note: str | None
         )
     return (
         f"> **Red herring for {task}.** {text} The confirmed cause is in "
-        f"\u201c{new.title}\u201d (`{new_id}`), just below. This entry may still hold for other tasks."
+        f"\u201c{title}\u201d (`{new_id}`), {where}. This entry may still hold for other tasks."
     )
 
 

@@ -104,7 +104,11 @@ def propose_supersede(
     hold_answer = _hold_preview(ws, hold)
     existing = _existing_successor(parsed, target, task_ref)
     if existing is not None:
-        return _already_recorded(ws, path, parsed, target, existing, hold_answer)
+        if _marked(target, existing, task_ref):
+            return _already_recorded(ws, path, parsed, target, existing, hold_answer)
+        return _propose_annotation(
+            ws, path, parsed, target, existing, task_ref, red_herring_note, hold, hold_answer
+        )
     lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
     plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
     planned, check = _planned(ws, path, parsed, plan, lesson)
@@ -251,12 +255,72 @@ def _already_recorded(
     )
 
 
+def _marked(target: Entry, successor: Entry, task: str) -> bool:
+    return task in target.red_herring_for and any(
+        link.target == successor.id for link in target.superseded_by
+    )
+
+
+def _propose_annotation(
+    ws: Workspace,
+    path: Path,
+    parsed: Record,
+    target: Entry,
+    successor: Entry,
+    task: str,
+    note: str | None,
+    hold: str | None,
+    hold_answer: dict[str, Any] | None,
+) -> ProposalResult:
+    """The successor is recorded but the old entry was never marked: propose only the mark."""
+    lesson = _recorded_lesson(successor, task)
+    plan = edit.plan_annotate(parsed, target, task, successor, note)
+    planned, check = _planned(ws, path, parsed, plan, None)
+    draft = Proposal(
+        kind="annotate",
+        record=ws.name(path),
+        base_sha256=parsed.sha256,
+        lesson=lesson,
+        **planned,
+        target_id=target.id,
+        target_sha256=target.sha256,
+        anchor_sha256=_anchor(parsed, target),
+        task=task,
+        red_herring_note=note,
+        hold=_checked_predicate(hold),
+        created_at=_now(),
+    )
+    result = _store(ws, draft, parsed, hold_answer, check)
+    result["next_step"] = (
+        f"{successor.id!r} already supersedes {target.id!r}, but {target.id!r} is not marked a red "
+        f"herring for {task}; this proposal adds only that mark. " + result["next_step"]
+    )
+    return result
+
+
+def _recorded_lesson(successor: Entry, task: str) -> edit.Lesson:
+    """The already recorded successor, as the lesson an annotation proposal points to."""
+    return edit.Lesson(
+        title=successor.title,
+        body="(already recorded)",
+        tasks=successor.tasks or (task,),
+        root_cause="confirmed",
+        diagnostic=successor.diagnostic,
+    )
+
+
 def _check_plan(
-    ws: Workspace, parsed: Record, plan: edit.Plan, lesson: edit.Lesson
+    ws: Workspace, parsed: Record, plan: edit.Plan, lesson: edit.Lesson | None
 ) -> tuple[Record, verification.EditCheck]:
-    """Parse the planned bytes and refuse a plan whose result would not verify."""
+    """Parse the planned bytes and refuse a plan whose result would not verify.
+
+    ``lesson`` is None for an annotation, which adds no entry.
+    """
     after = ws.parse(plan.data)
-    check = verification.check_edit(parsed, after, plan, lesson)
+    if lesson is None:
+        check = verification.check_annotation(parsed, after, plan)
+    else:
+        check = verification.check_edit(parsed, after, plan, lesson)
     if not check.ok:
         raise InvalidArgument(
             "the edit would not verify, so nothing was proposed: "
@@ -267,7 +331,7 @@ def _check_plan(
 
 
 def _planned(
-    ws: Workspace, path: Path, parsed: Record, plan: edit.Plan, lesson: edit.Lesson
+    ws: Workspace, path: Path, parsed: Record, plan: edit.Plan, lesson: edit.Lesson | None
 ) -> tuple[dict[str, Any], verification.EditCheck]:
     """The proposal fields that pin a verified plan: its bytes' hash, insertions and entries."""
     after, check = _check_plan(ws, parsed, plan, lesson)
@@ -363,7 +427,10 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     written = ws.read(path)
     after = ws.parse(written)
     if current is None:
-        check = verification.check_applied(after, stored.entries_digest, plan, stored.lesson)
+        adds = stored.lesson if stored.kind != "annotate" else None
+        check = verification.check_applied(after, stored.entries_digest, plan, adds)
+    elif stored.kind == "annotate":
+        check = verification.check_annotation(current, after, plan)
     else:
         check = verification.check_edit(current, after, plan, stored.lesson)
     problems = list(check.problems)
@@ -406,6 +473,12 @@ def _as_proposed(data: bytes, stored: Proposal) -> edit.Plan:
 
 
 def _is_applied(current: Record, stored: Proposal) -> bool:
+    if stored.kind == "annotate" and stored.target_id and stored.task:
+        try:
+            target, successor = current.get(stored.target_id), current.get(stored.new_id)
+        except GotchasError:
+            return False
+        return _marked(target, successor, stored.task)
     for entry in current.entries:
         if entry.id != stored.new_id or entry.title != stored.lesson.title:
             continue
@@ -434,7 +507,13 @@ def _replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
             )
     else:
         raise Conflict("conflict: the record changed since the proposal; propose again")
-    if stored.kind == "supersede" and stored.task:
+    if stored.kind == "annotate" and stored.task:
+        try:
+            successor = current.get(stored.new_id)
+        except GotchasError:
+            raise Conflict(f"conflict: {stored.new_id!r} is no longer in the record; propose again") from None
+        plan = edit.plan_annotate(current, anchor, stored.task, successor, stored.red_herring_note)
+    elif stored.kind == "supersede" and stored.task:
         plan = edit.plan_supersede(current, anchor, stored.task, stored.lesson, stored.red_herring_note)
     else:
         plan = edit.plan_capture(current, stored.lesson, anchor)
@@ -443,7 +522,7 @@ def _replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"
         )
     try:
-        _check_plan(ws, current, plan, stored.lesson)
+        _check_plan(ws, current, plan, stored.lesson if stored.kind != "annotate" else None)
     except InvalidArgument as exc:
         raise Conflict(f"conflict: rebased on the current record, {exc.message}") from None
     return plan

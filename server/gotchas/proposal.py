@@ -24,7 +24,7 @@ _ID = re.compile(r"^p-[0-9a-f]{12}$")
 
 @dataclass(frozen=True)
 class Proposal:
-    kind: Literal["supersede", "capture"]
+    kind: Literal["supersede", "capture", "annotate"]
     record: str
     base_sha256: str
     lesson: Lesson

@@ -212,7 +212,7 @@ def entries_digest(record: Record) -> str:
     return hashlib.sha256(lines.encode("utf-8")).hexdigest()
 
 
-def check_applied(after: Record, expected_digest: str, plan: Plan, lesson: Lesson) -> EditCheck:
+def check_applied(after: Record, expected_digest: str, plan: Plan, lesson: Lesson | None) -> EditCheck:
     """The record read back holds exactly the entries verified when the edit was proposed.
 
     Used when the edit was applied to the very bytes it was planned on: ``check_edit`` ran
@@ -225,7 +225,7 @@ def check_applied(after: Record, expected_digest: str, plan: Plan, lesson: Lesso
     new = by_id.get(plan.new_id)
     if new is None:
         problems.append(f"the new entry {plan.new_id!r} does not parse as an entry")
-    else:
+    elif lesson is not None:
         problems += _check_new(new, plan, lesson)
     target = by_id.get(plan.target_id) if plan.target_id else None
     if plan.target_id is not None:
@@ -233,12 +233,41 @@ def check_applied(after: Record, expected_digest: str, plan: Plan, lesson: Lesso
             problems.append(f"the target {plan.target_id!r} is missing after the edit")
         else:
             problems += _marks(target, plan)
-    touched = 2 if plan.target_id else 1
+    touched = (2 if plan.target_id else 1) if lesson is not None else 1
+    added = 1 if lesson is not None else 0
     return EditCheck(
         ok=not problems,
-        entries_before=len(after.entries) - 1,
+        entries_before=len(after.entries) - added,
         entries_after=len(after.entries),
         unchanged_entries=max(0, len(after.entries) - touched),
+        target=plan.target_id,
+        new_entry=plan.new_id,
+        problems=problems,
+    )
+
+
+def check_annotation(before: Record, after: Record, plan: Plan) -> EditCheck:
+    """Only the target changed: it kept its lines and now points to its existing successor."""
+    problems: list[str] = []
+    after_by_id = {e.id: e for e in after.entries}
+    unchanged = 0
+    for old in before.entries:
+        now = after_by_id.get(old.id)
+        if old.id == plan.target_id:
+            continue
+        if now is None or now.sha256 != old.sha256:
+            problems.append(f"entry {old.id!r} changed or went missing")
+        else:
+            unchanged += 1
+    if len(after.entries) != len(before.entries):
+        problems.append(f"expected {len(before.entries)} entries, found {len(after.entries)}")
+    if plan.target_id is not None:
+        problems += _check_target(before, after, plan)
+    return EditCheck(
+        ok=not problems,
+        entries_before=len(before.entries),
+        entries_after=len(after.entries),
+        unchanged_entries=unchanged,
         target=plan.target_id,
         new_entry=plan.new_id,
         problems=problems,
