@@ -111,9 +111,25 @@ def propose_supersede(
         )
     lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
     plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
-    planned, check = _planned(ws, path, parsed, plan, lesson)
+    draft, check = _on_target(ws, path, parsed, plan, "supersede", lesson, red_herring_note, hold)
+    return _store(ws, draft, parsed, hold_answer, check)
+
+
+def _on_target(
+    ws: Workspace,
+    path: Path,
+    parsed: Record,
+    plan: edit.Plan,
+    kind: Literal["supersede", "annotate"],
+    lesson: edit.Lesson,
+    note: str | None,
+    hold: str | None,
+) -> tuple[Proposal, verification.EditCheck]:
+    """A verified proposal for an edit of one target entry (a supersede, or its mark alone)."""
+    target = parsed.get(plan.target_id or "")
+    planned, check = _planned(ws, path, parsed, plan, lesson if kind == "supersede" else None)
     draft = Proposal(
-        kind="supersede",
+        kind=kind,
         record=ws.name(path),
         base_sha256=parsed.sha256,
         lesson=lesson,
@@ -121,12 +137,12 @@ def propose_supersede(
         target_id=target.id,
         target_sha256=target.sha256,
         anchor_sha256=_anchor(parsed, target),
-        task=task_ref,
-        red_herring_note=red_herring_note,
+        task=plan.task,
+        red_herring_note=note,
         hold=_checked_predicate(hold),
         created_at=_now(),
     )
-    return _store(ws, draft, parsed, hold_answer, check)
+    return draft, check
 
 
 def propose_lesson(
@@ -273,23 +289,9 @@ def _propose_annotation(
     hold_answer: dict[str, Any] | None,
 ) -> ProposalResult:
     """The successor is recorded but the old entry was never marked: propose only the mark."""
-    lesson = _recorded_lesson(successor, task)
     plan = edit.plan_annotate(parsed, target, task, successor, note)
-    planned, check = _planned(ws, path, parsed, plan, None)
-    draft = Proposal(
-        kind="annotate",
-        record=ws.name(path),
-        base_sha256=parsed.sha256,
-        lesson=lesson,
-        **planned,
-        target_id=target.id,
-        target_sha256=target.sha256,
-        anchor_sha256=_anchor(parsed, target),
-        task=task,
-        red_herring_note=note,
-        hold=_checked_predicate(hold),
-        created_at=_now(),
-    )
+    lesson = _recorded_lesson(successor, task)
+    draft, check = _on_target(ws, path, parsed, plan, "annotate", lesson, note, hold)
     result = _store(ws, draft, parsed, hold_answer, check)
     result["next_step"] = (
         f"{successor.id!r} already supersedes {target.id!r}, but {target.id!r} is not marked a red "
@@ -317,10 +319,7 @@ def _check_plan(
     ``lesson`` is None for an annotation, which adds no entry.
     """
     after = ws.parse(plan.data)
-    if lesson is None:
-        check = verification.check_annotation(parsed, after, plan)
-    else:
-        check = verification.check_edit(parsed, after, plan, lesson)
+    check = verification.check_edit(parsed, after, plan, lesson)
     if not check.ok:
         raise InvalidArgument(
             "the edit would not verify, so nothing was proposed: "
@@ -426,13 +425,11 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     ws.write_atomic(path, plan.data)
     written = ws.read(path)
     after = ws.parse(written)
+    adds = stored.lesson if stored.kind != "annotate" else None
     if current is None:
-        adds = stored.lesson if stored.kind != "annotate" else None
         check = verification.check_applied(after, stored.entries_digest, plan, adds)
-    elif stored.kind == "annotate":
-        check = verification.check_annotation(current, after, plan)
     else:
-        check = verification.check_edit(current, after, plan, stored.lesson)
+        check = verification.check_edit(current, after, plan, adds)
     problems = list(check.problems)
     if written != plan.data:
         problems.append("the file read back is not the bytes that were written")

@@ -169,8 +169,11 @@ class EditCheck:
         return asdict(self)
 
 
-def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson) -> EditCheck:
-    """Everything but the target is byte-identical, the target kept its lines, the new entry is right."""
+def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson | None) -> EditCheck:
+    """Everything but the target is byte-identical, the target kept its lines, the new entry is right.
+
+    ``lesson`` is None for an annotation, which marks the target and adds no entry.
+    """
     problems: list[str] = []
     after_by_id = {e.id: e for e in after.entries}
     unchanged = 0
@@ -184,15 +187,15 @@ def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson) -> Edi
             problems.append(f"entry {old.id!r} changed (lines {now.start_line}-{now.end_line})")
         else:
             unchanged += 1
-    if len(after.entries) != len(before.entries) + 1:
-        problems.append(
-            f"expected {len(before.entries) + 1} entries after the edit, found {len(after.entries)}"
-        )
-    new = after_by_id.get(plan.new_id)
-    if new is None:
-        problems.append(f"the new entry {plan.new_id!r} does not parse as an entry")
-    else:
-        problems += _check_new(new, plan, lesson)
+    expected = len(before.entries) + (1 if lesson is not None else 0)
+    if len(after.entries) != expected:
+        problems.append(f"expected {expected} entries after the edit, found {len(after.entries)}")
+    if lesson is not None:
+        new = after_by_id.get(plan.new_id)
+        if new is None:
+            problems.append(f"the new entry {plan.new_id!r} does not parse as an entry")
+        else:
+            problems += _check_new(new, plan, lesson)
     if plan.target_id is not None:
         problems += _check_target(before, after, plan)
     return EditCheck(
@@ -240,34 +243,6 @@ def check_applied(after: Record, expected_digest: str, plan: Plan, lesson: Lesso
         entries_before=len(after.entries) - added,
         entries_after=len(after.entries),
         unchanged_entries=max(0, len(after.entries) - touched),
-        target=plan.target_id,
-        new_entry=plan.new_id,
-        problems=problems,
-    )
-
-
-def check_annotation(before: Record, after: Record, plan: Plan) -> EditCheck:
-    """Only the target changed: it kept its lines and now points to its existing successor."""
-    problems: list[str] = []
-    after_by_id = {e.id: e for e in after.entries}
-    unchanged = 0
-    for old in before.entries:
-        now = after_by_id.get(old.id)
-        if old.id == plan.target_id:
-            continue
-        if now is None or now.sha256 != old.sha256:
-            problems.append(f"entry {old.id!r} changed or went missing")
-        else:
-            unchanged += 1
-    if len(after.entries) != len(before.entries):
-        problems.append(f"expected {len(before.entries)} entries, found {len(after.entries)}")
-    if plan.target_id is not None:
-        problems += _check_target(before, after, plan)
-    return EditCheck(
-        ok=not problems,
-        entries_before=len(before.entries),
-        entries_after=len(after.entries),
-        unchanged_entries=unchanged,
         target=plan.target_id,
         new_entry=plan.new_id,
         problems=problems,
