@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ import pytest
 from gotchas import journal, operations
 from gotchas import record as record_model
 from gotchas.workspace import Workspace
+from support.clients import gotchas_exe, isolated_env
 
 RECORD = ".claude/rules/gotchas.md"
 N = 8
@@ -59,23 +58,6 @@ def ids(data: bytes) -> list[str]:
     return [e.id for e in record_model.parse(data).entries]
 
 
-def gotchas_exe() -> str:
-    exe = Path(sys.executable).parent / "gotchas"
-    if not exe.exists():
-        pytest.skip(f"the gotchas console script is not installed beside {sys.executable}")
-    return str(exe)
-
-
-def clean_env(home: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GOTCHAS_", "CLAUDE", "GIT_", "GITHUB_", "GH_"))
-    }
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
-    return env
-
-
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     project = tmp_path / "project"
@@ -91,7 +73,7 @@ def cli(root: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [gotchas_exe(), "--root", str(root), *args],
         cwd=root,
-        env=clean_env(root.parent / "home"),
+        env=isolated_env(root.parent / "home"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

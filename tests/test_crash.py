@@ -22,6 +22,7 @@ from gotchas import operations
 from gotchas import record as record_model
 from gotchas.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
+from support.clients import isolated_env
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "scenario-gotchas.md"
 RECORD = ".claude/rules/gotchas.md"
@@ -83,16 +84,6 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def clean_env(home: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GOTCHAS_", "CLAUDE", "GIT_", "GITHUB_", "GH_"))
-    }
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
-    return env
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
@@ -130,7 +121,7 @@ def gotchas_cli(root: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [str(exe), "--root", str(root), *args],
         cwd=root,
-        env=clean_env(root.parent / "home"),
+        env=isolated_env(root.parent / "home"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -142,7 +133,7 @@ def kill_at(root: Path, proposal_id: str, point: str) -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(root), proposal_id, point],
         cwd=root,
-        env=clean_env(root.parent / "home"),
+        env=isolated_env(root.parent / "home"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -218,7 +209,7 @@ def test_an_apply_waiting_on_the_lock_proceeds_when_the_holder_is_killed(project
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(project), proposal["id"], point],
         cwd=project,
-        env=clean_env(project.parent / "home"),
+        env=isolated_env(project.parent / "home"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

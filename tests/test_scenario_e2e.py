@@ -11,9 +11,7 @@ correction (``tests/fixtures/scenario-gotchas-corrected.md``).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from typing import Any
 import pytest
 
 from gotchas import record as record_model
+from support.clients import gotchas_exe, isolated_env
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures"
@@ -54,29 +53,6 @@ RULED_OUT = ["chunking into 2,000-prompt batches", "enforce_eager=True", "prefix
 EVIDENCE = "#664 relaunch v17 note"
 HOLD = "predicate-664-lands"
 LANDING = "Fix render() tokenizer reloads (fixes #664)"
-
-
-def gotchas_exe() -> Path:
-    exe = Path(sys.executable).parent / "gotchas"
-    if not exe.exists():
-        pytest.skip(f"the gotchas console script is not installed beside {sys.executable}")
-    return exe
-
-
-def clean_env(home: Path) -> dict[str, str]:
-    """The caller's environment without anything that could point gotchas or git elsewhere."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GOTCHAS_", "CLAUDE", "GIT_", "GITHUB_", "GH_"))
-    }
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home),
-        GIT_CONFIG_NOSYSTEM="1",
-        GOTCHAS_ACTOR="scenario-test",
-    )
-    return env
 
 
 @dataclass
@@ -134,7 +110,7 @@ def make_project(tmp_path: Path, fixture: Path = SCENARIO) -> Project:
     (root / ".claude" / "rules").mkdir(parents=True)
     home = tmp_path / "home"
     home.mkdir()
-    project = Project(root, clean_env(home), gotchas_exe())
+    project = Project(root, isolated_env(home, GOTCHAS_ACTOR="scenario-test"), Path(gotchas_exe()))
     project.git("init", "-q", "-b", "main")
     project.record.write_bytes(fixture.read_bytes())
     project.git("add", RECORD)

@@ -125,6 +125,17 @@ def gotchas_exe() -> str:
     return found
 
 
+def isolated_env(home: Path, **extra: str) -> dict[str, str]:
+    """The caller's environment without anything that could point gotchas or git elsewhere."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GOTCHAS_", "CLAUDE", "GIT_", "GITHUB_", "GH_"))
+    }
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home), GIT_CONFIG_NOSYSTEM="1", **extra)
+    return env
+
+
 def gotchas_cmd(root: Path) -> list[str]:
     """The gotchas command line up to the sub-command, for a scratch repository."""
     return [gotchas_exe(), "--root", str(root)]
