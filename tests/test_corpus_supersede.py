@@ -68,12 +68,12 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
         evidence="ledger line for #9001",
         hold="predicate-9001-lands",
     )
-    assert proposed["status"] == "proposed"
+    assert proposed["status"] == "proposed" and proposed["proposal_id"] and proposed["new_id"]
     assert (root / RECORD).read_bytes() == data, "propose wrote to the record"
     applied = operations.apply(ws, proposed["proposal_id"])
     assert applied["status"] == "applied", applied["reason"]
-    assert applied["hold"]["state"] == "released"
-    assert applied["verification"]["ok"] is True, applied["verification"]
+    assert applied["hold"] is not None and applied["hold"]["state"] == "released"
+    assert applied["verification"] is not None and applied["verification"]["ok"] is True
     out = (root / RECORD).read_bytes()
     after = record_model.parse(out)
 
@@ -227,11 +227,12 @@ def test_applying_similar_titles_never_changes_how_other_entries_parse(tmp_path:
     ]
     for n, proposed in enumerate(proposals, start=1):
         before = (root / RECORD).read_bytes()
+        assert proposed["proposal_id"]
         result = operations.apply(ws, proposed["proposal_id"])
         if result["status"] == "refused":
             assert (root / RECORD).read_bytes() == before
         assert result["status"] in ("applied", "refused")
         if result["status"] == "applied":
-            assert result["verification"]["ok"], result["reason"]
+            assert result["verification"] is not None and result["verification"]["ok"], result["reason"]
         ids = [e.id for e in record_model.parse((root / RECORD).read_bytes()).entries]
         assert set(original) <= set(ids), f"after incident {n}, entries vanished: {ids}"

@@ -128,7 +128,7 @@ lines = st.lists(
                 "    code",
             ]
         ),
-        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20),
+        st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=20),
     ),
     max_size=40,
 )

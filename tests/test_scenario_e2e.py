@@ -397,9 +397,10 @@ def test_a_one_sided_correction_gets_only_the_missing_mark(tmp_path: Path) -> No
 def _structured(result: Any) -> dict[str, Any]:
     assert not result.is_error, result.content
     if result.structured_content is not None:
-        data = result.structured_content
-        return data.get("result", data) if set(data) == {"result"} else data
-    return json.loads(result.content[0].text)
+        data: dict[str, Any] = result.structured_content
+        return data if set(data) != {"result"} else dict(data["result"])
+    loaded: dict[str, Any] = json.loads(result.content[0].text)
+    return loaded
 
 
 @pytest.mark.anyio
