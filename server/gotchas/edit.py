@@ -26,6 +26,7 @@ MAX_FIELD = 2_000
 MAX_RULED_OUT = 30
 
 RootCause = Literal["confirmed", "suspected"]
+NEW_RECORD_TITLE = "# Gotchas"  # the first line of a record that a first captured lesson creates
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,10 @@ def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
     lines = _lines(record)
     if anchor is None:
         entry_lines = _render_heading(2, new, new_id, None)
-        prefix = ("",) if lines and _bare(lines[-1]).strip() else ()
+        if not record.data:
+            prefix: tuple[str, ...] = (NEW_RECORD_TITLE, "")
+        else:
+            prefix = ("",) if _bare(lines[-1]).strip() else ()
         insertion = Insertion(len(lines), (*prefix, *entry_lines))
         eol = record.eol
     else:

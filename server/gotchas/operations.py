@@ -40,6 +40,14 @@ def _load(ws: Workspace, record: str | None) -> tuple[Path, Record]:
     return path, ws.load(path)
 
 
+def _load_or_empty(ws: Workspace, record: str | None) -> tuple[Path, Record]:
+    """A missing record reads as empty, so the first captured lesson can create it."""
+    path = ws.record_path(record)
+    if not path.exists() and not path.is_symlink():
+        return path, ws.parse(b"")
+    return path, ws.load(path)
+
+
 def list_gotchas(
     ws: Workspace,
     task: str | None = None,
@@ -159,7 +167,7 @@ def propose_lesson(
     record: str | None = None,
 ) -> ProposalResult:
     """Plan a plain new lesson (capture); confirmed lessons must carry a diagnostic."""
-    path, parsed = _load(ws, record)
+    path, parsed = _load_or_empty(ws, record)
     anchor = parsed.get(after) if after else None
     lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
     hold_answer = _hold_preview(ws, hold)
@@ -386,7 +394,8 @@ def apply(ws: Workspace, proposal_id: str) -> ApplyResult:
 
 
 def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
-    data = ws.read(path)
+    creates = stored.base_sha256 == _sha(b"") and not path.exists() and not path.is_symlink()
+    data = b"" if creates else ws.read(path)
     before_sha = _sha(data)
 
     def answer(
