@@ -2,9 +2,10 @@
 
 Each one reads through the workspace, calls the pure core (record, query, edit,
 verification, hold) and writes through the workspace. Follow one supersede from here:
-``propose_supersede`` → ``edit.plan_supersede`` → ``proposal.save``; then ``apply`` →
-``workspace.lock`` → ``hold.check_hold`` → ``edit`` again if rebased →
-``workspace.write_atomic`` → ``verification.check_edit`` on the bytes read back → ``journal``.
+``propose_supersede`` → ``edit.plan_supersede`` → ``verification.check_edit`` on the planned
+bytes → ``proposal.save``; then ``apply`` → ``workspace.lock`` → ``hold.check_hold`` →
+``edit.apply_insertions`` on the unchanged bytes (or ``edit.plan_supersede`` again, rebased) →
+``workspace.write_atomic`` → ``verification`` of the bytes read back → ``journal.append``.
 """
 
 from __future__ import annotations
