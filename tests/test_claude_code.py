@@ -294,6 +294,12 @@ def test_claude_code_applies_the_664_correction_through_the_tools(tmp_path: Path
     }
     assert set(results) == {c["id"] for c in calls}
     assert not any(r.get("is_error") for r in results.values())
+    # Claude Code hands the model the structured result: it must stay compact (no bodies).
+    listed = json.loads(
+        result_text(results[next(c["id"] for c in calls if c["name"] == PREFIX + "list_gotchas")])
+    )
+    assert [e["id"] for e in listed["entries"]] == ["a-single-large-llm-generate-deadlocks-the-v1"]
+    assert "40k-prompt" not in json.dumps(listed)
 
     # The hold refused the correction first, then released it.
     seen = model.seen

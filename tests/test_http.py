@@ -71,7 +71,7 @@ async def scenario_calls(url: str, headers: dict[str, str] | None = None) -> dic
         Client(streamable_http_client(url, http_client=http)) as client,
     ):
         tools = {tool.name for tool in (await client.list_tools()).tools}
-        listed = await client.call_tool("list_gotchas", {"task": "#664"})
+        listed = await client.call_tool("list_gotchas", {"task": "#664", "verbose": True})
         hold = await client.call_tool("check_hold", {"predicate": HOLD})
         return {"tools": tools, "listed": listed, "hold": hold}
 

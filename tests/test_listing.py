@@ -95,16 +95,22 @@ async def test_mcp_list_is_compact_and_get_quotes_text_as_data(repo: Path) -> No
         assert all(t.output_schema for t in tools.values())
 
 
-def test_a_listing_of_500_entries_stays_small(tmp_path: Path) -> None:
-    body = "".join(
-        f"### Lesson number {i} about caching\n\ntasks: #{100 + i}\n\nText.\n\n" for i in range(500)
-    )
+def test_a_listing_of_500_entries_stays_small() -> None:
+    """What an agent reads when it scans 500 entries: ids, places, tasks; no titles or bodies."""
     from gotchas import query, record
 
+    body = "".join(
+        f"### Lesson number {i} about caching\n\ntasks: #{100 + i}\n\nA body the listing leaves out.\n\n"
+        for i in range(500)
+    )
     result = query.listing(record.parse(("# G\n\n## A\n\n" + body).encode()), "g.md", limit=500)
-    assert result["total"] == 500
-    # The text an agent reads: about 4 characters a token, so this bounds it near 8k tokens.
-    assert len(query.table(result)) < 32_000
+    assert result["total"] == 500 and len(result["entries"]) == 500
+    compact = json.dumps(result, separators=(",", ":"))
+    assert "body the listing leaves out" not in compact and "title" not in compact
+    # About 70 characters an entry: some 9k tokens for 500 at 4 characters a token.
+    assert len(compact) < 40_000
+    verbose = query.listing(record.parse(("## A\n\n" + body).encode()), "g.md", limit=2, verbose=True)
+    assert verbose["entries"][0]["title"] == "Lesson number 0 about caching"
 
 
 def test_config_names_the_record_and_forces_the_entry_style(tmp_path: Path) -> None:
@@ -113,10 +119,10 @@ def test_config_names_the_record_and_forces_the_entry_style(tmp_path: Path) -> N
     notes = tmp_path / "docs" / "lessons.md"
     notes.parent.mkdir()
     notes.write_text("# Lessons\n\n## Build\n\n- **Pin it** — a.\n- **Cache it** — b.\n\n## Run\n\nProse.\n")
-    guessed = json.loads(cli(tmp_path, "--record", "docs/lessons.md", "list", "--json").stdout)
+    guessed = json.loads(cli(tmp_path, "--record", "docs/lessons.md", "list", "--json", "--verbose").stdout)
     assert [e["title"] for e in guessed["entries"]] == ["Build", "Run"]
     (tmp_path / ".claude" / "gotchas.toml").write_text('record = "docs/lessons.md"\nentries = "list"\n')
-    forced = json.loads(cli(tmp_path, "list", "--json").stdout)
+    forced = json.loads(cli(tmp_path, "list", "--json", "--verbose").stdout)
     assert forced["record"] == "docs/lessons.md"
     assert [e["title"] for e in forced["entries"]] == ["Pin it", "Cache it"]
     (tmp_path / ".claude" / "gotchas.toml").write_text('entries = "columns"\n')

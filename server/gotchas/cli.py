@@ -68,6 +68,7 @@ def _list(args: argparse.Namespace) -> int:
         args.root_cause,
         args.limit,
         args.cursor,
+        verbose=args.verbose,
     )
     _emit(result, args.json, query.table(result))
     return 0
@@ -300,6 +301,7 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("--root-cause", choices=["confirmed", "suspected", "none"])
     cmd.add_argument("--limit", type=int)
     cmd.add_argument("--cursor")
+    cmd.add_argument("--verbose", action="store_true", help="also give each entry's title")
     json_flag(cmd)
 
     cmd = command("show", _show, "show one lesson in full")

@@ -58,9 +58,10 @@ def list_gotchas(
     limit: int | None = None,
     cursor: str | None = None,
     record: str | None = None,
+    verbose: bool = False,
 ) -> ListResult:
     path, parsed = _load(ws, record)
-    return query.listing(parsed, ws.name(path), task, query_text, status, root_cause, limit, cursor)
+    return query.listing(parsed, ws.name(path), task, query_text, status, root_cause, limit, cursor, verbose)
 
 
 def get_gotcha(ws: Workspace, entry_id: str, record: str | None = None) -> EntryDetail:

@@ -88,13 +88,12 @@ def _decode_cursor(cursor: str, record: Record) -> int:
     return offset
 
 
-def summary(entry: Entry, record: Record | None = None) -> EntrySummary:
-    out = EntrySummary(
-        id=entry.id,
-        title=entry.title,
-        lines=[entry.start_line, entry.end_line],
-        tasks=list(entry.tasks),
-    )
+def summary(entry: Entry, record: Record | None = None, verbose: bool = False) -> EntrySummary:
+    out = EntrySummary(id=entry.id, lines=[entry.start_line, entry.end_line])
+    if verbose or entry.explicit_id:
+        out["title"] = entry.title
+    if entry.tasks:
+        out["tasks"] = list(entry.tasks)
     if entry.root_cause:
         out["root_cause"] = entry.root_cause
     if entry.status != "active":
@@ -143,11 +142,12 @@ def listing(
     root_cause: str | None = None,
     limit: int | None = None,
     cursor: str | None = None,
+    verbose: bool = False,
 ) -> ListResult:
     chosen = select(record, task, query, status, root_cause)
     chunk, following = page(chosen, record, limit, cursor)
     return ListResult(
-        entries=[summary(e, record) for e in chunk],
+        entries=[summary(e, record, verbose) for e in chunk],
         total=len(chosen),
         next_cursor=following,
         record=record_name,
@@ -160,7 +160,7 @@ def table(result: ListResult) -> str:
     rows = []
     for item in result["entries"]:
         start, end = item["lines"]
-        meta = " ".join(item["tasks"]) or "-"
+        meta = " ".join(item.get("tasks", [])) or "-"
         extra = []
         if "root_cause" in item:
             extra.append(item["root_cause"])

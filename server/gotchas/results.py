@@ -12,12 +12,16 @@ from typing_extensions import TypedDict
 
 
 class EntrySummary(TypedDict):
-    """One entry in a listing; optional keys are left out when empty to save tokens."""
+    """One entry in a listing, as small as it can be: an agent scans hundreds of these.
+
+    Keys are left out when empty. ``title`` is given when the id is not its slug (an explicit
+    ``id:``), or when asked for with ``verbose``.
+    """
 
     id: str
-    title: str
     lines: list[int]
-    tasks: list[str]
+    title: NotRequired[str]
+    tasks: NotRequired[list[str]]
     root_cause: NotRequired[str]
     status: NotRequired[str]
     supersedes: NotRequired[list[str]]

@@ -106,6 +106,9 @@ def build(ws: Workspace) -> MCPServer:
         limit: Annotated[int, Field(ge=1, le=1000, description="Entries per page")] = DEFAULT_LIMIT,
         cursor: Annotated[str | None, Field(description="next_cursor of the previous page")] = None,
         record: RecordArg = None,
+        verbose: Annotated[
+            bool, Field(description="Also give every entry's title (ids are slugs of titles)")
+        ] = False,
     ) -> Annotated[CallToolResult, results.ListResult]:
         """List lessons compactly (ids, lines, tasks, root cause; no bodies). Filter by task, words,
         status or root cause; page with cursor. get_gotcha gives one entry in full."""
@@ -113,7 +116,9 @@ def build(ws: Workspace) -> MCPServer:
         from gotchas.query import table
 
         result = await _run(
-            lambda: operations.list_gotchas(ws, task, query, status, root_cause, limit, cursor, record)
+            lambda: operations.list_gotchas(
+                ws, task, query, status, root_cause, limit, cursor, record, verbose
+            )
         )
         text = table(result)
         return CallToolResult(
