@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gotchas import edit, record
+from gotchas import edit, record, verification
 from gotchas.errors import InvalidArgument
 
 LESSON = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look at the cache")
@@ -79,3 +81,68 @@ def test_diff_shows_only_the_change() -> None:
     added = [line for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
     assert any("red-herring-for: #7" in line for line in added)
     assert not [line for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+
+
+BLOCKS = st.sampled_from(
+    [
+        "Plain prose line.",
+        "tasks: #7",
+        "tasks: #7 · root-cause: suspected",
+        "- a bullet",
+        "  - a nested bullet",
+        "1. a numbered line",
+        "```\n# not a heading\n```",
+        "> a quote",
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        "<!-- tasks: #9 -->",
+        "---",
+        "",
+        "**Symptom:** it hangs",
+        "Ωμέγα, 缓存, перезагрузка",
+    ]
+)
+
+
+@st.composite
+def records(draw: st.DrawFn) -> bytes:
+    style = draw(st.sampled_from(["h2", "h3", "list", "numbered"]))
+    parts = ["# Lessons", ""]
+    for n in range(draw(st.integers(min_value=1, max_value=6))):
+        if style == "h3" and n % 2 == 0:
+            parts += [f"## Area {n}", ""]
+        if style in ("h2", "h3"):
+            parts += [f"{'#' * (2 if style == 'h2' else 3)} Lesson {n} title", ""]
+            parts += draw(st.lists(BLOCKS, max_size=5))
+            parts.append("")
+        else:
+            marker = "-" if style == "list" else f"{n + 1}."
+            parts.append(f"{marker} **Lesson {n} title** — text (#{n + 10})")
+            parts += [
+                "   " + b for b in draw(st.lists(st.sampled_from(["more text", "tasks: #7"]), max_size=2))
+            ]
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    text = eol.join(parts)
+    if draw(st.booleans()):
+        text += eol
+    return (record.BOM if draw(st.booleans()) else b"") + text.encode("utf-8")
+
+
+@settings(max_examples=200, deadline=None)
+@given(records(), st.data())
+def test_any_supersede_verifies_and_keeps_every_outside_byte(data: bytes, pick: st.DataObject) -> None:
+    parsed = record.parse(data)
+    if not parsed.entries:
+        return
+    target = pick.draw(st.sampled_from(parsed.entries))
+    lesson = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look", ["chunking"])
+    try:
+        plan = edit.plan_supersede(parsed, target, "#7", lesson)
+    except InvalidArgument:
+        return
+    after = record.parse(plan.data)
+    check = verification.check_edit(parsed, after, plan, lesson)
+    assert check.ok, (check.problems, data, plan.data)
+    assert plan.data[: target.start] == data[: target.start]
+    assert plan.data.endswith(data[target.end :])
+    assert plan.data.startswith(record.BOM) == data.startswith(record.BOM)
+    assert plan.data.endswith((b"\n", b"\r")) == data.endswith((b"\n", b"\r"))

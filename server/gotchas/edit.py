@@ -144,9 +144,9 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
     links = f"supersedes: {target.id} (for {task})"
     entry_lines = _render(record, target, new, new_id, links)
     after = _insertion_after(record, lines, target, entry_lines)
-    plan = [*inside, after]
+    plan = _separated([*inside, after], lines, target.kind == "heading")
     data = _apply(record.data, lines, plan, eol)
-    return Plan(data, tuple(plan), eol, new_id, new.title, target.id, task)
+    return Plan(data, plan, eol, new_id, new.title, target.id, task)
 
 
 def plan_annotate(
@@ -170,9 +170,9 @@ def plan_annotate(
     marks = f"red-herring-for: {task}{SEPARATOR}superseded-by: {successor.id} (for {task})"
     lines = _lines(record)
     eol = _eol_of(record, target)
-    inside = _annotate(lines, target, marks, caveat)
+    inside = _separated(_annotate(lines, target, marks, caveat), lines, target.kind == "heading")
     data = _apply(record.data, lines, inside, eol)
-    return Plan(data, tuple(inside), eol, successor.id, successor.title, target.id, task)
+    return Plan(data, inside, eol, successor.id, successor.title, target.id, task)
 
 
 def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
@@ -192,8 +192,9 @@ def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
         entry_lines = _render(record, anchor, new, new_id, None)
         insertion = _insertion_after(record, lines, anchor, entry_lines)
         eol = _eol_of(record, anchor)
-    data = _apply(record.data, lines, [insertion], eol)
-    return Plan(data, (insertion,), eol, new_id, new.title, None, None)
+    plan = _separated([insertion], lines, anchor is None or anchor.kind == "heading")
+    data = _apply(record.data, lines, plan, eol)
+    return Plan(data, plan, eol, new_id, new.title, None, None)
 
 
 def _fresh_id(record: Record, title: str) -> str:
@@ -363,6 +364,24 @@ def _insertion_after(
 def _next_entry_line(record: Record, anchor: Entry) -> int:
     later = [e.start_line - 1 for e in record.entries if e.start_line > anchor.end_line]
     return min(later) if later else len(record.line_starts) - 1
+
+
+def _separated(
+    insertions: Sequence[Insertion], lines: Sequence[bytes], blocks: bool
+) -> tuple[Insertion, ...]:
+    """Merge insertions at the same line (in plan order) and, for heading-style blocks, end
+    each with a blank line when the next original line is not blank: otherwise that line could
+    join our last paragraph (a ``---`` there would turn it into a heading)."""
+    merged: dict[int, list[str]] = {}
+    for insertion in insertions:
+        merged.setdefault(insertion.at, []).extend(insertion.lines)
+    out = []
+    for at, block in sorted(merged.items()):
+        follows = _bare(lines[at]).strip() if at < len(lines) else ""
+        if blocks and block and block[-1].strip() and follows:
+            block.append("")
+        out.append(Insertion(at, tuple(block)))
+    return tuple(out)
 
 
 def _apply(data: bytes, lines: Sequence[bytes], insertions: Sequence[Insertion], eol: bytes) -> bytes:
