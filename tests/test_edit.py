@@ -99,6 +99,11 @@ BLOCKS = st.sampled_from(
         "",
         "**Symptom:** it hangs",
         "Ωμέγα, 缓存, перезагрузка",
+        "#### A deeper heading",
+        "Underlined\n---",
+        "    indented code: tasks: #8",
+        "text with a trailing break  ",
+        "<details>\n<summary>more</summary>\n\nhidden\n</details>",
     ]
 )
 
@@ -106,7 +111,8 @@ BLOCKS = st.sampled_from(
 @st.composite
 def records(draw: st.DrawFn) -> bytes:
     style = draw(st.sampled_from(["h2", "h3", "list", "numbered"]))
-    parts = ["# Lessons", ""]
+    parts = ["---", "paths: ['src/**']", "---"] if draw(st.booleans()) else []
+    parts += ["# Lessons", ""]
     for n in range(draw(st.integers(min_value=1, max_value=6))):
         if style == "h3" and n % 2 == 0:
             parts += [f"## Area {n}", ""]
