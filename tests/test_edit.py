@@ -152,3 +152,31 @@ def test_any_supersede_verifies_and_keeps_every_outside_byte(data: bytes, pick: 
     assert plan.data.endswith(data[target.end :])
     assert plan.data.startswith(record.BOM) == data.startswith(record.BOM)
     assert plan.data.endswith((b"\n", b"\r")) == data.endswith((b"\n", b"\r"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(records(), st.data())
+def test_any_capture_verifies_wherever_it_goes(data: bytes, pick: st.DataObject) -> None:
+    parsed = record.parse(data)
+    after = pick.draw(st.sampled_from([None, *parsed.entries]))
+    lesson = edit.lesson("Captured cause", "Body line.\n\nSecond paragraph.", ["#8"], "suspected")
+    plan = edit.plan_capture(parsed, lesson, after)
+    check = verification.check_edit(parsed, record.parse(plan.data), plan, lesson)
+    assert check.ok, (check.problems, data, plan.data)
+    anchor = after or (parsed.entries[-1] if parsed.entries else None)
+    kept = data[: anchor.end].rstrip(b"\r\n") if anchor else b""
+    assert plan.data.startswith(kept)
+
+
+@settings(max_examples=150, deadline=None)
+@given(records(), st.data())
+def test_any_annotation_changes_only_its_target(data: bytes, pick: st.DataObject) -> None:
+    parsed = record.parse(data)
+    if len(parsed.entries) < 2:
+        return
+    target = pick.draw(st.sampled_from(parsed.entries))
+    successor = pick.draw(st.sampled_from([e for e in parsed.entries if e.id != target.id]))
+    plan = edit.plan_annotate(parsed, target, "#7", successor)
+    check = verification.check_edit(parsed, record.parse(plan.data), plan, None)
+    assert check.ok, (check.problems, data, plan.data)
+    assert plan.data[: target.start] == data[: target.start]

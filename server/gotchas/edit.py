@@ -236,6 +236,7 @@ def _caveat(
             if failed
             else ("Its advice did not fix that task.")
         )
+    title = " ".join(title.split())
     return (
         f"> **Red herring for {task}.** {text} The confirmed cause is in "
         f"\u201c{title}\u201d (`{new_id}`), {where}. This entry may still hold for other tasks."

@@ -98,7 +98,7 @@ def _collect(tokens: Sequence[Token]) -> Outline:
     for index, token in enumerate(tokens):
         kind = token.type
         if kind == "heading_open" and token.level == 0 and token.map:
-            title = tokens[index + 1].content.strip()
+            title = " ".join(tokens[index + 1].content.split())  # a setext title may span lines
             headings.append(Heading(token.map[0], token.map[1], int(token.tag[1]), title))
         elif kind in ("bullet_list_open", "ordered_list_open"):
             list_depth += 1

@@ -183,7 +183,7 @@ def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson | None)
         now = after_by_id.get(old.id)
         if now is None:
             problems.append(f"entry {old.id!r} is missing after the edit")
-        elif now.sha256 != old.sha256:
+        elif not _same_entry(before, old, after, now):
             problems.append(f"entry {old.id!r} changed (lines {now.start_line}-{now.end_line})")
         else:
             unchanged += 1
@@ -206,6 +206,19 @@ def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson | None)
         target=plan.target_id,
         new_entry=plan.new_id,
         problems=problems,
+    )
+
+
+def _same_entry(before: Record, old: Entry, after: Record, now: Entry) -> bool:
+    """Byte-identical, or the file's last line that only gained the line ending an append needs."""
+    if now.sha256 == old.sha256:
+        return True
+    was = before.data[old.start : old.end]
+    is_now = after.data[now.start : now.end]
+    return (
+        not was.endswith((b"\n", b"\r"))
+        and is_now[: len(was)] == was
+        and is_now[len(was) :] in (b"\n", b"\r\n", b"\r")
     )
 
 
