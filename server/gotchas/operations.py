@@ -111,9 +111,9 @@ def propose_supersede(
     task_ref = taskref.normalize(task)
     path, parsed = _load(ws, record)
     target = parsed.get(target_id)
-    hold_answer = _hold_preview(ws, hold)
     existing = _existing_successor(parsed, target, task_ref)
     if existing is not None:
+        hold_answer = _hold_preview(ws, hold)
         if _marked(target, existing, task_ref):
             return _already_recorded(ws, path, parsed, target, existing, hold_answer)
         return _propose_annotation(
@@ -122,7 +122,7 @@ def propose_supersede(
     lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
     plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
     draft, check = _on_target(ws, path, parsed, plan, "supersede", lesson, red_herring_note, hold)
-    return _store(ws, draft, parsed, hold_answer, check)
+    return _store(ws, draft, parsed, _hold_preview(ws, hold), check)
 
 
 def _on_target(
