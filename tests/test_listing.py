@@ -128,3 +128,20 @@ def test_config_names_the_record_and_forces_the_entry_style(tmp_path: Path) -> N
     (tmp_path / ".claude" / "gotchas.toml").write_text('entries = "columns"\n')
     refused = cli(tmp_path, "list")
     assert refused.returncode == 1 and "entries must be one of" in refused.stderr
+
+
+def test_every_real_file_lists_through_the_cli_unchanged(tmp_path: Path) -> None:
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
+    if not corpus.is_dir():
+        pytest.skip(f"{corpus} is absent (the shared corpus beside the repository)")
+    (tmp_path / ".git").mkdir()
+    for source in sorted(p for p in corpus.iterdir() if p.suffix != ".tsv"):
+        copy = tmp_path / "lessons" / source.name
+        copy.parent.mkdir(exist_ok=True)
+        copy.write_bytes(source.read_bytes())
+        first = cli(tmp_path, "list", "--json", "--limit", "1000", "--record", f"lessons/{source.name}")
+        assert first.returncode == 0, (source.name, first.stderr)
+        again = cli(tmp_path, "list", "--json", "--limit", "1000", "--record", f"lessons/{source.name}")
+        ids = [e["id"] for e in json.loads(first.stdout)["entries"]]
+        assert ids == [e["id"] for e in json.loads(again.stdout)["entries"]], source.name
+        assert copy.read_bytes() == source.read_bytes(), source.name
