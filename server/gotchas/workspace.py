@@ -145,7 +145,10 @@ class Workspace:
     def lock(self, path: Path) -> Iterator[None]:
         """Exclusive across processes; the kernel drops it if the holder dies, so it never sticks."""
         locks = self.state_dir / "locks"
-        locks.mkdir(parents=True, exist_ok=True)
+        if not locks.is_dir():
+            locks.mkdir(parents=True, exist_ok=True)
+            # Lock files are empty and per machine: the folder keeps itself out of git.
+            (locks / ".gitignore").write_text("*\n", encoding="utf-8")
         digest = hashlib.sha256(self.name(path).encode()).hexdigest()[:16]
         with open(locks / f"{digest}.lock", "a+b") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
