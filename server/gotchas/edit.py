@@ -18,7 +18,7 @@ from typing import Literal
 from gotchas import taskref
 from gotchas.errors import InvalidArgument
 from gotchas.fields import SEPARATOR
-from gotchas.record import Entry, Record, slugify
+from gotchas.record import THEMATIC_BREAK, Entry, Record, slugify
 
 MAX_TITLE = 200
 MAX_BODY = 20_000
@@ -342,9 +342,6 @@ def _render_item(record: Record, like: Entry, new: Lesson, new_id: str, links: s
     return lines
 
 
-_THEMATIC = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
-
-
 def _insertion_after(
     record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
 ) -> Insertion:
@@ -357,7 +354,7 @@ def _insertion_after(
             bool(gap) and not gap[0].strip() and following < len(lines) and all(not g.strip() for g in gap)
         )
         return Insertion(end, (*([""] if loose else []), *entry_lines))
-    if any(_THEMATIC.match(g) for g in gap):
+    if any(THEMATIC_BREAK.match(g) for g in gap):
         return Insertion(end, ("", "---", "", *entry_lines))
     return Insertion(end, ("", *entry_lines))
 

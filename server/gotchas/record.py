@@ -132,17 +132,6 @@ class Record:
         key = task.rsplit("#", 1)[-1].encode()
         return self.data.find(key, entry.start, entry.end) != -1
 
-    def line_of(self, offset: int) -> int:
-        """1-based line number holding byte ``offset``."""
-        lo, hi = 0, len(self.line_starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.line_starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1
-
     def segments(self) -> Iterator[tuple[str, int, int]]:
         """("between" | entry id, start, end) byte ranges that tile the whole file in order."""
         position = 0
@@ -232,13 +221,13 @@ def _blank(lines: Sequence[str], span: tuple[int, int]) -> list[str]:
     return blanked
 
 
-_THEMATIC = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
+THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
 
 
 def _content_end(bare: Sequence[str], span: outline.Span) -> int:
     """Exclusive end after dropping trailing blank lines and a trailing ``---`` separator."""
     end = span.end
-    while end > span.body and (not bare[end - 1].strip() or _THEMATIC.match(bare[end - 1])):
+    while end > span.body and (not bare[end - 1].strip() or THEMATIC_BREAK.match(bare[end - 1])):
         end -= 1
     return max(end, span.body)
 
