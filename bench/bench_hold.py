@@ -11,7 +11,7 @@ and prints the median of each and their ratio. The target is a ratio of at most 
 
     python bench/bench_hold.py [--commits 50000] [--runs 9] [--direct]
 
-``--direct`` calls ``gotchas.hold.check_hold`` through ``python -c`` instead of the CLI.
+``--direct`` calls ``gotchas.holds.check.check_hold`` through ``python -c`` instead of the CLI.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def check_hold_argv(direct: bool) -> list[str]:
     predicate = f"predicate-{TASK}-lands"
     if direct:
         code = (
-            "import json, sys; from pathlib import Path; from gotchas.hold import check_hold; "
+            "import json, sys; from pathlib import Path; from gotchas.holds.check import check_hold; "
             f"print(json.dumps(check_hold({predicate!r}, Path('.')).to_dict()))"
         )
         return [sys.executable, "-c", code]

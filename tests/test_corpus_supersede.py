@@ -17,7 +17,7 @@ import pytest
 
 from gotchas import edit, operations, verification
 from gotchas import record as record_model
-from gotchas.sources.ledger import set_task_state
+from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"

@@ -20,7 +20,7 @@ import pytest
 
 from gotchas import operations
 from gotchas import record as record_model
-from gotchas.sources.ledger import set_task_state
+from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
 from support.clients import isolated_env
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gotchas.config import CONFIG_PATH, Config, load_config, parse_config
 from gotchas.errors import ConfigError, PredicateError
-from gotchas.hold import (
+from gotchas.holds.check import (
     DEFAULT_CAN_REPORT,
     EXIT_CODES,
     HoldState,
@@ -20,9 +20,9 @@ from gotchas.hold import (
     evaluate,
     outcome_for,
 )
-from gotchas.predicate import Predicate, parse_predicates
-from gotchas.sources import TASK_STATES, Observation, TaskState, parse_state
-from gotchas.sources.ledger import set_task_state
+from gotchas.holds.predicate import Predicate, parse_predicates
+from gotchas.holds.sources import TASK_STATES, Observation, TaskState, parse_state
+from gotchas.holds.sources.ledger import set_task_state
 
 NOW = "2026-11-30T06:00:00Z"
 

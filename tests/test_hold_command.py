@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from gotchas.config import CONFIG_PATH
-from gotchas.hold import check_hold
-from gotchas.sources import SourceFailed
-from gotchas.sources.command import CommandSource, command_argv, parse_command_output
+from gotchas.holds.check import check_hold
+from gotchas.holds.sources import SourceFailed
+from gotchas.holds.sources.command import CommandSource, command_argv, parse_command_output
 
 TRACKER = """
 import json, sys, time

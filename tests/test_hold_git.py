@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from gotchas.config import GitConfig, load_config
-from gotchas.hold import check_hold
-from gotchas.sources import SourceFailed
-from gotchas.sources.git import Git, GitSource, closing_reason, remote_slug
-from gotchas.sources.ledger import set_task_state
+from gotchas.holds.check import check_hold
+from gotchas.holds.sources import SourceFailed
+from gotchas.holds.sources.git import Git, GitSource, closing_reason, remote_slug
+from gotchas.holds.sources.ledger import set_task_state
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Ana Dev",

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from gotchas.config import CONFIG_PATH
-from gotchas.hold import check_hold
-from gotchas.sources import SourceFailed
-from gotchas.sources.github import GitHubSource, rate_limit_retry_at
-from gotchas.sources.ledger import set_task_state
+from gotchas.holds.check import check_hold
+from gotchas.holds.sources import SourceFailed
+from gotchas.holds.sources.github import GitHubSource, rate_limit_retry_at
+from gotchas.holds.sources.ledger import set_task_state
 from support.fake_github import FakeGitHub, issue, pull_request
 
 REPO = "octo/proj"

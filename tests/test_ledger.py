@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gotchas.errors import InvalidArgument, TaskRefError
-from gotchas.sources.ledger import (
+from gotchas.holds.sources.ledger import (
     LEDGER_PATH,
     LedgerSource,
     read_ledger,

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gotchas.errors import PredicateError
-from gotchas.predicate import Predicate, parse_predicates
+from gotchas.holds.predicate import Predicate, parse_predicates
 
 
 @pytest.mark.parametrize(

@@ -83,7 +83,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _check_hold(args: argparse.Namespace) -> int:
-    from gotchas.hold import EXIT_CODES, check_hold
+    from gotchas.holds.check import EXIT_CODES, check_hold
 
     answer: dict[str, Any] = check_hold(args.predicate, _workspace(args).root).to_dict()
     lines = [f"{answer['predicate']}: {answer['state']}"]
@@ -97,7 +97,7 @@ def _check_hold(args: argparse.Namespace) -> int:
 
 def _task(args: argparse.Namespace) -> int:
     from gotchas import taskref
-    from gotchas.sources import ledger
+    from gotchas.holds.sources import ledger
 
     ws = _workspace(args)
     task = taskref.normalize(args.task)

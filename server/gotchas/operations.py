@@ -70,7 +70,7 @@ def get_gotcha(ws: Workspace, entry_id: str, record: str | None = None) -> Entry
 
 
 def check_hold(ws: Workspace, predicate: str) -> dict[str, Any]:
-    from gotchas.hold import check_hold as evaluate
+    from gotchas.holds.check import check_hold as evaluate
 
     return evaluate(predicate, ws.root).to_dict()
 
@@ -224,7 +224,7 @@ def _store(
 def _checked_predicate(hold: str | None) -> str | None:
     if not hold or not hold.strip():
         return None
-    from gotchas.predicate import parse_predicates
+    from gotchas.holds.predicate import parse_predicates
 
     parse_predicates(hold.strip())
     return hold.strip()

@@ -65,7 +65,7 @@ def run(interactive: bool) -> int:
 async def _walk(repo: Path, interactive: bool) -> int:
     from mcp import Client, StdioServerParameters
 
-    from gotchas.sources.ledger import set_task_state
+    from gotchas.holds.sources.ledger import set_task_state
 
     def step(title: str) -> None:
         print(f"\n== {title}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from gotchas.sources import Evidence, Observation, SourceFailed, TaskState, format_utc, utc_now
+from gotchas.holds.sources import Evidence, Observation, SourceFailed, TaskState, format_utc, utc_now
 
 _FIELD = "\x1f"
 _RECORD = "\x1e"

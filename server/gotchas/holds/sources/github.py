@@ -19,7 +19,7 @@ from email.message import Message
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gotchas.sources import Evidence, Observation, SourceFailed, TaskState, format_utc, utc_now
+from gotchas.holds.sources import Evidence, Observation, SourceFailed, TaskState, format_utc, utc_now
 
 if TYPE_CHECKING:
     from gotchas.config import GitHubConfig
@@ -82,7 +82,7 @@ class GitHubSource:
     def _default_repo(self) -> str:
         if self.repo:
             return self.repo
-        from gotchas.sources.git import Git
+        from gotchas.holds.sources.git import Git
 
         slug = Git(self.root, timeout=self.timeout).origin_slug()
         if slug is None:

@@ -90,11 +90,11 @@ def build_sources(config: Config, root: Path) -> list[Source]:
     built: list[Source] = []
     for name in config.holds.sources:
         if name == "ledger":
-            from gotchas.sources.ledger import LedgerSource
+            from gotchas.holds.sources.ledger import LedgerSource
 
             built.append(LedgerSource(root))
         elif name == "git":
-            from gotchas.sources.git import GitSource
+            from gotchas.holds.sources.git import GitSource
 
             built.append(
                 GitSource(
@@ -105,11 +105,11 @@ def build_sources(config: Config, root: Path) -> list[Source]:
                 )
             )
         elif name == "github":
-            from gotchas.sources.github import GitHubSource
+            from gotchas.holds.sources.github import GitHubSource
 
             built.append(GitHubSource.from_config(root, config.holds.github))
         elif name == "command":
-            from gotchas.sources.command import CommandSource
+            from gotchas.holds.sources.command import CommandSource
 
             built.append(
                 CommandSource(root, argv=config.holds.command.argv, timeout=config.holds.command.timeout)

@@ -11,7 +11,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from gotchas.sources import (
+from gotchas.holds.sources import (
     TASK_STATES,
     Evidence,
     Observation,

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from gotchas.errors import SourceError
-from gotchas.predicate import Predicate, PredicateKind, parse_predicates
-from gotchas.sources import (
+from gotchas.holds.predicate import Predicate, PredicateKind, parse_predicates
+from gotchas.holds.sources import (
     TERMINAL_STATES,
     Evidence,
     Observation,

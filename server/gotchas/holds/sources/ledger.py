@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gotchas.errors import InvalidArgument
-from gotchas.sources import (
+from gotchas.holds.sources import (
     TASK_STATES,
     Evidence,
     Observation,
