@@ -11,15 +11,9 @@ from hypothesis import strategies as st
 
 from gotchas.config import CONFIG_PATH, Config, load_config, parse_config
 from gotchas.errors import ConfigError, PredicateError
-from gotchas.holds.check import (
-    DEFAULT_CAN_REPORT,
-    EXIT_CODES,
-    HoldState,
-    check_hold,
-    combine,
-    evaluate,
-    outcome_for,
-)
+from gotchas.holds import registry
+from gotchas.holds.check import check_hold
+from gotchas.holds.decision import EXIT_CODES, HoldState, combine, evaluate, outcome_for
 from gotchas.holds.predicate import Predicate, parse_predicates
 from gotchas.holds.sources import TASK_STATES, Observation, TaskState, parse_state
 from gotchas.holds.sources.ledger import set_task_state
@@ -192,7 +186,7 @@ def test_a_failure_never_releases_what_a_real_answer_would_not(kind: str, answer
         return
     broken = [index for index, answer in enumerate(answers) if answer == FAIL]
     for index in broken:
-        for possible in [None, *sorted(DEFAULT_CAN_REPORT[SOURCES[index]])]:
+        for possible in [None, *sorted(registry.BY_NAME[SOURCES[index]].can_report)]:
             filled = [None if i in broken else answer for i, answer in enumerate(answers)]
             filled[index] = possible
             assert answers_to_state(kind, filled) == "released", (index, possible, answers)

@@ -83,7 +83,8 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _check_hold(args: argparse.Namespace) -> int:
-    from gotchas.holds.check import EXIT_CODES, check_hold
+    from gotchas.holds.check import check_hold
+    from gotchas.holds.decision import EXIT_CODES
 
     answer: dict[str, Any] = check_hold(args.predicate, _workspace(args).root).to_dict()
     lines = [f"{answer['predicate']}: {answer['state']}"]

@@ -9,15 +9,15 @@ hold trusts.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 
 from gotchas.errors import ConfigError
+from gotchas.holds import registry
 
 CONFIG_PATH = ".claude/gotchas.toml"
 DEFAULT_RECORD = ".claude/rules/gotchas.md"
 DEFAULT_SOURCES: tuple[str, ...] = ("ledger", "git")
-KNOWN_SOURCES: tuple[str, ...] = ("ledger", "git", "github", "command")
 DEFAULT_GITHUB_API = "https://api.github.com"
 
 
@@ -43,6 +43,9 @@ class CommandConfig:
 
 @dataclass(frozen=True)
 class HoldsConfig:
+    """``[holds]``: which sources, in which order, and one block per source that has settings
+    (each source's row in :mod:`gotchas.holds.registry` builds it from its block)."""
+
     sources: tuple[str, ...] = DEFAULT_SOURCES
     git: GitConfig = field(default_factory=GitConfig)
     github: GitHubConfig = field(default_factory=GitHubConfig)
@@ -84,7 +87,7 @@ def parse_config(text: str, root: Path) -> Config:
     record = _record(data.get("record", DEFAULT_RECORD))
     entries = _entries(data.get("entries"))
     holds_table = _table(data.get("holds", {}), "holds")
-    _only(holds_table, {"sources", "git", "github", "command"}, "holds")
+    _only(holds_table, {f.name for f in fields(HoldsConfig)}, "holds")
     holds = HoldsConfig(
         sources=_sources(holds_table.get("sources", list(DEFAULT_SOURCES))),
         git=_git(_table(holds_table.get("git", {}), "holds.git")),
@@ -121,11 +124,11 @@ def _record(value: object) -> str:
 
 def _sources(value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ConfigError(f"{CONFIG_PATH}: holds.sources must be a list of names from {KNOWN_SOURCES}")
-    unknown = [name for name in value if name not in KNOWN_SOURCES]
+        raise ConfigError(f"{CONFIG_PATH}: holds.sources must be a list of names from {registry.NAMES}")
+    unknown = [name for name in value if name not in registry.NAMES]
     if unknown:
         raise ConfigError(
-            f"{CONFIG_PATH}: holds.sources: unknown source {unknown[0]!r}; known: {', '.join(KNOWN_SOURCES)}"
+            f"{CONFIG_PATH}: holds.sources: unknown source {unknown[0]!r}; known: {', '.join(registry.NAMES)}"
         )
     if not value:
         raise ConfigError(f"{CONFIG_PATH}: holds.sources is empty; no hold could ever be decided")

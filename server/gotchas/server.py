@@ -331,13 +331,14 @@ def _prompt_and_completion(mcp: MCPServer, ws: Workspace) -> None:
 
 
 def _holds_reach_network(ws: Workspace) -> bool:
-    """check_hold is open-world only when the project turned the github source on."""
+    """check_hold is open-world only when a configured source reaches the network."""
     if not (ws.root / ".claude" / "gotchas.toml").is_file():
         return False
     try:
         from gotchas.config import load_config
+        from gotchas.holds import registry
 
-        return "github" in load_config(ws.root).holds.sources
+        return registry.reaches_network(load_config(ws.root).holds.sources)
     except GotchasError:
         return False
 

@@ -9,13 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from gotchas.errors import SourceError
-
-if TYPE_CHECKING:
-    from gotchas.config import Config
 
 TaskState = Literal["open", "running", "landed", "abandoned", "cancelled", "failed"]
 TASK_STATES: tuple[TaskState, ...] = (
@@ -27,7 +23,6 @@ TASK_STATES: tuple[TaskState, ...] = (
     "failed",
 )
 TERMINAL_STATES: frozenset[TaskState] = frozenset({"landed", "abandoned", "cancelled", "failed"})
-SOURCE_NAMES: tuple[str, ...] = ("ledger", "git", "github", "command")
 
 Evidence = dict[str, object]
 
@@ -52,15 +47,10 @@ class SourceFailed(SourceError):
 
 
 class Source(Protocol):
-    """One place task state comes from."""
+    """One place task state comes from; its row in :mod:`gotchas.holds.registry` says the rest."""
 
     @property
     def name(self) -> str: ...
-
-    @property
-    def can_report(self) -> frozenset[TaskState]:
-        """States this source is able to observe: a failure can only hide one of these."""
-        ...
 
     def observe(self, task: str) -> Observation: ...
 
@@ -83,35 +73,3 @@ def parse_state(raw: object) -> TaskState | None:
         if state == wanted:
             return state
     return None
-
-
-def build_sources(config: Config, root: Path) -> list[Source]:
-    """The configured sources in configured order; imports stay lazy so the CLI starts fast."""
-    built: list[Source] = []
-    for name in config.holds.sources:
-        if name == "ledger":
-            from gotchas.holds.sources.ledger import LedgerSource
-
-            built.append(LedgerSource(root))
-        elif name == "git":
-            from gotchas.holds.sources.git import GitSource
-
-            built.append(
-                GitSource(
-                    root,
-                    branch=config.holds.git.branch,
-                    github_repo=config.holds.github.repo,
-                    timeout=config.holds.git.timeout,
-                )
-            )
-        elif name == "github":
-            from gotchas.holds.sources.github import GitHubSource
-
-            built.append(GitHubSource.from_config(root, config.holds.github))
-        elif name == "command":
-            from gotchas.holds.sources.command import CommandSource
-
-            built.append(
-                CommandSource(root, argv=config.holds.command.argv, timeout=config.holds.command.timeout)
-            )
-    return built

@@ -34,7 +34,6 @@ class CommandSource:
     """Task state from a tracker-specific program."""
 
     name = "command"
-    can_report: frozenset[TaskState] = frozenset(TASK_STATES)
 
     def __init__(self, root: Path, argv: tuple[str, ...] | list[str], timeout: float = 30.0) -> None:
         if not argv:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from gotchas.holds.sources import Evidence, Observation, SourceFailed, TaskState, format_utc, utc_now
+from gotchas.holds.sources import Evidence, Observation, SourceFailed, format_utc, utc_now
 
 _FIELD = "\x1f"
 _RECORD = "\x1e"
@@ -252,7 +252,6 @@ class GitSource:
     """Landings in the project's own repository."""
 
     name = "git"
-    can_report: frozenset[TaskState] = frozenset({"landed"})
 
     def __init__(
         self,

@@ -33,7 +33,6 @@ class GitHubSource:
     """Issue and pull-request state on github.com or a GitHub Enterprise server."""
 
     name = "github"
-    can_report: frozenset[TaskState] = frozenset({"running", "landed", "abandoned"})
 
     def __init__(
         self,

@@ -149,7 +149,6 @@ class LedgerSource:
     """The embedded source: what people and sessions recorded with ``gotchas task set``."""
 
     name = "ledger"
-    can_report: frozenset[TaskState] = frozenset(TASK_STATES)
 
     def __init__(self, root: Path) -> None:
         self.root = root

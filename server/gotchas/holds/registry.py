@@ -1,0 +1,112 @@
+"""Every hold source, one row each: the one table config, decision and server read.
+
+A row says how to build the source from the project's settings, which task states it can
+report (a failed source can only hide one of those), whether it observes the system of
+record (git, GitHub, a tracker) rather than what someone wrote down (the ledger), and
+whether asking it reaches the network. Factories import their module on first use, so
+reading the table costs nothing at start-up.
+
+Adding a source — say GitLab — is:
+
+1. one new file, ``holds/sources/gitlab.py``: a class with a ``name`` and
+   ``observe(task) -> Observation`` that raises ``SourceFailed`` when it cannot answer;
+2. one row in :data:`SOURCES` below, with a factory that builds it from the settings;
+3. its config block in ``config.py``: a ``GitLabConfig`` dataclass, a ``gitlab`` field on
+   ``HoldsConfig`` and the function that validates ``[holds.gitlab]``;
+4. its test, ``tests/test_hold_gitlab.py``, beside the others.
+
+``[holds] sources``, the precedence rules, the "unknown rather than released" rule and the
+server's open-world hint all follow from the row; nothing else names the source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gotchas.errors import ConfigError
+from gotchas.holds.sources import TASK_STATES, Source, TaskState
+
+if TYPE_CHECKING:
+    from gotchas.config import HoldsConfig
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One kind of hold source, as the rest of the package needs to know it."""
+
+    name: str
+    build: Callable[[Path, HoldsConfig], Source]
+    can_report: frozenset[TaskState]
+    observes: bool  # looks at the system of record, not at what people wrote down
+    reaches_network: bool
+
+
+def _ledger(root: Path, holds: HoldsConfig) -> Source:
+    from gotchas.holds.sources.ledger import LedgerSource
+
+    return LedgerSource(root)
+
+
+def _git(root: Path, holds: HoldsConfig) -> Source:
+    from gotchas.holds.sources.git import GitSource
+
+    return GitSource(root, branch=holds.git.branch, github_repo=holds.github.repo, timeout=holds.git.timeout)
+
+
+def _github(root: Path, holds: HoldsConfig) -> Source:
+    from gotchas.holds.sources.github import GitHubSource
+
+    return GitHubSource.from_config(root, holds.github)
+
+
+def _command(root: Path, holds: HoldsConfig) -> Source:
+    from gotchas.holds.sources.command import CommandSource
+
+    return CommandSource(root, argv=holds.command.argv, timeout=holds.command.timeout)
+
+
+SOURCES: tuple[SourceSpec, ...] = (
+    SourceSpec("ledger", _ledger, frozenset(TASK_STATES), observes=False, reaches_network=False),
+    SourceSpec("git", _git, frozenset({"landed"}), observes=True, reaches_network=False),
+    SourceSpec(
+        "github", _github, frozenset({"running", "landed", "abandoned"}), observes=True, reaches_network=True
+    ),
+    SourceSpec("command", _command, frozenset(TASK_STATES), observes=True, reaches_network=False),
+)
+"""In the order they are documented; ``[holds] sources`` picks and orders them per project."""
+
+BY_NAME: dict[str, SourceSpec] = {spec.name: spec for spec in SOURCES}
+NAMES: tuple[str, ...] = tuple(BY_NAME)
+
+
+def spec(name: str) -> SourceSpec:
+    """The row for ``name``; ConfigError names the known ones."""
+    found = BY_NAME.get(name)
+    if found is None:
+        raise ConfigError(f"unknown hold source {name!r}; known: {', '.join(NAMES)}")
+    return found
+
+
+def build_sources(holds: HoldsConfig, root: Path) -> list[Source]:
+    """The configured sources, in configured order."""
+    return [spec(name).build(root, holds) for name in holds.sources]
+
+
+def observes(name: str) -> bool:
+    """Whether the named source looks at the system of record; unknown names do not."""
+    found = BY_NAME.get(name)
+    return found is not None and found.observes
+
+
+def can_report(names: Iterable[str] | None = None) -> dict[str, frozenset[TaskState]]:
+    """What each named source (default: every one) is able to report: the states a failure
+    of it could hide."""
+    return {name: spec(name).can_report for name in (NAMES if names is None else names)}
+
+
+def reaches_network(names: Iterable[str]) -> bool:
+    """Whether asking any of the named sources leaves the machine."""
+    return any(spec(name).reaches_network for name in names)
