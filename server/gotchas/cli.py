@@ -86,7 +86,8 @@ def _check_hold(args: argparse.Namespace) -> int:
     from gotchas.holds.check import check_hold
     from gotchas.holds.decision import EXIT_CODES
 
-    answer: dict[str, Any] = check_hold(args.predicate, _workspace(args).root).to_dict()
+    ws = _workspace(args)
+    answer: dict[str, Any] = check_hold(args.predicate, ws.root, ws.config).to_dict()
     lines = [f"{answer['predicate']}: {answer['state']}"]
     for task in answer["tasks"]:
         lines.append(f"  {task['task']}: {task['state'] or 'unknown'} (source: {task['source'] or '-'})")

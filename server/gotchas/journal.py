@@ -1,26 +1,22 @@
 """The journal: an append-only log of every apply outcome, one JSON object per line.
 
-Written under the record lock with a single ``O_APPEND`` write, so lines from concurrent
-processes never interleave. It is evidence for people, never read back to decide anything.
+Written under the record lock through :func:`gotchas.workspace.append_jsonl`, so lines
+from concurrent processes never interleave. It is evidence for people, never read back to
+decide anything.
 """
 
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gotchas.workspace import append_jsonl
 
-def append(path: Path, event: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(event, ensure_ascii=False, sort_keys=True) + "\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line.encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+
+def append(path: Path, event: Mapping[str, object]) -> None:
+    append_jsonl(path, event, sort_keys=True)
 
 
 def read(path: Path) -> list[dict[str, Any]]:

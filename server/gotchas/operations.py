@@ -72,7 +72,7 @@ def get_gotcha(ws: Workspace, entry_id: str, record: str | None = None) -> Entry
 def check_hold(ws: Workspace, predicate: str) -> dict[str, Any]:
     from gotchas.holds.check import check_hold as evaluate
 
-    return evaluate(predicate, ws.root).to_dict()
+    return evaluate(predicate, ws.root, ws.config).to_dict()
 
 
 def verify_record(ws: Workspace, record: str | None = None) -> VerifyResult:
@@ -199,7 +199,7 @@ def _store(
     check: verification.EditCheck,
 ) -> ProposalResult:
     final = Proposal(**{**draft.__dict__, "id": proposal.make_id(draft)})
-    proposal.save(ws.state_dir / "proposals", final)
+    proposal.save(ws.proposals_dir, final)
     held = hold_answer is not None and hold_answer["state"] != "released"
     step = (
         f"review the diff; apply_supersede({final.id!r}) is refused until the hold "
@@ -378,20 +378,20 @@ def list_proposals(ws: Workspace) -> list[ProposalSummary]:
             hold=p.hold,
             created_at=p.created_at,
         )
-        for p in proposal.stored(ws.state_dir / "proposals")
+        for p in proposal.stored(ws.proposals_dir)
     ]
 
 
 def apply(ws: Workspace, proposal_id: str) -> ApplyResult:
     """Apply a stored proposal under the record lock; refuse unless the hold is released."""
-    stored = proposal.load(ws.state_dir / "proposals", proposal_id)
+    stored = proposal.load(ws.proposals_dir, proposal_id)
     path = ws.inside(stored.record)
     with ws.lock(path):
         result = _apply_locked(ws, path, stored)
         event: dict[str, Any] = {"at": _now(), **result}
         event.pop("verification", None)
         event["verified"] = bool(result["verification"] and result["verification"].get("ok"))
-        journal.append(ws.state_dir / "journal.jsonl", event)
+        journal.append(ws.journal_path, event)
     return result
 
 

@@ -332,15 +332,13 @@ def _prompt_and_completion(mcp: MCPServer, ws: Workspace) -> None:
 
 def _holds_reach_network(ws: Workspace) -> bool:
     """check_hold is open-world only when a configured source reaches the network."""
-    if not (ws.root / ".claude" / "gotchas.toml").is_file():
-        return False
     try:
-        from gotchas.config import load_config
-        from gotchas.holds import registry
-
-        return registry.reaches_network(load_config(ws.root).holds.sources)
+        sources = ws.config.holds.sources
     except GotchasError:
         return False
+    from gotchas.holds import registry
+
+    return registry.reaches_network(sources)
 
 
 def is_loopback(host: str) -> bool:

@@ -1,8 +1,11 @@
-"""The workspace: the project root and the files we read and write inside it.
+"""The workspace: the one owner of a project's state — its root, its settings and the files
+we read and write inside it.
 
-Everything that touches the disk for the record lives here: finding the root, keeping
-paths inside it, reading with clear refusals, the cross-process lock, and the atomic
-write (temp file in the same directory, fsync, rename, fsync the directory).
+Everything that touches the disk lives here or goes through here: finding the root, the
+settings (read once, then passed on), the layout of ``.claude/gotchas/`` (proposals,
+journal, ledger, locks), keeping paths inside the root, reading with clear refusals, the
+cross-process lock, the atomic write (temp file in the same directory, fsync, rename,
+fsync the directory) and the one JSON-lines appender.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -17,14 +21,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gotchas.config import CONFIG_PATH, DEFAULT_RECORD, Config, load_config
 from gotchas.errors import PathOutsideRoot, RecordNotFound, RecordUnreadable
 
 if TYPE_CHECKING:
     from gotchas.record import Record
 
-DEFAULT_RECORD = ".claude/rules/gotchas.md"
 _PARSE_CACHE_SIZE = 4
+
+# The layout of the project's own state, relative to the root.
 STATE_DIR = ".claude/gotchas"
+PROPOSALS_DIR = f"{STATE_DIR}/proposals"
+JOURNAL_FILE = f"{STATE_DIR}/journal.jsonl"
+LEDGER_FILE = f"{STATE_DIR}/tasks.jsonl"
+LOCKS_DIR = f"{STATE_DIR}/locks"
 
 
 def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Path:
@@ -49,9 +59,16 @@ def git_top_level(start: Path) -> Path | None:
 
 @dataclass
 class Workspace:
+    """One project: its root, its settings and every path of its state.
+
+    ``settings`` is the parsed ``.claude/gotchas.toml``; left out, it is read on first use
+    and kept, so one workspace reads its config once.
+    """
+
     root: Path
     default_record: str = DEFAULT_RECORD
     entry_style: str | None = None
+    settings: Config | None = field(default=None, repr=False)
     _cache: dict[Path, tuple[tuple[int, int, int], Record]] = field(default_factory=dict, repr=False)
     _parsed: dict[str, Record] = field(default_factory=dict, repr=False)
 
@@ -65,8 +82,16 @@ class Workspace:
     ) -> Workspace:
         env = os.environ if environ is None else environ
         top = find_root(root, env, cwd or Path.cwd())
-        configured, style = _configured(top)
-        return cls(top, record or env.get("GOTCHAS_RECORD") or configured, style)
+        settings = read_settings(top)
+        chosen = record or env.get("GOTCHAS_RECORD") or settings.record or DEFAULT_RECORD
+        return cls(top, chosen, settings.entries, settings)
+
+    @property
+    def config(self) -> Config:
+        """The project's settings, read once."""
+        if self.settings is None:
+            self.settings = read_settings(self.root)
+        return self.settings
 
     def inside(self, relative: str | os.PathLike[str]) -> Path:
         """An absolute path for ``relative`` that is guaranteed to stay inside the root."""
@@ -89,6 +114,22 @@ class Workspace:
     @property
     def state_dir(self) -> Path:
         return self.inside(STATE_DIR)
+
+    @property
+    def proposals_dir(self) -> Path:
+        return self.inside(PROPOSALS_DIR)
+
+    @property
+    def journal_path(self) -> Path:
+        return self.inside(JOURNAL_FILE)
+
+    @property
+    def ledger_path(self) -> Path:
+        return ledger_path(self.root)
+
+    @property
+    def locks_dir(self) -> Path:
+        return self.inside(LOCKS_DIR)
 
     def read(self, path: Path) -> bytes:
         """The bytes of a record, refusing what is missing, a directory, or over the size limit."""
@@ -144,7 +185,7 @@ class Workspace:
     @contextlib.contextmanager
     def lock(self, path: Path) -> Iterator[None]:
         """Exclusive across processes; the kernel drops it if the holder dies, so it never sticks."""
-        locks = self.state_dir / "locks"
+        locks = self.locks_dir
         if not locks.is_dir():
             locks.mkdir(parents=True, exist_ok=True)
             # Lock files are empty and per machine: the folder keeps itself out of git.
@@ -189,11 +230,36 @@ def write_atomic(path: Path, data: bytes) -> None:
         os.close(dir_fd)
 
 
-def _configured(root: Path) -> tuple[str, str | None]:
-    """The record path and entry style named in the project config, if there is one."""
-    if not (root / ".claude" / "gotchas.toml").is_file():
-        return DEFAULT_RECORD, None
-    from gotchas.config import load_config
+def ledger_path(root: Path) -> Path:
+    """The task ledger of the project at ``root``."""
+    return root / LEDGER_FILE
 
-    config = load_config(root)
-    return config.record or DEFAULT_RECORD, config.entries
+
+def read_settings(root: Path) -> Config:
+    """The project's settings; the defaults when there is no config file."""
+    if not (root / CONFIG_PATH).is_file():
+        return Config(root=root)
+    return load_config(root)
+
+
+def append_jsonl(path: Path, value: Mapping[str, object], *, sort_keys: bool = False) -> int:
+    """Append ``value`` as one JSON line; returns the byte offset where the line starts.
+
+    One ``O_APPEND`` write under an exclusive ``flock``, so lines from concurrent writers
+    never interleave. A final line left without its newline (a hand edit) gets one first,
+    so two entries are never glued together.
+    """
+    payload = json.dumps(value, ensure_ascii=False, sort_keys=sort_keys).encode("utf-8") + b"\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            payload = b"\n" + payload
+            size += 1
+        os.write(fd, payload)
+        os.fsync(fd)
+    finally:
+        os.close(fd)  # closing releases the lock
+    return size

@@ -1,8 +1,9 @@
 """The task ledger: ``.claude/gotchas/tasks.jsonl``, one JSON object per line, append-only.
 
-Appending one line per change, under an exclusive ``flock`` and as a single ``O_APPEND``
-write, keeps concurrent writers from losing or interleaving each other's lines, and a
-history nobody rewrites doubles as the audit trail: the latest line for a task wins.
+Appending one line per change through :func:`gotchas.workspace.append_jsonl` (an
+exclusive ``flock``, a single ``O_APPEND`` write) keeps concurrent writers from losing or
+interleaving each other's lines, and a history nobody rewrites doubles as the audit
+trail: the latest line for a task wins.
 A damaged line is skipped and reported, so one bad line never hides all the others.
 """
 
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +25,9 @@ from gotchas.holds.sources import (
     utc_now,
 )
 from gotchas.taskref import normalize
+from gotchas.workspace import LEDGER_FILE, append_jsonl, ledger_path
 
-LEDGER_PATH = ".claude/gotchas/tasks.jsonl"
+LEDGER_PATH = LEDGER_FILE
 _MAX_BY = 200
 
 
@@ -50,10 +51,6 @@ class LedgerContents:
     damaged: list[int]  # line numbers that are not a valid ledger entry
 
 
-def ledger_path(root: Path) -> Path:
-    return root / LEDGER_PATH
-
-
 def set_task_state(root: Path, task: str, state: str, by: str) -> LedgerLine:
     """Append ``task`` → ``state`` to the ledger and return the line as written."""
     ref = normalize(task)
@@ -64,21 +61,9 @@ def set_task_state(root: Path, task: str, state: str, by: str) -> LedgerLine:
     if not author:
         raise InvalidArgument("who sets the state must be named (by)")
     entry = {"task": ref, "state": parsed, "at": utc_now(), "by": author}
-    payload = json.dumps(entry, ensure_ascii=False, separators=(", ", ": ")).encode("utf-8") + b"\n"
     path = ledger_path(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            payload = b"\n" + payload  # a hand edit left no newline: never glue two entries
-        existing = _count_lines(fd, size)
-        os.write(fd, payload)
-        os.fsync(fd)
-    finally:
-        os.close(fd)  # closing releases the lock
-    line = existing + payload.count(b"\n")
+    start = append_jsonl(path, entry)
+    line = _count_lines(path, start) + 1
     return LedgerLine(task=ref, state=parsed, at=str(entry["at"]), by=author, line=line)
 
 
@@ -134,14 +119,16 @@ def _parse_line(text: bytes, number: int) -> LedgerLine | None:
     return LedgerLine(task=ref, state=state, at=at, by=by, line=number)
 
 
-def _count_lines(fd: int, size: int) -> int:
+def _count_lines(path: Path, size: int) -> int:
+    """Newlines in the first ``size`` bytes: lines before an append never change."""
     count, offset = 0, 0
-    while offset < size:
-        chunk = os.pread(fd, min(1 << 20, size - offset), offset)
-        if not chunk:
-            break
-        count += chunk.count(b"\n")
-        offset += len(chunk)
+    with path.open("rb") as handle:
+        while offset < size:
+            chunk = handle.read(min(1 << 20, size - offset))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            offset += len(chunk)
     return count
 
 
