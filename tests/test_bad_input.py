@@ -68,13 +68,13 @@ def supersede(ws: Workspace, **change: Any) -> Any:
     args = good(**change)
     return operations.propose_supersede(
         ws,
-        args["target_id"],
-        args["task"],
-        args["title"],
-        args["body"],
-        args["diagnostic"],
-        args["ruled_out"],
-        args["evidence"],
+        target_id=args["target_id"],
+        task=args["task"],
+        title=args["title"],
+        body=args["body"],
+        diagnostic=args["diagnostic"],
+        ruled_out=args["ruled_out"],
+        evidence=args["evidence"],
         record=args.get("record"),
     )
 
@@ -153,7 +153,7 @@ def test_target_id_naming_two_entries(root: Path) -> None:
     code = refuses(root, errors.AmbiguousEntry, lambda: supersede(Workspace(root), target_id="retries"))
     assert code == "entry-ambiguous"
     with pytest.raises(errors.AmbiguousEntry, match="2 entries"):
-        operations.get_gotcha(Workspace(root), "retries")
+        operations.get_gotcha(Workspace(root), entry_id="retries")
     verified = operations.verify_record(Workspace(root))
     assert not verified["ok"]
     assert any(p["code"].startswith("duplicate") for p in verified["problems"])
@@ -163,7 +163,9 @@ def test_target_id_naming_two_entries(root: Path) -> None:
     "proposal_id", ["p-zzz", "../../etc/passwd", "p-000000000000", "", "p-0123456789ab/.."]
 )
 def test_a_proposal_id_that_is_not_one(root: Path, proposal_id: str) -> None:
-    code = refuses(root, errors.ProposalNotFound, lambda: operations.apply(Workspace(root), proposal_id))
+    code = refuses(
+        root, errors.ProposalNotFound, lambda: operations.apply(Workspace(root), proposal_id=proposal_id)
+    )
     assert code == "proposal-not-found"
 
 
@@ -189,7 +191,7 @@ def test_a_proposal_file_edited_by_hand(root: Path, how: str) -> None:
         path.write_bytes(path.read_bytes()[:100])
     else:
         path.write_bytes(b"\xff\xfe" + path.read_bytes())
-    code = refuses(root, errors.ProposalInvalid, lambda: operations.apply(Workspace(root), pid))
+    code = refuses(root, errors.ProposalInvalid, lambda: operations.apply(Workspace(root), proposal_id=pid))
     assert code == "proposal-invalid"
 
 
@@ -197,13 +199,15 @@ def test_a_record_that_became_invalid_utf8_between_propose_and_apply(root: Path)
     pid, _ = stored_proposal(root)
     broken = (root / RECORD).read_bytes().replace(b"Shallow clones", b"Shallow \xff clones")
     (root / RECORD).write_bytes(broken)
-    code = refuses(root, errors.RecordEncodingError, lambda: operations.apply(Workspace(root), pid))
+    code = refuses(
+        root, errors.RecordEncodingError, lambda: operations.apply(Workspace(root), proposal_id=pid)
+    )
     assert code == "record-encoding"
     with pytest.raises(errors.RecordEncodingError, match="offset"):
         operations.list_gotchas(Workspace(root))
     # once fixed, the same proposal still applies (the lock was released)
     (root / RECORD).write_bytes(FIXTURE.read_bytes())
-    assert operations.apply(Workspace(root), pid)["status"] == "applied"
+    assert operations.apply(Workspace(root), proposal_id=pid)["status"] == "applied"
 
 
 def test_superseding_with_a_suspected_cause_is_refused_with_an_explanation(root: Path) -> None:
@@ -219,10 +223,14 @@ def test_a_confirmed_capture_needs_a_diagnostic(root: Path) -> None:
     code = refuses(
         root,
         errors.InvalidArgument,
-        lambda: operations.propose_lesson(Workspace(root), "Confirmed thing", "Body.", ["#700"], "confirmed"),
+        lambda: operations.propose_lesson(
+            Workspace(root), title="Confirmed thing", body="Body.", tasks=["#700"], root_cause="confirmed"
+        ),
     )
     assert code == "invalid-argument"
-    suspected = operations.propose_lesson(Workspace(root), "Suspected thing", "Body.", ["#700"], "suspected")
+    suspected = operations.propose_lesson(
+        Workspace(root), title="Suspected thing", body="Body.", tasks=["#700"], root_cause="suspected"
+    )
     assert suspected["status"] == "proposed"
 
 

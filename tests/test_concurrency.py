@@ -155,7 +155,7 @@ def test_eight_cli_applies_of_independent_captures_all_land(root: Path) -> None:
 def _apply_after_barrier(root: str, proposal_id: str, barrier: Any, queue: Any) -> None:
     barrier.wait()
     try:
-        result = operations.apply(Workspace(Path(root)), proposal_id)
+        result = operations.apply(Workspace(Path(root)), proposal_id=proposal_id)
         queue.put((proposal_id, result["status"], result.get("code"), result["rebased"]))
     except Exception as exc:  # reported to the parent, which fails the test
         queue.put((proposal_id, "error", f"{type(exc).__name__}: {exc}", False))
@@ -187,11 +187,11 @@ def supersede(ws: Workspace, target: str, n: int, title: str | None = None) -> A
     # title variety, and that is not what these tests are about (see test_corpus_supersede).
     return operations.propose_supersede(
         ws,
-        target,
-        f"#{900 + n}",
-        title or f"What really broke {SUBJECTS[n - 1]}",
-        f"Task #{900 + n} was not what lesson {target} said; this is what fixed it.",
-        f"look for symptom {n} before trying the old advice",
+        target_id=target,
+        task=f"#{900 + n}",
+        title=title or f"What really broke {SUBJECTS[n - 1]}",
+        body=f"Task #{900 + n} was not what lesson {target} said; this is what fixed it.",
+        diagnostic=f"look for symptom {n} before trying the old advice",
         ruled_out=[f"the advice of {target}"],
         evidence=f"run log of #{900 + n}",
     )
@@ -243,7 +243,7 @@ def test_two_proposals_on_the_same_target_one_applies_one_conflicts(root: Path) 
     # the loser stays refused: retrying it is still a conflict, and writes nothing
     loser = second if winner is first else first
     after = (root / RECORD).read_bytes()
-    retry = operations.apply(ws, loser["proposal_id"])
+    retry = operations.apply(ws, proposal_id=loser["proposal_id"])
     assert (retry["status"], retry.get("code")) == ("refused", "conflict")
     assert "propose again" in retry["reason"]
     assert (root / RECORD).read_bytes() == after

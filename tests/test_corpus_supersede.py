@@ -59,18 +59,18 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
 
     proposed = operations.propose_supersede(
         ws,
-        target.id,
-        TASK,
-        "Corpus check: the confirmed cause behind task nine thousand one",
-        "What really fixed it.\n\nA second paragraph with `code` in it.",
-        "profile one call before changing anything else",
+        target_id=target.id,
+        task=TASK,
+        title="Corpus check: the confirmed cause behind task nine thousand one",
+        body="What really fixed it.\n\nA second paragraph with `code` in it.",
+        diagnostic="profile one call before changing anything else",
         ruled_out=["the advice of the entry above"],
         evidence="ledger line for #9001",
         hold="predicate-9001-lands",
     )
     assert proposed["status"] == "proposed" and proposed["proposal_id"] and proposed["new_id"]
     assert (root / RECORD).read_bytes() == data, "propose wrote to the record"
-    applied = operations.apply(ws, proposed["proposal_id"])
+    applied = operations.apply(ws, proposal_id=proposed["proposal_id"])
     assert applied["status"] == "applied", applied["reason"]
     assert applied["hold"] is not None and applied["hold"]["state"] == "released"
     assert applied["verification"] is not None and applied["verification"]["ok"] is True
@@ -217,10 +217,10 @@ def test_applying_similar_titles_never_changes_how_other_entries_parse(tmp_path:
     proposals = [
         operations.propose_lesson(
             ws,
-            f"Incident {n}",
-            f"What incident {n} taught.",
-            [f"#{900 + n}"],
-            "suspected",
+            title=f"Incident {n}",
+            body=f"What incident {n} taught.",
+            tasks=[f"#{900 + n}"],
+            root_cause="suspected",
             after=original[n - 1],
         )
         for n in range(1, 5)
@@ -228,7 +228,7 @@ def test_applying_similar_titles_never_changes_how_other_entries_parse(tmp_path:
     for n, proposed in enumerate(proposals, start=1):
         before = (root / RECORD).read_bytes()
         assert proposed["proposal_id"]
-        result = operations.apply(ws, proposed["proposal_id"])
+        result = operations.apply(ws, proposal_id=proposed["proposal_id"])
         if result["status"] == "refused":
             assert (root / RECORD).read_bytes() == before
         assert result["status"] in ("applied", "refused")

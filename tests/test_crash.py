@@ -66,7 +66,7 @@ elif point == "before-journal":
 else:
     raise SystemExit(f"unknown point {point}")
 
-operations.apply(workspace.Workspace(Path(root)), proposal_id)
+operations.apply(workspace.Workspace(Path(root)), proposal_id=proposal_id)
 sys.stdout.write("FINISHED\n")
 """
 
@@ -98,11 +98,11 @@ def project(tmp_path: Path) -> Path:
 def propose(root: Path) -> dict[str, str]:
     result = operations.propose_supersede(
         Workspace(root),
-        TARGET,
-        "#9001",
-        "Batch hangs came from a starved tokenizer thread",
-        "The batch hung because the tokenizer was reloaded per call; cache it.",
-        "profile one render call before chunking anything",
+        target_id=TARGET,
+        task="#9001",
+        title="Batch hangs came from a starved tokenizer thread",
+        body="The batch hung because the tokenizer was reloaded per call; cache it.",
+        diagnostic="profile one render call before chunking anything",
         ruled_out=["chunking", "enforce_eager=True"],
         evidence="run log of #9001",
         hold="predicate-9001-lands",

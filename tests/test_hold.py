@@ -207,7 +207,7 @@ def test_the_answer_is_json_ready(tmp_path: Path) -> None:
     set_task_state(tmp_path, "664", "running", "ana")
     write_config(tmp_path, '[holds]\nsources = ["ledger"]\n')
     answer = check_hold("predicate-664-lands", tmp_path)
-    data = json.loads(json.dumps(answer.to_dict()))
+    data = json.loads(json.dumps(answer.to_view()))
     assert set(data) == {"predicate", "state", "tasks", "checked_at"}
     assert data["state"] == "held"
     (task,) = data["tasks"]

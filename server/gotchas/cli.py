@@ -62,12 +62,12 @@ def _list(args: argparse.Namespace) -> int:
 
     result = operations.list_gotchas(
         _workspace(args),
-        args.task,
-        args.query,
-        args.status,
-        args.root_cause,
-        args.limit,
-        args.cursor,
+        task=args.task,
+        query_text=args.query,
+        status=args.status,
+        root_cause=args.root_cause,
+        limit=args.limit,
+        cursor=args.cursor,
         verbose=args.verbose,
     )
     _emit(result, args.json, query.table(result))
@@ -77,24 +77,23 @@ def _list(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     from gotchas import operations
 
-    entry = operations.get_gotcha(_workspace(args), args.id)
+    entry = operations.get_gotcha(_workspace(args), entry_id=args.id)
     _emit(entry, args.json, entry["text"])
     return 0
 
 
 def _check_hold(args: argparse.Namespace) -> int:
-    from gotchas.holds.check import check_hold
+    from gotchas import operations
     from gotchas.holds.decision import EXIT_CODES
 
-    ws = _workspace(args)
-    answer: dict[str, Any] = check_hold(args.predicate, ws.root, ws.config).to_dict()
+    answer = operations.check_hold(_workspace(args), predicate=args.predicate).to_view()
     lines = [f"{answer['predicate']}: {answer['state']}"]
     for task in answer["tasks"]:
         lines.append(f"  {task['task']}: {task['state'] or 'unknown'} (source: {task['source'] or '-'})")
         for item in task["evidence"]:
             lines.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
     _emit(answer, args.json, "\n".join(lines))
-    return EXIT_CODES[str(answer["state"])]
+    return EXIT_CODES[answer["state"]]
 
 
 def _task(args: argparse.Namespace) -> int:
@@ -162,31 +161,31 @@ def _propose(args: argparse.Namespace) -> int:
         _require(spec, "task", "title", "body", "diagnostic")
         result = operations.propose_supersede(
             ws,
-            spec["target_id"],
-            spec["task"],
-            spec["title"],
-            spec["body"],
-            spec["diagnostic"],
-            spec.get("ruled_out") or [],
-            spec.get("evidence"),
-            spec.get("red_herring_note"),
-            spec.get("hold"),
-            spec.get("tasks") or [],
+            target_id=spec["target_id"],
+            task=spec["task"],
+            title=spec["title"],
+            body=spec["body"],
+            diagnostic=spec["diagnostic"],
+            ruled_out=spec.get("ruled_out") or [],
+            evidence=spec.get("evidence"),
+            red_herring_note=spec.get("red_herring_note"),
+            hold=spec.get("hold"),
+            tasks=spec.get("tasks") or [],
             root_cause=spec.get("root_cause") or "confirmed",
         )
     else:
         _require(spec, "title", "body", "tasks", "root_cause")
         result = operations.propose_lesson(
             ws,
-            spec["title"],
-            spec["body"],
-            spec["tasks"],
-            spec["root_cause"],
-            spec.get("diagnostic"),
-            spec.get("ruled_out") or [],
-            spec.get("evidence"),
-            spec.get("after"),
-            spec.get("hold"),
+            title=spec["title"],
+            body=spec["body"],
+            tasks=spec["tasks"],
+            root_cause=spec["root_cause"],
+            diagnostic=spec.get("diagnostic"),
+            ruled_out=spec.get("ruled_out") or [],
+            evidence=spec.get("evidence"),
+            after=spec.get("after"),
+            hold=spec.get("hold"),
         )
     text = f"{result['status']}: {result['proposal_id'] or result['new_id']}\n{result['diff']}"
     _emit(result, args.json, text + result["next_step"])
@@ -202,7 +201,7 @@ def _require(spec: dict[str, Any], *keys: str) -> None:
 def _apply(args: argparse.Namespace) -> int:
     from gotchas import operations
 
-    result = operations.apply(_workspace(args), args.proposal_id)
+    result = operations.apply(_workspace(args), proposal_id=args.proposal_id)
     _emit(result, args.json, f"{result['status']}: {result['reason']}")
     return 0 if result["status"] in ("applied", "already-applied") else 3
 

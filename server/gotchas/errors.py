@@ -77,11 +77,9 @@ class Conflict(GotchasError):
 
 
 class HoldNotReleased(GotchasError):
+    """An apply refused because its hold is not released; the code of that refusal."""
+
     code = "hold-not-released"
-
-
-class VerificationFailed(GotchasError):
-    code = "verification-failed"
 
 
 class SourceError(GotchasError):

@@ -2,34 +2,43 @@
 
 Each one reads through the workspace, calls the pure core (record, query, edit,
 verification, hold) and writes through the workspace. Follow one supersede from here:
-``propose_supersede`` → ``edit.plan_supersede`` → ``verification.check_edit`` on the planned
-bytes → ``proposal.save``; then ``apply`` → ``workspace.lock`` → ``hold.check_hold`` →
+``propose_supersede`` → ``edit.plan_supersede`` → ``verification.check_plan`` on the planned
+bytes → ``proposal.save``; then ``apply`` → ``workspace.lock`` → ``holds.check.check_hold`` →
 ``edit.apply_insertions`` on the unchanged bytes (or ``edit.plan_supersede`` again, rebased) →
-``workspace.write_atomic`` → ``verification`` of the bytes read back → ``journal.append``.
+``workspace.write_atomic`` → ``verification.check_written`` on the bytes read back →
+``journal.append``.
+
+Every operation takes the workspace and keyword arguments only, and returns a typed result
+(the TypedDicts of :mod:`gotchas.results`) that the shells hand out as they are.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from gotchas import edit, journal, proposal, query, taskref, verification
-from gotchas.errors import Conflict, GotchasError, InvalidArgument
+from gotchas.errors import Conflict, GotchasError, HoldNotReleased, InvalidArgument
 from gotchas.proposal import Proposal
 from gotchas.record import Entry, Record
 from gotchas.results import (
     ApplyResult,
     EntryDetail,
+    HoldView,
     ListResult,
-    ProblemView,
     ProposalResult,
     ProposalSummary,
+    RecordedCheckView,
     VerifyResult,
 )
 from gotchas.workspace import Workspace
+
+if TYPE_CHECKING:
+    from gotchas.holds.decision import HoldAnswer
 
 
 def _now() -> str:
@@ -51,6 +60,7 @@ def _load_or_empty(ws: Workspace, record: str | None) -> tuple[Path, Record]:
 
 def list_gotchas(
     ws: Workspace,
+    *,
     task: str | None = None,
     query_text: str | None = None,
     status: str | None = None,
@@ -61,21 +71,31 @@ def list_gotchas(
     verbose: bool = False,
 ) -> ListResult:
     path, parsed = _load(ws, record)
-    return query.listing(parsed, ws.name(path), task, query_text, status, root_cause, limit, cursor, verbose)
+    return query.listing(
+        parsed,
+        ws.name(path),
+        task=task,
+        query=query_text,
+        status=status,
+        root_cause=root_cause,
+        limit=limit,
+        cursor=cursor,
+        verbose=verbose,
+    )
 
 
-def get_gotcha(ws: Workspace, entry_id: str, record: str | None = None) -> EntryDetail:
+def get_gotcha(ws: Workspace, *, entry_id: str, record: str | None = None) -> EntryDetail:
     _, parsed = _load(ws, record)
     return query.detail(parsed.get(entry_id), parsed)
 
 
-def check_hold(ws: Workspace, predicate: str) -> dict[str, Any]:
+def check_hold(ws: Workspace, *, predicate: str) -> HoldAnswer:
     from gotchas.holds.check import check_hold as evaluate
 
-    return evaluate(predicate, ws.root, ws.config).to_dict()
+    return evaluate(predicate, ws.root, ws.config)
 
 
-def verify_record(ws: Workspace, record: str | None = None) -> VerifyResult:
+def verify_record(ws: Workspace, *, record: str | None = None) -> VerifyResult:
     path, parsed = _load(ws, record)
     problems = verification.check_record(parsed)
     return VerifyResult(
@@ -83,12 +103,13 @@ def verify_record(ws: Workspace, record: str | None = None) -> VerifyResult:
         record=ws.name(path),
         record_sha256=parsed.sha256,
         entries=len(parsed.entries),
-        problems=[ProblemView(**p.to_dict()) for p in problems],  # type: ignore[typeddict-item]
+        problems=[p.to_view() for p in problems],
     )
 
 
 def propose_supersede(
     ws: Workspace,
+    *,
     target_id: str,
     task: str,
     title: str,
@@ -137,26 +158,24 @@ def _on_target(
 ) -> tuple[Proposal, verification.EditCheck]:
     """A verified proposal for an edit of one target entry (a supersede, or its mark alone)."""
     target = parsed.get(plan.target_id or "")
-    planned, check = _planned(ws, path, parsed, plan, lesson if kind == "supersede" else None)
-    draft = Proposal(
+    draft, check = _pinned(
+        ws,
+        path,
+        parsed,
+        plan,
         kind=kind,
-        record=ws.name(path),
-        base_sha256=parsed.sha256,
         lesson=lesson,
-        **planned,
-        target_id=target.id,
         target_sha256=target.sha256,
         anchor_sha256=_anchor(parsed, target),
-        task=plan.task,
         red_herring_note=note,
-        hold=_checked_predicate(hold),
-        created_at=_now(),
+        hold=hold,
     )
     return draft, check
 
 
 def propose_lesson(
     ws: Workspace,
+    *,
     title: str,
     body: str,
     tasks: Sequence[str],
@@ -174,19 +193,18 @@ def propose_lesson(
     lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
     hold_answer = _hold_preview(ws, hold)
     plan = edit.plan_capture(parsed, lesson, anchor)
-    planned, check = _planned(ws, path, parsed, plan, lesson)
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
-    draft = Proposal(
+    draft, check = _pinned(
+        ws,
+        path,
+        parsed,
+        plan,
         kind="capture",
-        record=ws.name(path),
-        base_sha256=parsed.sha256,
         lesson=lesson,
-        **planned,
         target_sha256=place.sha256 if place else None,
         anchor_sha256=_anchor(parsed, place) if place else None,
         after_id=place.id if place else None,
-        hold=_checked_predicate(hold),
-        created_at=_now(),
+        hold=hold,
     )
     return _store(ws, draft, parsed, hold_answer, check)
 
@@ -195,16 +213,15 @@ def _store(
     ws: Workspace,
     draft: Proposal,
     parsed: Record,
-    hold_answer: dict[str, Any] | None,
+    hold_answer: HoldAnswer | None,
     check: verification.EditCheck,
 ) -> ProposalResult:
-    final = Proposal(**{**draft.__dict__, "id": proposal.make_id(draft)})
+    final = dataclasses.replace(draft, id=proposal.make_id(draft))
     proposal.save(ws.proposals_dir, final)
-    held = hold_answer is not None and hold_answer["state"] != "released"
     step = (
         f"review the diff; apply_supersede({final.id!r}) is refused until the hold "
-        f"{final.hold} is released (now: {hold_answer['state']})"
-        if held and hold_answer
+        f"{final.hold} is released (now: {hold_answer.state})"
+        if hold_answer is not None and hold_answer.state != "released"
         else f"review the diff, then apply_supersede({final.id!r})"
     )
     return ProposalResult(
@@ -215,8 +232,8 @@ def _store(
         base_sha256=parsed.sha256,
         target_sha256=final.target_sha256,
         new_id=final.new_id,
-        hold=hold_answer,
-        checks=check.to_dict(),
+        hold=_view(hold_answer),
+        checks=check.to_view(),
         next_step=step,
     )
 
@@ -230,9 +247,13 @@ def _checked_predicate(hold: str | None) -> str | None:
     return hold.strip()
 
 
-def _hold_preview(ws: Workspace, hold: str | None) -> dict[str, Any] | None:
+def _hold_preview(ws: Workspace, hold: str | None) -> HoldAnswer | None:
     predicate = _checked_predicate(hold)
-    return check_hold(ws, predicate) if predicate else None
+    return check_hold(ws, predicate=predicate) if predicate else None
+
+
+def _view(answer: HoldAnswer | None) -> HoldView | None:
+    return None if answer is None else answer.to_view()
 
 
 def _existing_successor(parsed: Record, target: Entry, task: str) -> Entry | None:
@@ -252,11 +273,19 @@ def _already_recorded(
     parsed: Record,
     target: Entry,
     successor: Entry,
-    hold_answer: dict[str, Any] | None,
+    hold_answer: HoldAnswer | None,
 ) -> ProposalResult:
     involved = {target.id, successor.id}
-    problems = [p.to_dict() for p in verification.check_record(parsed) if p.entry in involved]
+    problems = [p.to_view() for p in verification.check_record(parsed) if p.entry in involved]
     errors = [p for p in problems if p["severity"] == "error"]
+    checks = RecordedCheckView(
+        ok=not errors,
+        successor=successor.id,
+        successor_lines=list(successor.lines),
+        diagnostic=successor.diagnostic,
+        target_marked_for=list(target.red_herring_for),
+        problems=problems,
+    )
     return ProposalResult(
         status="already-recorded",
         proposal_id=None,
@@ -265,15 +294,8 @@ def _already_recorded(
         base_sha256=parsed.sha256,
         target_sha256=target.sha256,
         new_id=successor.id,
-        hold=hold_answer,
-        checks={
-            "ok": not errors,
-            "successor": successor.id,
-            "successor_lines": list(successor.lines),
-            "diagnostic": successor.diagnostic,
-            "target_marked_for": list(target.red_herring_for),
-            "problems": problems,
-        },
+        hold=_view(hold_answer),
+        checks=checks,
         next_step=(
             f"nothing to write: {successor.id!r} already supersedes {target.id!r}; "
             + ("the links verify." if not errors else "fix the problems listed in checks.")
@@ -296,7 +318,7 @@ def _propose_annotation(
     task: str,
     note: str | None,
     hold: str | None,
-    hold_answer: dict[str, Any] | None,
+    hold_answer: HoldAnswer | None,
 ) -> ProposalResult:
     """The successor is recorded but the old entry was never marked: propose only the mark."""
     plan = edit.plan_annotate(parsed, target, task, successor, note)
@@ -321,37 +343,40 @@ def _recorded_lesson(successor: Entry, task: str) -> edit.Lesson:
     )
 
 
-def _check_plan(
-    ws: Workspace, parsed: Record, plan: edit.Plan, lesson: edit.Lesson | None
-) -> tuple[Record, verification.EditCheck]:
-    """Parse the planned bytes and refuse a plan whose result would not verify.
-
-    ``lesson`` is None for an annotation, which adds no entry.
-    """
+def _pinned(
+    ws: Workspace,
+    path: Path,
+    parsed: Record,
+    plan: edit.Plan,
+    *,
+    kind: Literal["supersede", "capture", "annotate"],
+    lesson: edit.Lesson,
+    target_sha256: str | None,
+    anchor_sha256: str | None,
+    after_id: str | None = None,
+    red_herring_note: str | None = None,
+    hold: str | None,
+) -> tuple[Proposal, verification.EditCheck]:
+    """A draft proposal pinning ``plan``, once its result verifies (InvalidArgument if not)."""
     after = ws.parse(plan.data)
-    check = verification.check_edit(parsed, after, plan, lesson)
-    if not check.ok:
-        raise InvalidArgument(
-            "the edit would not verify, so nothing was proposed: "
-            + "; ".join(check.problems)
-            + " (is there Markdown in the body that starts a new entry or adds fields?)"
-        )
-    return after, check
-
-
-def _planned(
-    ws: Workspace, path: Path, parsed: Record, plan: edit.Plan, lesson: edit.Lesson | None
-) -> tuple[dict[str, Any], verification.EditCheck]:
-    """The proposal fields that pin a verified plan: its bytes' hash, insertions and entries."""
-    after, check = _check_plan(ws, parsed, plan, lesson)
-    return {
-        "new_id": plan.new_id,
-        "result_sha256": after.sha256,
-        "diff": edit.unified_diff(ws.name(path), parsed.data, plan.data),
-        "insertions": plan.insertions,
-        "eol": plan.eol.decode("ascii"),
-        "entries_digest": verification.entries_digest(after),
-    }, check
+    check = verification.check_plan(parsed, after, plan, lesson if kind != "annotate" else None)
+    draft = Proposal.of_plan(
+        plan,
+        kind=kind,
+        record=ws.name(path),
+        base_sha256=parsed.sha256,
+        lesson=lesson,
+        result_sha256=after.sha256,
+        diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
+        entries_digest=verification.entries_digest(after),
+        created_at=_now(),
+        target_sha256=target_sha256,
+        anchor_sha256=anchor_sha256,
+        red_herring_note=red_herring_note,
+        after_id=after_id,
+        hold=_checked_predicate(hold),
+    )
+    return draft, check
 
 
 def _anchor(parsed: Record, entry: Entry) -> str:
@@ -382,15 +407,15 @@ def list_proposals(ws: Workspace) -> list[ProposalSummary]:
     ]
 
 
-def apply(ws: Workspace, proposal_id: str) -> ApplyResult:
+def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:
     """Apply a stored proposal under the record lock; refuse unless the hold is released."""
     stored = proposal.load(ws.proposals_dir, proposal_id)
     path = ws.inside(stored.record)
     with ws.lock(path):
         result = _apply_locked(ws, path, stored)
-        event: dict[str, Any] = {"at": _now(), **result}
-        event.pop("verification", None)
-        event["verified"] = bool(result["verification"] and result["verification"].get("ok"))
+        report = result["verification"]
+        event = {"at": _now(), **{k: v for k, v in result.items() if k != "verification"}}
+        event["verified"] = bool(report and report["ok"])
         journal.append(ws.journal_path, event)
     return result
 
@@ -401,33 +426,41 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     before_sha = _sha(data)
 
     def answer(
-        status: Literal["applied", "already-applied", "refused"], reason: str, **extra: Any
+        status: Literal["applied", "already-applied", "refused"],
+        reason: str,
+        *,
+        hold: HoldAnswer | None = None,
+        code: str | None = None,
+        report: verification.AppliedCheck | None = None,
+        rebased: bool = False,
+        after_sha256: str = before_sha,
     ) -> ApplyResult:
         out = ApplyResult(
             status=status,
             reason=reason,
             proposal_id=stored.id,
             record=stored.record,
-            rebased=False,
+            rebased=rebased,
             before_sha256=before_sha,
-            after_sha256=before_sha,
-            hold=None,
-            verification=None,
+            after_sha256=after_sha256,
+            hold=_view(hold),
+            verification=report.to_view() if report is not None else None,
         )
-        out.update(extra)  # type: ignore[typeddict-item]
+        if code is not None:
+            out["code"] = code
         return out
 
     unchanged = before_sha == stored.base_sha256
     current = None if unchanged else ws.parse(data)
     if before_sha == stored.result_sha256 or (current is not None and _is_applied(current, stored)):
         return answer("already-applied", f"{stored.new_id!r} is already in the record; nothing written")
-    hold_answer = check_hold(ws, stored.hold) if stored.hold else None
-    if hold_answer is not None and hold_answer["state"] != "released":
+    hold_answer = check_hold(ws, predicate=stored.hold) if stored.hold else None
+    if hold_answer is not None and hold_answer.state != "released":
         return answer(
             "refused",
-            f"hold {stored.hold} is {hold_answer['state']}: {_hold_reason(hold_answer)}",
+            f"hold {stored.hold} is {hold_answer.state}: {hold_answer.reason}",
             hold=hold_answer,
-            code="hold-not-released",
+            code=HoldNotReleased.code,
         )
     try:
         plan = _as_proposed(data, stored) if current is None else _replan(ws, current, stored)
@@ -436,22 +469,8 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     ws.write_atomic(path, plan.data)
     written = ws.read(path)
     after = ws.parse(written)
-    adds = stored.lesson if stored.kind != "annotate" else None
-    if current is None:
-        check = verification.check_applied(after, stored.entries_digest, plan, adds)
-    else:
-        check = verification.check_edit(current, after, plan, adds)
-    problems = list(check.problems)
-    if written != plan.data:
-        problems.append("the file read back is not the bytes that were written")
-    links = [
-        p.to_dict()
-        for p in verification.check_record(after)
-        if p.entry in {stored.new_id, stored.target_id} and p.severity == "error"
-    ]
-    report: dict[str, Any] = {**check.to_dict(), "problems": problems, "link_problems": links}
-    report["ok"] = not problems and not links
-    reason = "applied and verified" if report["ok"] else "applied, but verification found problems"
+    report = verification.check_written(current, after, written, plan, stored.adds, stored.entries_digest)
+    reason = "applied and verified" if report.ok else "applied, but verification found problems"
     if current is not None:
         reason += " (rebased: the record changed elsewhere since the proposal)"
     return answer(
@@ -460,7 +479,7 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         rebased=current is not None,
         after_sha256=after.sha256,
         hold=hold_answer,
-        verification=report,
+        report=report,
     )
 
 
@@ -469,15 +488,7 @@ def _as_proposed(data: bytes, stored: Proposal) -> edit.Plan:
     new = edit.apply_insertions(data, stored.insertions, stored.eol.encode("ascii"))
     if _sha(new) != stored.result_sha256:
         raise Conflict("conflict: the edit no longer produces the proposed bytes; propose again")
-    return edit.Plan(
-        new,
-        stored.insertions,
-        stored.eol.encode("ascii"),
-        stored.new_id,
-        stored.lesson.title,
-        stored.target_id,
-        stored.task,
-    )
+    return stored.as_plan(new)
 
 
 def _is_applied(current: Record, stored: Proposal) -> bool:
@@ -530,16 +541,7 @@ def _replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"
         )
     try:
-        _check_plan(ws, current, plan, stored.lesson if stored.kind != "annotate" else None)
+        verification.check_plan(current, ws.parse(plan.data), plan, stored.adds)
     except InvalidArgument as exc:
         raise Conflict(f"conflict: rebased on the current record, {exc.message}") from None
     return plan
-
-
-def _hold_reason(answer: dict[str, Any]) -> str:
-    parts = []
-    for task in answer.get("tasks", []):
-        parts.append(
-            f"{task.get('task')} is {task.get('state') or 'unknown'} (source: {task.get('source') or 'none'})"
-        )
-    return "; ".join(parts) or "no source knows the task"

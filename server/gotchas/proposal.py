@@ -12,9 +12,9 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from gotchas.edit import Insertion, Lesson
+from gotchas.edit import Insertion, Lesson, Plan
 from gotchas.errors import ProposalInvalid, ProposalNotFound
 from gotchas.workspace import write_atomic
 
@@ -44,7 +44,65 @@ class Proposal:
     entries_digest: str = ""
     id: str = field(default="")
 
-    def intent(self) -> dict[str, Any]:
+    @classmethod
+    def of_plan(
+        cls,
+        plan: Plan,
+        *,
+        kind: Literal["supersede", "capture", "annotate"],
+        record: str,
+        base_sha256: str,
+        lesson: Lesson,
+        result_sha256: str,
+        diff: str,
+        entries_digest: str,
+        created_at: str,
+        target_sha256: str | None = None,
+        anchor_sha256: str | None = None,
+        red_herring_note: str | None = None,
+        after_id: str | None = None,
+        hold: str | None = None,
+    ) -> Proposal:
+        """The proposal that pins a verified plan; :meth:`as_plan` turns it back into one."""
+        return cls(
+            kind=kind,
+            record=record,
+            base_sha256=base_sha256,
+            lesson=lesson,
+            new_id=plan.new_id,
+            result_sha256=result_sha256,
+            diff=diff,
+            target_id=plan.target_id,
+            target_sha256=target_sha256,
+            anchor_sha256=anchor_sha256,
+            task=plan.task,
+            red_herring_note=red_herring_note,
+            after_id=after_id,
+            hold=hold,
+            created_at=created_at,
+            insertions=plan.insertions,
+            eol=plan.eol.decode("ascii"),
+            entries_digest=entries_digest,
+        )
+
+    def as_plan(self, data: bytes) -> Plan:
+        """The stored edit as the plan it came from, producing ``data``."""
+        return Plan(
+            data=data,
+            insertions=self.insertions,
+            eol=self.eol.encode("ascii"),
+            new_id=self.new_id,
+            new_title=self.lesson.title,
+            target_id=self.target_id,
+            task=self.task,
+        )
+
+    @property
+    def adds(self) -> Lesson | None:
+        """The lesson this proposal adds as an entry; None for an annotation, which adds none."""
+        return None if self.kind == "annotate" else self.lesson
+
+    def intent(self) -> dict[str, object]:
         """What the proposal asks for, independent of when it was made: the basis of its id."""
         return {
             "kind": self.kind,

@@ -6,7 +6,7 @@ schemas at start-up without importing the record model.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired
+from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -82,6 +82,54 @@ class VerifyResult(TypedDict):
     problems: list[ProblemView]
 
 
+class TaskVerdictView(TypedDict):
+    """Where one task stands, which source said so, and everything the sources reported."""
+
+    task: str
+    state: str | None
+    source: str | None
+    evidence: list[dict[str, object]]
+    observed_at: str | None
+
+
+class HoldView(TypedDict):
+    """A hold's answer: ``released`` is the only state that lets an apply write."""
+
+    predicate: str
+    state: Literal["held", "released", "unsatisfiable", "unknown"]
+    tasks: list[TaskVerdictView]
+    checked_at: str
+
+
+class EditCheckView(TypedDict):
+    """An edit checked against what it was meant to do."""
+
+    ok: bool
+    entries_before: int
+    entries_after: int
+    unchanged_entries: int
+    target: str | None
+    new_entry: str
+    problems: list[str]
+
+
+class AppliedCheckView(EditCheckView):
+    """The bytes read back after an apply: the edit's checks, plus the links it touches."""
+
+    link_problems: list[ProblemView]
+
+
+class RecordedCheckView(TypedDict):
+    """A supersede already in the record: its successor and whether the links verify."""
+
+    ok: bool
+    successor: str
+    successor_lines: list[int]
+    diagnostic: str | None
+    target_marked_for: list[str]
+    problems: list[ProblemView]
+
+
 class ProposalResult(TypedDict):
     """``proposed``: review ``diff``, then apply ``proposal_id``; ``already-recorded``: nothing to do."""
 
@@ -92,8 +140,8 @@ class ProposalResult(TypedDict):
     base_sha256: str
     target_sha256: str | None
     new_id: str | None
-    hold: dict[str, Any] | None
-    checks: dict[str, Any]
+    hold: HoldView | None
+    checks: EditCheckView | RecordedCheckView
     next_step: str
 
 
@@ -105,8 +153,8 @@ class ApplyResult(TypedDict):
     rebased: bool
     before_sha256: str
     after_sha256: str
-    hold: dict[str, Any] | None
-    verification: dict[str, Any] | None
+    hold: HoldView | None
+    verification: AppliedCheckView | None
     code: NotRequired[str]
 
 

@@ -1,18 +1,22 @@
 """Checking the record: its links as a whole, and one edit against what it was meant to do.
 
 Pure functions over parsed records. ``check_record`` is the lint every team can run in CI;
-``check_edit`` proves an apply touched only what it should.
+``check_plan`` refuses a proposal whose result would not verify; ``check_edit`` and
+``check_applied`` prove an edit touched only what it should, and ``check_written`` makes
+the whole report of an apply from the bytes read back.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Literal
 
 from gotchas.edit import Lesson, Plan
+from gotchas.errors import InvalidArgument
 from gotchas.record import Entry, Record
+from gotchas.results import AppliedCheckView, EditCheckView, ProblemView
 
 Severity = Literal["error", "warning"]
 
@@ -25,8 +29,14 @@ class Problem:
     line: int | None
     message: str
 
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+    def to_view(self) -> ProblemView:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "entry": self.entry,
+            "line": self.line,
+            "message": self.message,
+        }
 
 
 def check_record(record: Record) -> list[Problem]:
@@ -165,8 +175,79 @@ class EditCheck:
     new_entry: str
     problems: list[str]
 
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+    def to_view(self) -> EditCheckView:
+        return {
+            "ok": self.ok,
+            "entries_before": self.entries_before,
+            "entries_after": self.entries_after,
+            "unchanged_entries": self.unchanged_entries,
+            "target": self.target,
+            "new_entry": self.new_entry,
+            "problems": list(self.problems),
+        }
+
+
+def check_plan(before: Record, after: Record, plan: Plan, lesson: Lesson | None) -> EditCheck:
+    """``check_edit`` on a plan's result, refusing (InvalidArgument) one that would not verify.
+
+    ``lesson`` is None for an annotation, which adds no entry.
+    """
+    check = check_edit(before, after, plan, lesson)
+    if not check.ok:
+        raise InvalidArgument(
+            "the edit would not verify, so nothing was proposed: "
+            + "; ".join(check.problems)
+            + " (is there Markdown in the body that starts a new entry or adds fields?)"
+        )
+    return check
+
+
+@dataclass(frozen=True)
+class AppliedCheck:
+    """The report of an apply, made from the bytes read back after writing."""
+
+    edit: EditCheck
+    problems: list[str]
+    link_problems: list[Problem]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.link_problems
+
+    def to_view(self) -> AppliedCheckView:
+        return {
+            **self.edit.to_view(),
+            "ok": self.ok,
+            "problems": list(self.problems),
+            "link_problems": [p.to_view() for p in self.link_problems],
+        }
+
+
+def check_written(
+    before: Record | None,
+    after: Record,
+    written: bytes,
+    plan: Plan,
+    lesson: Lesson | None,
+    expected_digest: str,
+) -> AppliedCheck:
+    """Everything an apply proves about the record it wrote.
+
+    ``before`` is None when the edit went onto the very bytes it was planned on (then the
+    entries digest verified at propose time stands in for ``check_edit``); ``written`` is
+    what was read back, which must be the planned bytes; the links of the target and the
+    new entry must verify on both sides.
+    """
+    if before is None:
+        edit = check_applied(after, expected_digest, plan, lesson)
+    else:
+        edit = check_edit(before, after, plan, lesson)
+    problems = list(edit.problems)
+    if written != plan.data:
+        problems.append("the file read back is not the bytes that were written")
+    involved = {plan.new_id, plan.target_id}
+    links = [p for p in check_record(after) if p.entry in involved and p.severity == "error"]
+    return AppliedCheck(edit, problems, links)
 
 
 def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson | None) -> EditCheck:

@@ -13,12 +13,13 @@ Two rules keep a hold from releasing too early:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Literal
 
 from gotchas.holds import registry
 from gotchas.holds.predicate import Predicate, PredicateKind
 from gotchas.holds.sources import TERMINAL_STATES, Evidence, Observation, TaskState
+from gotchas.results import HoldView, TaskVerdictView
 
 HoldState = Literal["held", "released", "unsatisfiable", "unknown"]
 
@@ -39,8 +40,17 @@ class TaskVerdict:
     task: str
     state: str | None
     source: str | None
-    evidence: list[dict[str, object]]
+    evidence: list[Evidence]
     observed_at: str | None
+
+    def to_view(self) -> TaskVerdictView:
+        return {
+            "task": self.task,
+            "state": self.state,
+            "source": self.source,
+            "evidence": list(self.evidence),
+            "observed_at": self.observed_at,
+        }
 
 
 @dataclass(frozen=True)
@@ -50,13 +60,23 @@ class HoldAnswer:
     tasks: list[TaskVerdict]
     checked_at: str
 
-    def to_dict(self) -> dict[str, object]:
+    def to_view(self) -> HoldView:
+        """The answer as the tools and commands return it."""
         return {
             "predicate": self.predicate,
             "state": self.state,
-            "tasks": [asdict(task) for task in self.tasks],
+            "tasks": [task.to_view() for task in self.tasks],
             "checked_at": self.checked_at,
         }
+
+    @property
+    def reason(self) -> str:
+        """Where each task stands and who says so, in one line."""
+        parts = [
+            f"{task.task} is {task.state or 'unknown'} (source: {task.source or 'none'})"
+            for task in self.tasks
+        ]
+        return "; ".join(parts) or "no source knows the task"
 
 
 def evaluate(
