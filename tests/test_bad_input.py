@@ -8,9 +8,6 @@ code in the text).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,10 +17,9 @@ import pytest
 from gotchas import edit, errors, operations
 from gotchas import record as record_model
 from gotchas.workspace import Workspace
-
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "scenario-gotchas.md"
-RECORD = ".claude/rules/gotchas.md"
-TARGET = "a-single-large-llm-generate-deadlocks-the-v1"
+from support.clients import gotchas as cli
+from support.project import RECORD, TARGET
+from support.project import SCENARIO as FIXTURE
 
 DUPLICATE_IDS = """# Gotchas
 
@@ -39,15 +35,6 @@ id: retries · tasks: #102
 
 Make calls idempotent.
 """.encode()
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    (project / ".claude" / "rules").mkdir(parents=True)
-    (project / RECORD).write_bytes(FIXTURE.read_bytes())
-    (tmp_path / "home").mkdir()
-    return project
 
 
 def good(**change: Any) -> dict[str, Any]:
@@ -79,32 +66,32 @@ def supersede(ws: Workspace, **change: Any) -> Any:
     )
 
 
-def refuses(root: Path, error: type[errors.GotchasError], call: Callable[[], object]) -> str:
+def refuses(project: Path, error: type[errors.GotchasError], call: Callable[[], object]) -> str:
     """``call`` raises ``error`` and leaves the record (and no proposal) behind unchanged."""
-    path = root / RECORD
+    path = project / RECORD
     before = path.read_bytes() if path.is_file() else None
-    proposals = sorted((root / ".claude" / "gotchas" / "proposals").glob("*.json"))
+    proposals = sorted((project / ".claude" / "gotchas" / "proposals").glob("*.json"))
     with pytest.raises(error) as caught:
         call()
     assert caught.value.message.strip()
     assert "\n" not in caught.value.message
     if before is not None:
         assert path.read_bytes() == before
-    assert sorted((root / ".claude" / "gotchas" / "proposals").glob("*.json")) == proposals
+    assert sorted((project / ".claude" / "gotchas" / "proposals").glob("*.json")) == proposals
     return caught.value.code
 
 
 # --- operations --------------------------------------------------------------------------
 
 
-def test_unknown_target(root: Path) -> None:
-    code = refuses(root, errors.EntryNotFound, lambda: supersede(Workspace(root), target_id="no-such"))
+def test_unknown_target(project: Path) -> None:
+    code = refuses(project, errors.EntryNotFound, lambda: supersede(Workspace(project), target_id="no-such"))
     assert code == "entry-not-found"
 
 
-def test_unknown_target_suggests_close_ids(root: Path) -> None:
+def test_unknown_target_suggests_close_ids(project: Path) -> None:
     with pytest.raises(errors.EntryNotFound, match="did you mean"):
-        supersede(Workspace(root), target_id=TARGET[:-3])
+        supersede(Workspace(project), target_id=TARGET[:-3])
 
 
 @pytest.mark.parametrize(
@@ -138,23 +125,23 @@ def test_unknown_target_suggests_close_ids(root: Path) -> None:
         "bad-task",
     ],
 )
-def test_invalid_lesson_fields(root: Path, change: dict[str, Any]) -> None:
-    code = refuses(root, errors.InvalidArgument, lambda: supersede(Workspace(root), **change))
+def test_invalid_lesson_fields(project: Path, change: dict[str, Any]) -> None:
+    code = refuses(project, errors.InvalidArgument, lambda: supersede(Workspace(project), **change))
     assert code in ("invalid-argument", "invalid-task")
 
 
-def test_limits_are_inclusive(root: Path) -> None:
-    result = supersede(Workspace(root), title="t" * 200, body="b" * 20_000, diagnostic="d" * 2_000)
+def test_limits_are_inclusive(project: Path) -> None:
+    result = supersede(Workspace(project), title="t" * 200, body="b" * 20_000, diagnostic="d" * 2_000)
     assert result["status"] == "proposed"
 
 
-def test_target_id_naming_two_entries(root: Path) -> None:
-    (root / RECORD).write_bytes(DUPLICATE_IDS)
-    code = refuses(root, errors.AmbiguousEntry, lambda: supersede(Workspace(root), target_id="retries"))
+def test_target_id_naming_two_entries(project: Path) -> None:
+    (project / RECORD).write_bytes(DUPLICATE_IDS)
+    code = refuses(project, errors.AmbiguousEntry, lambda: supersede(Workspace(project), target_id="retries"))
     assert code == "entry-ambiguous"
     with pytest.raises(errors.AmbiguousEntry, match="2 entries"):
-        operations.get_gotcha(Workspace(root), entry_id="retries")
-    verified = operations.verify_record(Workspace(root))
+        operations.get_gotcha(Workspace(project), entry_id="retries")
+    verified = operations.verify_record(Workspace(project))
     assert not verified["ok"]
     assert any(p["code"].startswith("duplicate") for p in verified["problems"])
 
@@ -162,22 +149,24 @@ def test_target_id_naming_two_entries(root: Path) -> None:
 @pytest.mark.parametrize(
     "proposal_id", ["p-zzz", "../../etc/passwd", "p-000000000000", "", "p-0123456789ab/.."]
 )
-def test_a_proposal_id_that_is_not_one(root: Path, proposal_id: str) -> None:
+def test_a_proposal_id_that_is_not_one(project: Path, proposal_id: str) -> None:
     code = refuses(
-        root, errors.ProposalNotFound, lambda: operations.apply(Workspace(root), proposal_id=proposal_id)
+        project,
+        errors.ProposalNotFound,
+        lambda: operations.apply(Workspace(project), proposal_id=proposal_id),
     )
     assert code == "proposal-not-found"
 
 
-def stored_proposal(root: Path) -> tuple[str, Path]:
-    result = supersede(Workspace(root))
+def stored_proposal(project: Path) -> tuple[str, Path]:
+    result = supersede(Workspace(project))
     pid = result["proposal_id"]
-    return pid, root / ".claude" / "gotchas" / "proposals" / f"{pid}.json"
+    return pid, project / ".claude" / "gotchas" / "proposals" / f"{pid}.json"
 
 
 @pytest.mark.parametrize("how", ["lesson-text", "base-hash", "not-json", "truncated", "not-utf8"])
-def test_a_proposal_file_edited_by_hand(root: Path, how: str) -> None:
-    pid, path = stored_proposal(root)
+def test_a_proposal_file_edited_by_hand(project: Path, how: str) -> None:
+    pid, path = stored_proposal(project)
     body = json.loads(path.read_text("utf-8"))
     if how == "lesson-text":
         body["lesson"]["body"] = "Something the reviewer never saw."
@@ -191,104 +180,86 @@ def test_a_proposal_file_edited_by_hand(root: Path, how: str) -> None:
         path.write_bytes(path.read_bytes()[:100])
     else:
         path.write_bytes(b"\xff\xfe" + path.read_bytes())
-    code = refuses(root, errors.ProposalInvalid, lambda: operations.apply(Workspace(root), proposal_id=pid))
+    code = refuses(
+        project, errors.ProposalInvalid, lambda: operations.apply(Workspace(project), proposal_id=pid)
+    )
     assert code == "proposal-invalid"
 
 
-def test_a_record_that_became_invalid_utf8_between_propose_and_apply(root: Path) -> None:
-    pid, _ = stored_proposal(root)
-    broken = (root / RECORD).read_bytes().replace(b"Shallow clones", b"Shallow \xff clones")
-    (root / RECORD).write_bytes(broken)
+def test_a_record_that_became_invalid_utf8_between_propose_and_apply(project: Path) -> None:
+    pid, _ = stored_proposal(project)
+    broken = (project / RECORD).read_bytes().replace(b"Shallow clones", b"Shallow \xff clones")
+    (project / RECORD).write_bytes(broken)
     code = refuses(
-        root, errors.RecordEncodingError, lambda: operations.apply(Workspace(root), proposal_id=pid)
+        project, errors.RecordEncodingError, lambda: operations.apply(Workspace(project), proposal_id=pid)
     )
     assert code == "record-encoding"
     with pytest.raises(errors.RecordEncodingError, match="offset"):
-        operations.list_gotchas(Workspace(root))
+        operations.list_gotchas(Workspace(project))
     # once fixed, the same proposal still applies (the lock was released)
-    (root / RECORD).write_bytes(FIXTURE.read_bytes())
-    assert operations.apply(Workspace(root), proposal_id=pid)["status"] == "applied"
+    (project / RECORD).write_bytes(FIXTURE.read_bytes())
+    assert operations.apply(Workspace(project), proposal_id=pid)["status"] == "applied"
 
 
-def test_superseding_with_a_suspected_cause_is_refused_with_an_explanation(root: Path) -> None:
-    parsed = record_model.parse((root / RECORD).read_bytes())
+def test_superseding_with_a_suspected_cause_is_refused_with_an_explanation(project: Path) -> None:
+    parsed = record_model.parse((project / RECORD).read_bytes())
     suspected = edit.lesson("Maybe the tokenizer", "Perhaps.", ["#664"], "suspected")
     with pytest.raises(errors.InvalidArgument, match="only a confirmed root cause") as caught:
         edit.plan_supersede(parsed, parsed.get(TARGET), "#664", suspected)
     assert "propose_lesson" in caught.value.message
-    assert (root / RECORD).read_bytes() == FIXTURE.read_bytes()
+    assert (project / RECORD).read_bytes() == FIXTURE.read_bytes()
 
 
-def test_a_confirmed_capture_needs_a_diagnostic(root: Path) -> None:
+def test_a_confirmed_capture_needs_a_diagnostic(project: Path) -> None:
     code = refuses(
-        root,
+        project,
         errors.InvalidArgument,
         lambda: operations.propose_lesson(
-            Workspace(root), title="Confirmed thing", body="Body.", tasks=["#700"], root_cause="confirmed"
+            Workspace(project), title="Confirmed thing", body="Body.", tasks=["#700"], root_cause="confirmed"
         ),
     )
     assert code == "invalid-argument"
     suspected = operations.propose_lesson(
-        Workspace(root), title="Suspected thing", body="Body.", tasks=["#700"], root_cause="suspected"
+        Workspace(project), title="Suspected thing", body="Body.", tasks=["#700"], root_cause="suspected"
     )
     assert suspected["status"] == "proposed"
 
 
 @pytest.mark.parametrize("record", ["../outside.md", "/etc/passwd", "link-out.md"])
-def test_a_path_outside_the_root(root: Path, record: str) -> None:
-    (root.parent / "outside.md").write_bytes(FIXTURE.read_bytes())
-    (root / "link-out.md").symlink_to(root.parent / "outside.md")
-    code = refuses(root, errors.PathOutsideRoot, lambda: supersede(Workspace(root), record=record))
+def test_a_path_outside_the_root(project: Path, record: str) -> None:
+    (project.parent / "outside.md").write_bytes(FIXTURE.read_bytes())
+    (project / "link-out.md").symlink_to(project.parent / "outside.md")
+    code = refuses(project, errors.PathOutsideRoot, lambda: supersede(Workspace(project), record=record))
     assert code == "path-outside-root"
     with pytest.raises(errors.PathOutsideRoot):
-        operations.list_gotchas(Workspace(root), record=record)
-    assert (root.parent / "outside.md").read_bytes() == FIXTURE.read_bytes()
+        operations.list_gotchas(Workspace(project), record=record)
+    assert (project.parent / "outside.md").read_bytes() == FIXTURE.read_bytes()
 
 
-def test_a_directory_as_record(root: Path) -> None:
-    (root / ".claude" / "rules" / "dir.md").mkdir()
+def test_a_directory_as_record(project: Path) -> None:
+    (project / ".claude" / "rules" / "dir.md").mkdir()
     code = refuses(
-        root,
+        project,
         errors.RecordUnreadable,
-        lambda: supersede(Workspace(root), record=".claude/rules/dir.md"),
+        lambda: supersede(Workspace(project), record=".claude/rules/dir.md"),
     )
     assert code == "record-unreadable"
 
 
-def test_a_binary_file_as_record(root: Path) -> None:
-    (root / RECORD).write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
-    code = refuses(root, errors.RecordUnreadable, lambda: supersede(Workspace(root)))
+def test_a_binary_file_as_record(project: Path) -> None:
+    (project / RECORD).write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    code = refuses(project, errors.RecordUnreadable, lambda: supersede(Workspace(project)))
     assert code == "record-unreadable"
 
 
-def test_a_missing_record(root: Path) -> None:
-    (root / RECORD).unlink()
-    code = refuses(root, errors.RecordNotFound, lambda: supersede(Workspace(root)))
+def test_a_missing_record(project: Path) -> None:
+    (project / RECORD).unlink()
+    code = refuses(project, errors.RecordNotFound, lambda: supersede(Workspace(project)))
     assert code == "record-not-found"
-    assert not (root / RECORD).exists()
+    assert not (project / RECORD).exists()
 
 
 # --- the CLI -----------------------------------------------------------------------------
-
-
-def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    exe = Path(sys.executable).parent / "gotchas"
-    if not exe.exists():
-        pytest.skip(f"the gotchas console script is not installed beside {sys.executable}")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GOTCHAS_", "CLAUDE", "GIT_", "GITHUB_", "GH_"))
-    }
-    env.update(HOME=str(root.parent / "home"), GIT_CONFIG_NOSYSTEM="1")
-    return subprocess.run(
-        [str(exe), "--root", str(root), *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def propose_cli(**change: Any) -> list[str]:
@@ -303,7 +274,7 @@ def propose_cli(**change: Any) -> list[str]:
     return out
 
 
-def cli_case(root: Path, name: str) -> tuple[list[str], str]:
+def cli_case(project: Path, name: str) -> tuple[list[str], str]:
     """Set up the case and return its command line and the error code it must print."""
     if name == "unknown-target":
         return propose_cli(target_id="no-such-entry"), "entry-not-found"
@@ -316,17 +287,17 @@ def cli_case(root: Path, name: str) -> tuple[list[str], str]:
     if name == "diagnostic-2001":
         return propose_cli(diagnostic="d" * 2_001), "invalid-argument"
     if name == "two-entries":
-        (root / RECORD).write_bytes(DUPLICATE_IDS)
+        (project / RECORD).write_bytes(DUPLICATE_IDS)
         return propose_cli(target_id="retries"), "entry-ambiguous"
     if name in ("p-zzz", "../../etc/passwd"):
         return ["apply", name, "--json"], "proposal-not-found"
     if name == "edited-proposal":
-        pid, path = stored_proposal(root)
+        pid, path = stored_proposal(project)
         path.write_text(path.read_text("utf-8").replace("lru_cache", "lru_cache()"), "utf-8")
         return ["apply", pid, "--json"], "proposal-invalid"
     if name == "invalid-utf8":
-        pid, _ = stored_proposal(root)
-        (root / RECORD).write_bytes((root / RECORD).read_bytes() + b"\n\xc3\x28\n")
+        pid, _ = stored_proposal(project)
+        (project / RECORD).write_bytes((project / RECORD).read_bytes() + b"\n\xc3\x28\n")
         return ["apply", pid, "--json"], "record-encoding"
     if name == "confirmed-capture-no-diagnostic":
         args = ["propose", "--title", "T", "--body", "B", "--tasks", "#7", "--root-cause"]
@@ -334,13 +305,13 @@ def cli_case(root: Path, name: str) -> tuple[list[str], str]:
     if name == "outside-root":
         return propose_cli(record="../outside.md"), "path-outside-root"
     if name == "directory":
-        (root / "dir.md").mkdir()
+        (project / "dir.md").mkdir()
         return ["list", "--record", "dir.md"], "record-unreadable"
     if name == "binary":
-        (root / RECORD).write_bytes(b"\x00\x01\x02binary")
+        (project / RECORD).write_bytes(b"\x00\x01\x02binary")
         return ["list"], "record-unreadable"
     if name == "from-json-unknown-key":
-        spec = root.parent / "spec.json"
+        spec = project.parent / "spec.json"
         spec.write_text(json.dumps({**good(), "root_cause_typo": "x"}), "utf-8")
         return ["propose", "--from-json", str(spec)], "invalid-argument"
     raise AssertionError(name)
@@ -366,23 +337,23 @@ CLI_CASES = [
 
 
 @pytest.mark.parametrize("name", CLI_CASES)
-def test_cli_refuses_with_one_line_and_no_traceback(root: Path, name: str) -> None:
-    args, code = cli_case(root, name)
-    before = (root / RECORD).read_bytes()
-    done = cli(root, *args)
+def test_cli_refuses_with_one_line_and_no_traceback(project: Path, name: str) -> None:
+    args, code = cli_case(project, name)
+    before = (project / RECORD).read_bytes()
+    done = cli(project, *args)
     assert done.returncode != 0
     assert "Traceback" not in done.stderr + done.stdout
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"gotchas: {code}: "), lines[0]
     assert "internal error" not in lines[0]
-    assert (root / RECORD).read_bytes() == before
+    assert (project / RECORD).read_bytes() == before
 
 
-def test_cli_supersede_with_a_suspected_cause_is_refused(root: Path) -> None:
-    before = (root / RECORD).read_bytes()
-    done = cli(root, *propose_cli(), "--root-cause", "suspected")
-    assert (root / RECORD).read_bytes() == before
+def test_cli_supersede_with_a_suspected_cause_is_refused(project: Path) -> None:
+    before = (project / RECORD).read_bytes()
+    done = cli(project, *propose_cli(), "--root-cause", "suspected")
+    assert (project / RECORD).read_bytes() == before
     assert done.returncode == 2, done.stdout[:300]
     assert "confirmed" in done.stderr
 
@@ -390,21 +361,16 @@ def test_cli_supersede_with_a_suspected_cause_is_refused(root: Path) -> None:
 # --- MCP, in process ---------------------------------------------------------------------
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
-async def test_mcp_tools_answer_is_error_with_the_code(root: Path) -> None:
+async def test_mcp_tools_answer_is_error_with_the_code(project: Path) -> None:
     from mcp import Client
 
     from gotchas.server import build
 
-    ws = Workspace(root)
-    pid, path = stored_proposal(root)
+    ws = Workspace(project)
+    pid, path = stored_proposal(project)
     path.write_text(path.read_text("utf-8").replace("relaunch v17", "relaunch v18"), "utf-8")
-    before = (root / RECORD).read_bytes()
+    before = (project / RECORD).read_bytes()
     cases: list[tuple[str, dict[str, Any], str]] = [
         ("propose_supersede", good(target_id="no-such-entry"), "entry-not-found"),
         ("propose_supersede", good(title=" "), "invalid-argument"),
@@ -429,10 +395,10 @@ async def test_mcp_tools_answer_is_error_with_the_code(root: Path) -> None:
             text = " ".join(getattr(c, "text", "") for c in result.content)
             assert code in text, (tool, code, text)
             assert "Traceback" not in text
-            assert (root / RECORD).read_bytes() == before
+            assert (project / RECORD).read_bytes() == before
 
-        (root / RECORD).write_bytes(DUPLICATE_IDS)
+        (project / RECORD).write_bytes(DUPLICATE_IDS)
         result = await client.call_tool("propose_supersede", good(target_id="retries"))
         assert result.is_error
         assert "entry-ambiguous" in " ".join(getattr(c, "text", "") for c in result.content)
-        assert (root / RECORD).read_bytes() == DUPLICATE_IDS
+        assert (project / RECORD).read_bytes() == DUPLICATE_IDS

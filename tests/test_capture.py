@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from gotchas import record as record_model
-from support.clients import gotchas_exe, isolated_env
-
-RECORD = ".claude/rules/gotchas.md"
-
-
-def gotchas(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [gotchas_exe(), "--root", str(root), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=isolated_env(root.parent / "home"),
-    )
+from support.clients import gotchas
+from support.project import RECORD
 
 
 def capture(root: Path, title: str, *extra: str) -> dict[str, object]:

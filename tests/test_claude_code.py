@@ -317,14 +317,14 @@ def test_claude_code_applies_the_664_correction_through_the_tools(tmp_path: Path
     after = record.read_text(encoding="utf-8")
     chunk = entry_section(after, CHUNK_TITLE)
     assert "Red herring for #664" in chunk
-    assert "chunks of 2,000 prompts" in chunk, "the old advice is annotated, not deleted"
+    assert "chunks of 2,000" in chunk, "the old advice is annotated, not deleted"
     new = entry_section(after, CORRECTION_TITLE)
     chunk_id = seen["list"]["entries"][0]["id"]
     assert f"supersedes: {chunk_id}" in new
     assert "root-cause: confirmed" in new and "functools.lru_cache" in new
     assert "diagnostic:" in new and "profile a single `_render()` call" in new
     assert entry_section(after, ORPHAN_TITLE) == entry_section(before, ORPHAN_TITLE)
-    for title in ["`max_model_len` can exceed", "Shallow clones break"]:
+    for title in ["`max_model_len` silently drifts", "Shallow clones break"]:
         assert entry_section(after, title) == entry_section(before, title)
 
     # The record verifies from the command line too, after Claude Code has gone.

@@ -20,8 +20,8 @@ from gotchas import journal, operations
 from gotchas import record as record_model
 from gotchas.workspace import Workspace
 from support.clients import gotchas_exe, isolated_env
+from support.project import RECORD, write_record
 
-RECORD = ".claude/rules/gotchas.md"
 N = 8
 
 
@@ -59,14 +59,10 @@ def ids(data: bytes) -> list[str]:
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    (project / ".claude" / "rules").mkdir(parents=True)
-    (project / RECORD).write_bytes(lessons_file())
-    home = tmp_path / "home"
-    home.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=project, check=True)
-    return project
+def root(repo: Path) -> Path:
+    """The scratch repository holding ten plain lessons instead of the scenario."""
+    write_record(repo, lessons_file())
+    return repo
 
 
 def cli(root: Path, *args: str) -> subprocess.Popen[str]:

@@ -23,10 +23,7 @@ from gotchas import record as record_model
 from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
 from support.clients import isolated_env
-
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "scenario-gotchas.md"
-RECORD = ".claude/rules/gotchas.md"
-TARGET = "a-single-large-llm-generate-deadlocks-the-v1"
+from support.project import RECORD, TARGET
 
 CHILD = r"""
 import os, sys, time
@@ -85,14 +82,10 @@ def sha(data: bytes) -> str:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    (root / ".claude" / "rules").mkdir(parents=True)
-    (root / RECORD).write_bytes(FIXTURE.read_bytes())
-    (tmp_path / "home").mkdir()
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
-    set_task_state(root, "#9001", "landed", "crash-test")
-    return root
+def landed(repo: Path) -> Path:
+    """The scratch repository, with #9001 landed so the proposal's hold is released."""
+    set_task_state(repo, "#9001", "landed", "crash-test")
+    return repo
 
 
 def propose(root: Path) -> dict[str, str]:
@@ -159,21 +152,21 @@ def temp_files(root: Path) -> list[Path]:
 
 @pytest.mark.parametrize("point", list(POINTS))
 def test_sigkill_inside_apply_leaves_before_or_after_and_the_next_apply_finishes(
-    project: Path, point: str
+    landed: Path, point: str
 ) -> None:
-    proposal = propose(project)
-    before = (project / RECORD).read_bytes()
+    proposal = propose(landed)
+    before = (landed / RECORD).read_bytes()
     assert sha(before) == proposal["base"]
     expected_state = POINTS[point]
 
-    kill_at(project, proposal["id"], point)
+    kill_at(landed, proposal["id"], point)
 
-    now = (project / RECORD).read_bytes()
+    now = (landed / RECORD).read_bytes()
     assert sha(now) in (proposal["base"], proposal["result"]), "the record is partial"
     assert sha(now) == proposal[{"before": "base", "after": "result"}[expected_state]]
     record_model.parse(now)
 
-    strays = temp_files(project)
+    strays = temp_files(landed)
     if point in ("temp-written", "before-rename"):
         # the kill really happened with the whole new text in a temp file, not yet renamed
         assert len(strays) == 1
@@ -181,35 +174,35 @@ def test_sigkill_inside_apply_leaves_before_or_after_and_the_next_apply_finishes
     else:
         assert strays == []
     # a stray temp file is never read as the record
-    listed = operations.list_gotchas(Workspace(project))
+    listed = operations.list_gotchas(Workspace(landed))
     assert listed["record"] == RECORD
     assert len(listed["entries"]) == (6 if expected_state == "before" else 7)
 
     # the journal holds only whole lines
-    journal = project / ".claude" / "gotchas" / "journal.jsonl"
+    journal = landed / ".claude" / "gotchas" / "journal.jsonl"
     if journal.exists():
         for line in journal.read_text("utf-8").splitlines():
             json.loads(line)
 
     # the next apply takes the lock (the kernel dropped the dead holder's) and finishes
-    following = gotchas_cli(project, "apply", proposal["id"], "--json")
+    following = gotchas_cli(landed, "apply", proposal["id"], "--json")
     out, err = following.communicate(timeout=120)
     assert following.returncode == 0, err
     result = json.loads(out)
     assert result["status"] == ("applied" if expected_state == "before" else "already-applied")
-    after = (project / RECORD).read_bytes()
+    after = (landed / RECORD).read_bytes()
     assert sha(after) == proposal["result"]
-    assert operations.verify_record(Workspace(project))["ok"]
+    assert operations.verify_record(Workspace(landed))["ok"]
 
 
 @pytest.mark.parametrize("point", ["before-write", "after-rename"])
-def test_an_apply_waiting_on_the_lock_proceeds_when_the_holder_is_killed(project: Path, point: str) -> None:
+def test_an_apply_waiting_on_the_lock_proceeds_when_the_holder_is_killed(landed: Path, point: str) -> None:
     """A second apply queued behind a holder that dies gets the lock instead of hanging."""
-    proposal = propose(project)
+    proposal = propose(landed)
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(project), proposal["id"], point],
-        cwd=project,
-        env=isolated_env(project.parent / "home"),
+        [sys.executable, "-c", CHILD, str(landed), proposal["id"], point],
+        cwd=landed,
+        env=isolated_env(landed.parent / "home"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -218,7 +211,7 @@ def test_an_apply_waiting_on_the_lock_proceeds_when_the_holder_is_killed(project
     try:
         assert child.stdout is not None
         assert child.stdout.readline() == "READY\n"
-        waiter = gotchas_cli(project, "apply", proposal["id"], "--json")
+        waiter = gotchas_cli(landed, "apply", proposal["id"], "--json")
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=60)
         out, err = waiter.communicate(timeout=120)
@@ -230,5 +223,5 @@ def test_an_apply_waiting_on_the_lock_proceeds_when_the_holder_is_killed(project
     assert waiter.returncode == 0, err
     status = json.loads(out)["status"]
     assert status == ("applied" if point == "before-write" else "already-applied")
-    assert sha((project / RECORD).read_bytes()) == proposal["result"]
-    assert temp_files(project) == []
+    assert sha((landed / RECORD).read_bytes()) == proposal["result"]
+    assert temp_files(landed) == []

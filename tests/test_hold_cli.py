@@ -8,17 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from support.clients import git, gotchas_exe, isolated_env
+from support.clients import git
+from support.clients import gotchas as run
 
 
 def gotchas(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [gotchas_exe(), "--root", str(root), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=isolated_env(root.parent / "home", GOTCHAS_ACTOR="release-bot"),
-    )
+    return run(root, *args, GOTCHAS_ACTOR="release-bot")
 
 
 @pytest.fixture

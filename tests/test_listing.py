@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,22 +10,7 @@ from mcp import Client
 
 from gotchas.server import build
 from gotchas.workspace import Workspace
-
-DEMO = Path(__file__).resolve().parents[1] / "server" / "gotchas" / "demo" / "record.md"
-GOTCHAS = Path(sys.executable).with_name("gotchas")
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    record = tmp_path / ".claude" / "rules" / "gotchas.md"
-    record.parent.mkdir(parents=True)
-    record.write_bytes(DEMO.read_bytes())
-    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tmp_path, check=True)
-    return tmp_path
-
-
-def cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(GOTCHAS), *args], cwd=repo, capture_output=True, text=True, timeout=60)
+from support.clients import gotchas as cli
 
 
 def test_cli_lists_six_and_filters_by_task(repo: Path) -> None:
@@ -69,11 +52,6 @@ def test_cli_refusals_are_one_line_without_traceback(repo: Path, args: tuple[str
     assert result.returncode != 0
     assert result.stderr.count("\n") == 1 and code in result.stderr
     assert "Traceback" not in result.stderr
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.mark.anyio

@@ -19,16 +19,14 @@ from typing import Any
 import pytest
 
 from gotchas import record as record_model
-from support.clients import gotchas_exe, isolated_env
+from support.clients import gotchas, gotchas_exe, isolated_env
+from support.project import HERE, RECORD, SCENARIO, TARGET, git_init, write_record
 
-HERE = Path(__file__).resolve().parent
-FIXTURES = HERE / "fixtures"
-SCENARIO = FIXTURES / "scenario-gotchas.md"
-CORRECTED = FIXTURES / "scenario-gotchas-corrected.md"
+CORRECTED = HERE / "fixtures" / "scenario-gotchas-corrected.md"
 SHARED_SCENARIO = Path(__file__).resolve().parents[2] / "shared" / "scenarios" / "vllm-664"
-RECORD = ".claude/rules/gotchas.md"
+ACTOR = "scenario-test"
 
-CHUNK_IT = "a-single-large-llm-generate-deadlocks-the-v1"
+CHUNK_IT = TARGET
 CRASH_ORPHAN = "crashed-runs-leave-an-orphaned-vllm-enginecore"
 IDS = [
     CRASH_ORPHAN,
@@ -80,14 +78,7 @@ class Project:
         return done.stdout.strip()
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [str(self.exe), *args],
-            cwd=self.root,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = gotchas(self.root, *args, timeout=120, GOTCHAS_ACTOR=ACTOR)
         assert "Traceback" not in done.stderr, done.stderr
         return done
 
@@ -110,9 +101,9 @@ def make_project(tmp_path: Path, fixture: Path = SCENARIO) -> Project:
     (root / ".claude" / "rules").mkdir(parents=True)
     home = tmp_path / "home"
     home.mkdir()
-    project = Project(root, isolated_env(home, GOTCHAS_ACTOR="scenario-test"), Path(gotchas_exe()))
-    project.git("init", "-q", "-b", "main")
-    project.record.write_bytes(fixture.read_bytes())
+    project = Project(root, isolated_env(home, GOTCHAS_ACTOR=ACTOR), Path(gotchas_exe()))
+    git_init(root)
+    write_record(root, fixture.read_bytes())
     project.git("add", RECORD)
     project.git("commit", "-q", "-m", "Add the team's lessons file")
     return project
@@ -121,11 +112,6 @@ def make_project(tmp_path: Path, fixture: Path = SCENARIO) -> Project:
 @pytest.fixture
 def project(tmp_path: Path) -> Project:
     return make_project(tmp_path)
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def propose_args() -> list[str]:

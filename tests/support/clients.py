@@ -38,56 +38,12 @@ def requires_npm(test: F) -> F:
 
 
 RECORD_PATH = Path(".claude/rules/gotchas.md")
-CHUNK_ID = "a-single-large-llm-generate-deadlocks-the-v1-enginecore-chunk-it"
-ORPHAN_ID = "crashed-runs-leave-an-orphaned-vllm-enginecore-holding-the-gpu"
 HOLD = "predicate-664-lands"
 
 # A record in the shape of the #664 scenario, written for these tests: the chunk-it
 # lesson that #664 later disproved, a neighbour lesson (#601/#653) that must survive
 # byte for byte, and a few unrelated entries.
-SCENARIO_RECORD = """\
-# Gotchas
-
-Lessons from earlier tasks, each with the task that taught it.
-
-## vLLM
-
-### Crashed runs leave an orphaned `VLLM::EngineCore` holding the GPU
-
-tasks: #601, #653 · root-cause: confirmed
-
-If the driver dies hard (killed by the OOM killer or the launcher), the v1
-`EngineCore` child process lives on and keeps its GPU memory, so the next launch
-runs out of memory while loading the model.
-
-Record the driver and EngineCore PIDs at start-up; on relaunch, kill only a
-recorded PID whose `/proc/<pid>/cmdline` still names EngineCore. Never kill by
-name: `pkill -f EngineCore` took down another user's job on a shared box (#653).
-
-### A single large `llm.generate()` deadlocks the v1 EngineCore — chunk it
-
-tasks: #664
-
-Calling `llm.generate()` once on all 40k prompts stalled: the GPU sat idle and the
-log stopped after the first progress line. Generate in chunks of 2,000 prompts, and
-run with `enforce_eager=True` and `enable_prefix_caching=False` while diagnosing.
-
-### `max_model_len` can exceed the checkpoint's context
-
-tasks: #588 · root-cause: confirmed
-
-With `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` a larger `max_model_len` than the model's
-`max_position_embeddings` only warns. Read the effective value back after start-up.
-
-## Git and CI
-
-### Shallow clones break `git describe` versions
-
-tasks: #430 · root-cause: confirmed
-
-A depth-1 checkout has no tags, so the version falls back to `0.0.0`. Fetch tags in
-jobs that build releases.
-"""
+SCENARIO_RECORD = (REPO / "tests" / "fixtures" / "scenario-gotchas.md").read_text(encoding="utf-8")
 
 CORRECTION_TITLE = "Per-call tokenizer reloads in `_render()` starved generation"
 CORRECTION_BODY = (
@@ -178,18 +134,29 @@ def make_scenario_repo(root: Path) -> Path:
     return record
 
 
+def gotchas(
+    root: Path, *args: str, timeout: float = 60, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """The one CLI runner: gotchas run in ``root`` as a user would run it. The root is found
+    from the working directory, and nothing in the caller's environment points gotchas or
+    git elsewhere (``HOME`` is a ``home`` folder beside the project; ``env`` adds variables)."""
+    return subprocess.run(
+        [gotchas_exe(), *args],
+        cwd=root,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=isolated_env(root.parent / "home", **env),
+        check=False,
+    )
+
+
 def run_gotchas(
     root: Path, *args: str, check: bool = True, stdin: object = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the gotchas CLI against a scratch repository; `stdin` is sent as JSON."""
-    done = subprocess.run(
-        [gotchas_exe(), "--root", str(root), *args],
-        cwd=root,
-        input=None if stdin is None else json.dumps(stdin),
-        capture_output=True,
-        text=True,
-        env=git_env(),
-    )
+    """:func:`gotchas` that fails the test on a non-zero exit; ``stdin`` is sent as JSON."""
+    done = gotchas(root, *args, stdin=None if stdin is None else json.dumps(stdin))
     if check and done.returncode != 0:
         raise AssertionError(f"gotchas {' '.join(args)} exited {done.returncode}:\n{done.stderr}")
     return done

@@ -1,0 +1,35 @@
+"""The one fixture layer: scratch projects, the #664 record, the CLI runner, the async backend.
+
+A test that needs a project on disk asks for ``project`` (a scratch project holding the
+#664 record, ``support.project.SCENARIO``) or ``repo`` (the same, as a git repository on
+``main``). Helpers to build other records live in ``support.project``; the one CLI runner
+is ``support.clients.gotchas``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.project import SCENARIO, git_init, write_record
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A scratch project holding the #664 record, with an empty home beside it."""
+    root = tmp_path / "project"
+    write_record(root, SCENARIO.read_bytes())
+    (tmp_path / "home").mkdir()
+    return root
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    """The scratch project as a git repository on ``main``."""
+    return git_init(project)

@@ -1,0 +1,25 @@
+"""Scratch projects for tests: the #664 record, writing a record, git, the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+SCENARIO = HERE / "fixtures" / "scenario-gotchas.md"
+"""The #664 record every scenario test starts from: six entries, the chunk-it advice at fault."""
+RECORD = ".claude/rules/gotchas.md"
+TARGET = "a-single-large-llm-generate-deadlocks-the-v1"
+
+
+def write_record(root: Path, data: bytes, record: str = RECORD) -> Path:
+    """``data`` as the project's lessons file; returns its path."""
+    path = root / record
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def git_init(root: Path) -> Path:
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    return root
