@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gotchas.config import CONFIG_PATH, Config, load_config, parse_config
+from gotchas.config import Config, load_config, parse_config
 from gotchas.errors import ConfigError, PredicateError
 from gotchas.holds import registry
 from gotchas.holds.check import check_hold
@@ -17,6 +17,7 @@ from gotchas.holds.decision import EXIT_CODES, HoldState, combine, evaluate, out
 from gotchas.holds.predicate import Predicate, parse_predicates
 from gotchas.holds.sources import TASK_STATES, Observation, TaskState, parse_state
 from gotchas.holds.sources.ledger import set_task_state
+from gotchas.workspace import CONFIG_PATH
 
 NOW = "2026-11-30T06:00:00Z"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from gotchas.config import CONFIG_PATH
 from gotchas.holds.check import check_hold
 from gotchas.holds.sources import SourceFailed
 from gotchas.holds.sources.command import CommandSource, command_argv, parse_command_output
+from gotchas.workspace import CONFIG_PATH
 
 TRACKER = """
 import json, sys, time

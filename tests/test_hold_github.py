@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from gotchas.config import CONFIG_PATH
 from gotchas.holds.check import check_hold
 from gotchas.holds.sources import SourceFailed
 from gotchas.holds.sources.github import GitHubSource, rate_limit_retry_at
 from gotchas.holds.sources.ledger import set_task_state
+from gotchas.workspace import CONFIG_PATH
 from support.fake_github import FakeGitHub, issue, pull_request
 
 REPO = "octo/proj"

@@ -23,7 +23,8 @@ def test_the_settings_are_read_once_and_pick_the_record(tmp_path: Path) -> None:
 
 
 def test_without_a_config_file_the_defaults_hold(tmp_path: Path) -> None:
-    ws = Workspace(tmp_path)
+    ws = Workspace.discover(root=str(tmp_path), environ={})
+    assert not ws.configured and ws.settings is None
     assert ws.default_record == ".claude/rules/gotchas.md"
     assert ws.config.holds.sources == ("ledger", "git")
 

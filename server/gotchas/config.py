@@ -14,9 +14,8 @@ from pathlib import Path, PurePosixPath
 
 from gotchas.errors import ConfigError
 from gotchas.holds import registry
+from gotchas.workspace import CONFIG_PATH, DEFAULT_RECORD
 
-CONFIG_PATH = ".claude/gotchas.toml"
-DEFAULT_RECORD = ".claude/rules/gotchas.md"
 DEFAULT_SOURCES: tuple[str, ...] = ("ledger", "git")
 DEFAULT_GITHUB_API = "https://api.github.com"
 

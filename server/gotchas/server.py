@@ -369,6 +369,8 @@ def _prompt_and_completion(mcp: MCPServer, ws: Workspace) -> None:
 
 def _holds_reach_network(ws: Workspace) -> bool:
     """check_hold is open-world only when a configured source reaches the network."""
+    if not ws.configured:
+        return False  # the default sources stay on the machine; start-up reads no settings
     try:
         sources = ws.config.holds.sources
     except GotchasError:

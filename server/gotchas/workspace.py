@@ -21,15 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gotchas.config import CONFIG_PATH, DEFAULT_RECORD, Config, load_config
 from gotchas.errors import PathOutsideRoot, RecordNotFound, RecordUnreadable
 
 if TYPE_CHECKING:
+    from gotchas.config import Config
     from gotchas.record import Record
 
 _PARSE_CACHE_SIZE = 4
 
-# The layout of the project's own state, relative to the root.
+# Where things live, relative to the project root: the settings, the record by default,
+# and the project's own state.
+CONFIG_PATH = ".claude/gotchas.toml"
+DEFAULT_RECORD = ".claude/rules/gotchas.md"
 STATE_DIR = ".claude/gotchas"
 PROPOSALS_DIR = f"{STATE_DIR}/proposals"
 JOURNAL_FILE = f"{STATE_DIR}/journal.jsonl"
@@ -62,7 +65,8 @@ class Workspace:
     """One project: its root, its settings and every path of its state.
 
     ``settings`` is the parsed ``.claude/gotchas.toml``; left out, it is read on first use
-    and kept, so one workspace reads its config once.
+    and kept, so one workspace reads its config once. Without a config file nothing is
+    read, and the config module is not even imported until a setting is asked for.
     """
 
     root: Path
@@ -82,9 +86,10 @@ class Workspace:
     ) -> Workspace:
         env = os.environ if environ is None else environ
         top = find_root(root, env, cwd or Path.cwd())
-        settings = read_settings(top)
-        chosen = record or env.get("GOTCHAS_RECORD") or settings.record or DEFAULT_RECORD
-        return cls(top, chosen, settings.entries, settings)
+        settings = read_settings(top) if has_config_file(top) else None
+        configured = settings.record if settings is not None else DEFAULT_RECORD
+        chosen = record or env.get("GOTCHAS_RECORD") or configured or DEFAULT_RECORD
+        return cls(top, chosen, settings.entries if settings is not None else None, settings)
 
     @property
     def config(self) -> Config:
@@ -92,6 +97,11 @@ class Workspace:
         if self.settings is None:
             self.settings = read_settings(self.root)
         return self.settings
+
+    @property
+    def configured(self) -> bool:
+        """Whether the project has settings of its own (else every default holds)."""
+        return self.settings is not None or has_config_file(self.root)
 
     def inside(self, relative: str | os.PathLike[str]) -> Path:
         """An absolute path for ``relative`` that is guaranteed to stay inside the root."""
@@ -235,11 +245,15 @@ def ledger_path(root: Path) -> Path:
     return root / LEDGER_FILE
 
 
+def has_config_file(root: Path) -> bool:
+    return (root / CONFIG_PATH).is_file()
+
+
 def read_settings(root: Path) -> Config:
     """The project's settings; the defaults when there is no config file."""
-    if not (root / CONFIG_PATH).is_file():
-        return Config(root=root)
-    return load_config(root)
+    from gotchas.config import Config, load_config
+
+    return load_config(root) if has_config_file(root) else Config(root=root)
 
 
 def append_jsonl(path: Path, value: Mapping[str, object], *, sort_keys: bool = False) -> int:
