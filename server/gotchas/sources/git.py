@@ -205,8 +205,9 @@ def choose_default_branch(
     """
     candidates = list(dict.fromkeys(name for name in (init_default, "main", "master") if name))
     target = refs.get("refs/remotes/origin/HEAD", "")
-    if target.startswith("refs/remotes/") and ref_name_problem(target) is None:
-        return BranchChoice(target.removeprefix("refs/remotes/"), "origin/HEAD")
+    short = target.removeprefix("refs/remotes/")
+    if target.startswith("refs/remotes/") and ref_name_problem(short) is None:
+        return BranchChoice(short, "origin/HEAD")
     configure = 'set [holds.git] branch = "<name>" in .claude/gotchas.toml'
     if has_origin:
         found = [f"origin/{name}" for name in candidates if f"refs/remotes/origin/{name}" in refs]
