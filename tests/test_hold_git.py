@@ -247,14 +247,14 @@ def test_origin_head_is_the_default_branch_so_unpushed_work_has_not_landed(
     assert answer.tasks[0].evidence[0]["branch"] == "origin/main"
 
 
-def test_without_origin_main_then_master_then_head_are_used(tmp_path: Path) -> None:
+def test_without_origin_main_or_master_or_init_default_branch_is_used(tmp_path: Path) -> None:
     master = Repo(tmp_path / "m", branch="master")
     master.git("switch", "-q", "-c", "topic")
     master.commit("Fixes #1")
     assert Git(master.path).default_branch() == "master"
 
     trunk = Repo(tmp_path / "t", branch="trunk")
-    assert Git(trunk.path).default_branch() == "HEAD"
+    assert Git(trunk.path).default_branch() is None  # never HEAD: it may be unmerged work
     trunk.git("config", "init.defaultBranch", "trunk")
     assert Git(trunk.path).default_branch() == "trunk"
 
@@ -275,6 +275,7 @@ def test_a_configured_branch_wins_over_detection(repo: Repo) -> None:
 def test_owner_repo_tasks_count_only_in_their_own_repository(repo: Repo) -> None:
     repo.git("remote", "add", "origin", "git@github.com:octo/proj.git")
     repo.commit("Fixes #664")
+    repo.git("update-ref", "refs/remotes/origin/main", "HEAD")  # as if pushed
 
     assert check_hold("predicate-octo/proj#664-lands", repo.path).state == "released"
     other = check_hold("predicate-other/thing#664-lands", repo.path)
