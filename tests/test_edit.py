@@ -139,7 +139,10 @@ def test_any_supersede_verifies_and_keeps_every_outside_byte(data: bytes, pick: 
     parsed = record.parse(data)
     if not parsed.entries:
         return
-    target = pick.draw(st.sampled_from(parsed.entries))
+    writable = [e for e in parsed.entries if e.kind in ("heading", "item")]
+    if not writable:
+        return  # paragraph, block and row successors have no writer yet; see test_corpus_supersede
+    target = pick.draw(st.sampled_from(writable))
     lesson = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look", ["chunking"])
     try:
         plan = edit.plan_supersede(parsed, target, "#7", lesson)
