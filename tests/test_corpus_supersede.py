@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from gotchas import edit, operations, verification
-from gotchas.errors import GotchasError
 from gotchas import record as record_model
+from gotchas.errors import GotchasError
 from gotchas.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
 
@@ -61,7 +61,7 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
     if target.kind in UNWRITTEN_KINDS:
         # a successor for a paragraph, a --- block or a table row has no writer yet: the
         # proposal is refused with a typed error and the record keeps every byte
-        with pytest.raises(GotchasError, match="would not verify|cannot"):
+        with pytest.raises(GotchasError, match=r"would not verify|cannot"):
             operations.propose_supersede(
                 ws, target.id, TASK, "Corpus check", "Body.", "profile one call", hold="predicate-9001-lands"
             )

@@ -175,9 +175,10 @@ def test_any_capture_verifies_wherever_it_goes(data: bytes, pick: st.DataObject)
 @given(records(), st.data())
 def test_any_annotation_changes_only_its_target(data: bytes, pick: st.DataObject) -> None:
     parsed = record.parse(data)
-    if len(parsed.entries) < 2:
-        return
-    target = pick.draw(st.sampled_from(parsed.entries))
+    writable = [e for e in parsed.entries if e.kind in ("heading", "item")]
+    if len(parsed.entries) < 2 or not writable:
+        return  # paragraph, block and row targets have no writer yet; see test_corpus_supersede
+    target = pick.draw(st.sampled_from(writable))
     successor = pick.draw(st.sampled_from([e for e in parsed.entries if e.id != target.id]))
     plan = edit.plan_annotate(parsed, target, "#7", successor)
     check = verification.check_edit(parsed, record.parse(plan.data), plan, None)

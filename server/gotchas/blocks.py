@@ -83,18 +83,18 @@ def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
                 marker = f"{token.info}{token.markup}" if token.info else token.markup
                 append(Block("item", token.map[0], token.map[1], marker=marker, list_id=list_count))
             continue
-        if kind == "bullet_list_open" or kind == "ordered_list_open":
+        if kind in ("bullet_list_open", "ordered_list_open"):
             list_depth += 1
             if list_depth == 1:
                 list_count += 1
             continue
-        if kind == "bullet_list_close" or kind == "ordered_list_close":
+        if kind in ("bullet_list_close", "ordered_list_close"):
             list_depth -= 1
             continue
         if not token.map:
             continue
         start, end = token.map
-        if kind == "fence" or kind == "code_block" or kind == "html_block":
+        if kind in ("fence", "code_block", "html_block"):
             literal.update(range(start, end))
         if level != 0:
             continue
@@ -106,7 +106,7 @@ def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
                 append(Block("table", start, end))
             else:
                 append(Block("paragraph", start, end))
-        elif kind == "fence" or kind == "code_block":
+        elif kind in ("fence", "code_block"):
             append(Block("fence", start, end))
         elif kind == "html_block":
             append(Block("html", start, end))

@@ -99,7 +99,10 @@ def parse_config(text: str, root: Path) -> Config:
     return Config(root=root, record=record, entries=entries, holds=holds)
 
 
-ENTRY_STYLES = ("h1", "h2", "h3", "h4", "h5", "h6", "list", "paragraph", "hr-block", "table-row", "single", "none")
+ENTRY_STYLES = (
+    *("h1", "h2", "h3", "h4", "h5", "h6"),
+    *("list", "paragraph", "hr-block", "table-row", "single", "none"),
+)
 
 
 def _entries(value: object, section: object = None) -> str | None:
@@ -112,9 +115,10 @@ def _entries(value: object, section: object = None) -> str | None:
     """
     if value is not None and value not in ENTRY_STYLES:
         raise ConfigError(f"{CONFIG_PATH}: entries must be one of {', '.join(ENTRY_STYLES)}, got {value!r}")
-    if section is not None:
-        if not isinstance(section, str) or not section.strip() or "@" in section or len(section) > 200:
-            raise ConfigError(f"{CONFIG_PATH}: lessons-section must be a section title, got {section!r}")
+    if section is not None and (
+        not isinstance(section, str) or not section.strip() or "@" in section or len(section) > 200
+    ):
+        raise ConfigError(f"{CONFIG_PATH}: lessons-section must be a section title, got {section!r}")
     if value is None and section is None:
         return None
     return f"{value or ''}{'@' + section.strip() if isinstance(section, str) else ''}"

@@ -13,10 +13,12 @@ from typing import Any
 from gotchas import blocks, reading
 from gotchas.reading import Note, Pin, Reading, Span, item_title
 
-__all__ = ["Note", "Pin", "Reading", "Span", "item_title", "read", "describe", "pin_lines"]
+__all__ = ["Note", "Pin", "Reading", "Span", "describe", "item_title", "pin_lines", "read"]
 
 
-def read(text: str, lines: Sequence[str], matter: tuple[int, int] | None, pin: str | None = None) -> tuple[Reading, frozenset[int]]:
+def read(
+    text: str, lines: Sequence[str], matter: tuple[int, int] | None, pin: str | None = None
+) -> tuple[Reading, frozenset[int]]:
     """The reading of ``text`` (front matter already blanked) and its literal lines."""
     block_map = blocks.scan(text, lines)
     return reading.read(block_map.blocks, lines, matter, Pin.parse(pin)), block_map.literal
@@ -31,7 +33,12 @@ def pin_lines(found: Reading) -> list[str]:
     elif found.kind == "single-lesson":
         lines.append('entries = "single"')
     elif unit and unit != "mixed":
-        pin = {"list-item": "list", "table-row": "table-row", "hr-block": "hr-block", "paragraph": "paragraph"}.get(unit, unit)
+        pin = {
+            "list-item": "list",
+            "table-row": "table-row",
+            "hr-block": "hr-block",
+            "paragraph": "paragraph",
+        }.get(unit, unit)
         lines.append(f'entries = "{pin}"')
     if found.kind == "lessons-section" and len(found.sections) == 1:
         lines.append(f"lessons-section = {_toml_string(found.sections[0].title)}")
@@ -46,7 +53,12 @@ def describe(found: Reading, ids: Sequence[str]) -> dict[str, Any]:
     """The decision as data: unit, lessons sections, groups, entries, what was left out and why."""
 
     def note(n: Note) -> dict[str, Any]:
-        return {"lines": [n.start + 1, max(n.start + 1, n.end)], "what": n.what, "title": n.title, "reason": n.reason}
+        return {
+            "lines": [n.start + 1, max(n.start + 1, n.end)],
+            "what": n.what,
+            "title": n.title,
+            "reason": n.reason,
+        }
 
     return {
         "kind": found.kind,
@@ -62,3 +74,23 @@ def describe(found: Reading, ids: Sequence[str]) -> dict[str, Any]:
         "left_out": [note(n) for n in sorted(found.left_out, key=lambda n: n.start)],
         "pin": pin_lines(found),
     }
+
+
+def text(decision: dict[str, Any]) -> str:
+    """The decision for people: one line per part, line numbers first."""
+    out = [f"{decision['kind']}, unit {decision['unit'] or '-'}: {decision['reason']}"]
+    if decision["pinned"]:
+        out[0] += " (pinned)"
+    for part in decision["lessons_sections"]:
+        out.append(f"section {part['lines'][0]}: {part['title']}")
+    for part in decision["groups"]:
+        out.append(f"group   {part['lines'][0]}: {part['title']} — {part['reason']}")
+    for entry in decision["entries"]:
+        out.append(f"entry   {entry['line']}: [{entry['kind']}] {entry['title']} ({entry['id']})")
+    for part in decision["left_out"]:
+        start, end = part["lines"]
+        out.append(f"left out {start}-{end}: {part['what']} {part['title']!r} — {part['reason']}")
+    if decision["pin"]:
+        out.append("pin it in .claude/gotchas.toml:")
+        out.extend(f"  {line}" for line in decision["pin"])
+    return "\n".join(out)

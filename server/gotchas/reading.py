@@ -162,8 +162,14 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}
 _CODE_SPAN = re.compile(r"`[^`]+`")
 _NUMBERED_TITLE = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
 _CLAUSE = re.compile(r"\S\s+[—–]\s+\S|\S[:：]\s*\S|\S\s+-\s+\S")
-_DISCOVERED = re.compile(r"\([^)]*(?:\b(?:19|20)\d{2}\b|\b\d{1,2}\.\s*(?:jan|feb|mar|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[sc])\w*)[^)]*\)", re.IGNORECASE)
-_ENTRY_FIELD = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:", re.IGNORECASE)
+_DISCOVERED = re.compile(
+    r"\([^)]*(?:\b(?:19|20)\d{2}\b|\b\d{1,2}\.\s*(?:jan|feb|mar|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[sc])\w*)[^)]*\)",
+    re.IGNORECASE,
+)
+_ENTRY_FIELD = re.compile(
+    r"^\s{0,3}(?:[-*+]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
+    re.IGNORECASE,
+)
 _NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -278,7 +284,9 @@ class _Reader:
         name = vocabulary.field_name(title)
         text = _NUMBER_PREFIX.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = re.sub(r"^(?:the|a|an)\s+", "", text)
-        whole = text == name or re.match(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]", text) is not None
+        whole = (
+            text == name or re.match(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]", text) is not None
+        )
         if name in vocabulary.FIELDS and whole:
             return True
         return self.headings[vocabulary.plain(title)] >= 2 and _words(title) <= 4
@@ -405,7 +413,13 @@ class _Reader:
         return None
 
     def _spans_from(
-        self, kind: SpanKind, starts: Sequence[Block], end: int, section: Section, why: str, body: Sequence[Block] = ()
+        self,
+        kind: SpanKind,
+        starts: Sequence[Block],
+        end: int,
+        section: Section,
+        why: str,
+        body: Sequence[Block] = (),
     ) -> list[Span]:
         """One span per unit, up to the next unit; a list item's also stops at a comment or a rule."""
         out = []
@@ -416,7 +430,9 @@ class _Reader:
             first = self.lines[block.start]
             title = _title_of(kind, first)
             marker = block.marker if kind == "item" else ("---" if kind == "block" else "")
-            out.append(Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why))
+            out.append(
+                Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why)
+            )
         return out
 
     # -- decisions
@@ -428,14 +444,22 @@ class _Reader:
         if pin and pin.unit and pin.unit not in ("auto",):
             return self.read_pinned(pin, root)
         if pin and pin.section:
-            found = self.find_sections(root, lambda t: vocabulary.plain(pin.section or "") in vocabulary.plain(t))
+            found = self.find_sections(
+                root, lambda t: vocabulary.plain(pin.section or "") in vocabulary.plain(t)
+            )
             return self.read_scopes(found, "pinned lessons section", pinned=True)
         title = root.title
-        if root.heading is not None and self.has_entry_fields(root) and not any(b.kind == "item" for b in root.body):
+        if (
+            root.heading is not None
+            and self.has_entry_fields(root)
+            and not any(b.kind == "item" for b in root.body)
+        ):
             span = self.heading_span(root, "its one heading carries entry fields (id:, tasks:…)")
             return Reading("lessons", [span], "a file of one lesson with entry fields")
-        if root.heading is not None and vocabulary.names_one_lesson(title) and not vocabulary.names_lessons(
-            title.replace("Lesson", "").replace("lesson", "")
+        if (
+            root.heading is not None
+            and vocabulary.names_one_lesson(title)
+            and not vocabulary.names_lessons(title.replace("Lesson", "").replace("lesson", ""))
         ):
             return self.single(f"the title {title!r} names one lesson")
         if root.heading is None or not vocabulary.names_lessons(title):
@@ -450,8 +474,10 @@ class _Reader:
                     [],
                     "a guide: its sections are about the project, none is titled as lessons",
                 )
-            why = "the file has no title; it is read as a whole" if root.heading is None else (
-                f"the title {title!r} does not name its contents; the whole file is read"
+            why = (
+                "the file has no title; it is read as a whole"
+                if root.heading is None
+                else (f"the title {title!r} does not name its contents; the whole file is read")
             )
         else:
             why = f"the title {title!r} names a lessons file"
@@ -463,7 +489,14 @@ class _Reader:
         if not entries:
             if self.substantial(root) and not self.pointer:
                 return self.single("no lesson structure, but one body of text: the file is one lesson")
-            return Reading("not-lessons", [], "no lessons: nothing in the file reads as a lesson", [], self.groups, self.left_out)
+            return Reading(
+                "not-lessons",
+                [],
+                "nothing in the file reads as a lesson",
+                [],
+                self.groups,
+                self.left_out,
+            )
         return Reading("lessons", entries, why, [], self.groups, self.left_out)
 
     def _index_parents(self, section: Section, parent: str | None) -> None:
@@ -476,7 +509,13 @@ class _Reader:
         root = self.tree
         if len(root.children) == 1 and not [b for b in root.body if b.kind not in ("html", "hr")]:
             top = root.children[0]
-            note = Note(top.start, top.heading.end if top.heading else top.start, "title", top.title, "the document's title")
+            note = Note(
+                top.start,
+                top.heading.end if top.heading else top.start,
+                "title",
+                top.title,
+                "the document's title",
+            )
             return top, note
         return root, None
 
@@ -484,9 +523,7 @@ class _Reader:
         """A leaf section carrying this tool's own entry fields (``tasks:``, ``supersedes:``…) is a lesson."""
         if section.children:
             return False
-        return any(
-            _ENTRY_FIELD.match(self.lines[n]) for b in section.body for n in range(b.start, b.end)
-        )
+        return any(_ENTRY_FIELD.match(self.lines[n]) for b in section.body for n in range(b.start, b.end))
 
     def find_sections(
         self, root: Section, test: Callable[[str], bool], also: Callable[[Section], bool] | None = None
@@ -495,7 +532,9 @@ class _Reader:
 
         def walk(section: Section) -> None:
             for child in section.children:
-                if (test(child.title) or (also is not None and also(child))) and not vocabulary.is_meta(child.title):
+                if (test(child.title) or (also is not None and also(child))) and not vocabulary.is_meta(
+                    child.title
+                ):
                     out.append(child)
                 else:
                     walk(child)
@@ -575,21 +614,40 @@ class _Reader:
             prose = " ".join(self.lines[n] for b in body for n in range(b.start, b.end))
             if _MD_REFERENCE.search(prose):
                 self.left_out.append(
-                    Note(section.start, section.end, "pointer", section.title, "points to another file for its lessons")
+                    Note(
+                        section.start,
+                        section.end,
+                        "pointer",
+                        section.title,
+                        "points to another file for its lessons",
+                    )
                 )
                 return []
         spans = self.own_units(section, body, end, top=top, container=True)
         for child in children:
             spans.extend(self.read_section(child))
         content = [b for b in body if b.kind not in ("html", "hr")]
-        if not spans and not top and not children and section.heading is not None and content and not self.pointer:
+        if (
+            not spans
+            and not top
+            and not children
+            and section.heading is not None
+            and content
+            and not self.pointer
+        ):
             return [self.heading_span(section, "a lessons section written as one lesson")]
         return spans
 
     def skip_meta(self, section: Section) -> bool:
         if vocabulary.is_meta(section.title):
             self.left_out.append(
-                Note(section.start, section.end, "meta", section.title, "about the file itself (how to add, a template, references)")
+                Note(
+                    section.start,
+                    section.end,
+                    "meta",
+                    section.title,
+                    "about the file itself (how to add, a template, references)",
+                )
             )
             return True
         return False
@@ -598,22 +656,32 @@ class _Reader:
         parts = sum(1 for c in children if self.is_field_heading(c.title))
         return parts * 2 >= len(children) and parts >= 1
 
-    def own_units(self, section: Section, body: Sequence[Block], end: int, top: bool, container: bool) -> list[Span]:
+    def own_units(
+        self, section: Section, body: Sequence[Block], end: int, top: bool, container: bool
+    ) -> list[Span]:
         """Lessons written directly in a section, before any sub-section."""
         if self.pointer_index(body):
             self.left_out.append(
-                Note(section.body_start, end, "index", section.title, "a pointer index: each bullet only names another file")
+                Note(
+                    section.body_start,
+                    end,
+                    "index",
+                    section.title,
+                    "a pointer index: each bullet only names another file",
+                )
             )
             return []
         found = self.unit_spans(section, body, end, "a lesson written directly in its section")
         if found:
             return found
-        if top or container and not section.children:
+        if top or (container and not section.children):
             return []
         content = [b for b in body if b.kind not in ("html", "hr")]
         if not content or (len(content) == 1 and content[0].kind == "paragraph"):
             if content:
-                self.left_out.append(Note(content[0].start, content[0].end, "intro", section.title, "the group's introduction"))
+                self.left_out.append(
+                    Note(content[0].start, content[0].end, "intro", section.title, "the group's introduction")
+                )
             return []
         return [
             Span(
@@ -645,7 +713,11 @@ class _Reader:
         if children:
             if self.parts_of_one(children):
                 return [self.heading_span(section, "its sub-headings are this lesson's parts")]
-            self.groups.append(Note(section.start, section.body_start, "group", section.title, "its sub-sections are lessons"))
+            self.groups.append(
+                Note(
+                    section.start, section.body_start, "group", section.title, "its sub-sections are lessons"
+                )
+            )
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
             for child in children:
                 spans.extend(self.read_section(child))
@@ -657,12 +729,23 @@ class _Reader:
         content = [b for b in body if b.kind != "hr" and not (b.kind == "item" and self.is_tick(b))]
         if not content and body:
             self.left_out.append(
-                Note(section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson")
+                Note(
+                    section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
+                )
             )
             return []
         score, reasons = title_evidence(section.title)
-        if any(_ENTRY_FIELD.match(self.lines[n]) for b in body if b.kind == "paragraph" for n in range(b.start, b.end)):
-            return [self.heading_span(section, "a lesson: its own text carries entry fields (tasks:, root-cause:…)")]
+        if any(
+            _ENTRY_FIELD.match(self.lines[n])
+            for b in body
+            if b.kind == "paragraph"
+            for n in range(b.start, b.end)
+        ):
+            return [
+                self.heading_span(
+                    section, "a lesson: its own text carries entry fields (tasks:, root-cause:…)"
+                )
+            ]
         units = self.unit_spans(section, body, section.end, "")
         if units:
             kind = units[0].kind
@@ -684,7 +767,17 @@ class _Reader:
             why = "a group: " + "; ".join(reasons)
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
             return [
-                Span(s.kind, s.start, s.body, s.end, s.title, s.level, s.marker, section.title, f"a lesson in the group {section.title!r}")
+                Span(
+                    s.kind,
+                    s.start,
+                    s.body,
+                    s.end,
+                    s.title,
+                    s.level,
+                    s.marker,
+                    section.title,
+                    f"a lesson in the group {section.title!r}",
+                )
                 for s in units
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
@@ -694,7 +787,10 @@ class _Reader:
         unit = pin.unit or ""
         scopes = [root]
         if pin.section:
-            scopes = self.find_sections(root, lambda t: vocabulary.plain(pin.section or "") in vocabulary.plain(t)) or []
+            scopes = (
+                self.find_sections(root, lambda t: vocabulary.plain(pin.section or "") in vocabulary.plain(t))
+                or []
+            )
         if unit == "none":
             return Reading("not-lessons", [], "pinned: the file holds no lessons", pinned=True)
         if unit == "single":
@@ -714,15 +810,23 @@ class _Reader:
         for section in sections:
             if level is not None:
                 if section.heading is not None and section.level == level:
-                    spans.append(self.heading_span(section, "pinned heading level", end=_section_end(section, level)))
+                    spans.append(
+                        self.heading_span(section, "pinned heading level", end=_section_end(section, level))
+                    )
                 continue
             body, end = section.body, section.own_end
             why = f"pinned unit {unit}"
             if unit == "list":
-                items = [b for b in body if b.kind == "item" and not self.is_tick(b) and not self.is_field_item(b)]
+                items = [
+                    b for b in body if b.kind == "item" and not self.is_tick(b) and not self.is_field_item(b)
+                ]
                 spans.extend(self._spans_from("item", items, end, section, why))
             elif unit == "paragraph":
-                spans.extend(self._spans_from("paragraph", [b for b in body if b.kind == "paragraph"], end, section, why))
+                spans.extend(
+                    self._spans_from(
+                        "paragraph", [b for b in body if b.kind == "paragraph"], end, section, why
+                    )
+                )
             elif unit == "hr-block":
                 spans.extend(self._spans_from("block", self.hr_blocks(body) or body[:1], end, section, why))
             elif unit == "table-row":
@@ -734,7 +838,19 @@ class _Reader:
         out = []
         for n in range(table.start + 2, table.end):
             if self.lines[n].strip():
-                out.append(Span("row", n, n + 1, n + 1, _title_of("row", self.lines[n]), 0, "|", section.title or None, why))
+                out.append(
+                    Span(
+                        "row",
+                        n,
+                        n + 1,
+                        n + 1,
+                        _title_of("row", self.lines[n]),
+                        0,
+                        "|",
+                        section.title or None,
+                        why,
+                    )
+                )
         return out
 
 
@@ -750,7 +866,9 @@ def _section_end(section: Section, level: int) -> int:
 
 
 def _plural(kind: str) -> str:
-    return {"paragraph": "lead-in paragraphs", "block": "blocks between --- rules", "row": "table rows"}.get(kind, kind)
+    return {"paragraph": "lead-in paragraphs", "block": "blocks between --- rules", "row": "table rows"}.get(
+        kind, kind
+    )
 
 
 # ---------------------------------------------------------------- unit rules (as data)
@@ -758,26 +876,42 @@ def _plural(kind: str) -> str:
 UnitRule = Callable[[_Reader, Section, Sequence[Block], int, str], "list[Span] | None"]
 
 
-def _table_unit(reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
+def _table_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
     table = reader.table_rows(body)
     if table is None:
         return None
     return reader.row_spans(table, section, why or "a row of the lessons table")
 
 
-def _item_unit(reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
+def _item_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
     items, _ = reader.lesson_items(body)
     return reader._spans_from("item", items, end, section, why or "a list item", body) if items else None
 
 
-def _hr_unit(reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
+def _hr_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
     firsts = reader.hr_blocks(body)
-    return reader._spans_from("block", firsts, end, section, why or "a block between --- rules") if firsts else None
+    return (
+        reader._spans_from("block", firsts, end, section, why or "a block between --- rules")
+        if firsts
+        else None
+    )
 
 
-def _paragraph_unit(reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
+def _paragraph_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
     leads = reader.lead_paragraphs(body)
-    return reader._spans_from("paragraph", leads, end, section, why or "a paragraph with a lead-in") if leads else None
+    return (
+        reader._spans_from("paragraph", leads, end, section, why or "a paragraph with a lead-in")
+        if leads
+        else None
+    )
 
 
 UNIT_RULES: tuple[tuple[str, UnitRule], ...] = (
@@ -826,6 +960,8 @@ def _title_of(kind: SpanKind, first_line: str) -> str:
     return _lead_title(text.strip("`> "))
 
 
-def read(blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None, pin: Pin | None = None) -> Reading:
+def read(
+    blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None, pin: Pin | None = None
+) -> Reading:
     """The reading of a document from its block map and its lines (without line endings)."""
     return _Reader(blocks, lines, matter).read(pin)

@@ -87,7 +87,9 @@ _LESSONS = re.compile(
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
 _SINGULAR = re.compile(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
-_PLURAL = re.compile(r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE)
+_PLURAL = re.compile(
+    r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE
+)
 
 # Sections about the file itself: never lessons.
 META_TITLES = (
@@ -241,7 +243,7 @@ def is_meta(title: str) -> bool:
 
 
 def field_name(label: str) -> str:
-    """The normal form of a field label: ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``."""
+    """A field label's normal form: ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``."""
     text = plain(label)
     text = _NUMBERING.sub("", text)
     text = text.split(":", 1)[0].split("：", 1)[0]
