@@ -428,6 +428,8 @@ class _Reader:
             stop = starts[index + 1].start if index + 1 < len(starts) else end
             stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
             first = self.lines[block.start]
+            if block.kind == "fence" and block.end - block.start > 2:
+                first = self.lines[block.start + 1]
             title = _title_of(kind, first)
             marker = block.marker if kind == "item" else ("---" if kind == "block" else "")
             out.append(
@@ -624,8 +626,7 @@ class _Reader:
                 )
                 return []
         spans = self.own_units(section, body, end, top=top, container=True)
-        for child in children:
-            spans.extend(self.read_section(child))
+        spans.extend(self.read_children(children))
         content = [b for b in body if b.kind not in ("html", "hr")]
         if (
             not spans
@@ -689,7 +690,7 @@ class _Reader:
                 content[0].start,
                 content[0].start + 1,
                 end,
-                _title_of("block", self.lines[content[0].start]),
+                _title_of("block", self.lines[content[0].start + (content[0].kind == "fence")]),
                 0,
                 "",
                 section.title or None,
@@ -719,10 +720,32 @@ class _Reader:
                 )
             )
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
-            for child in children:
-                spans.extend(self.read_section(child))
+            spans.extend(self.read_children(children))
             return spans
         return self.read_leaf(section)
+
+    def read_children(self, children: Sequence[Section]) -> list[Span]:
+        """Sub-sections in order; siblings share a shape: a category heading among groups of
+        blocks or lead-in paragraphs holding just one of them is a group of one."""
+        read = [(child, self.read_section(child)) for child in children]
+        shapes = Counter(
+            spans[0].kind
+            for child, spans in read
+            if spans and not child.children and spans[0].kind in ("block", "paragraph")
+        )
+        out: list[Span] = []
+        for child, spans in read:
+            lone = len(spans) == 1 and spans[0].kind == "heading" and not child.children
+            if shapes and lone and title_evidence(child.title)[0] > 0:
+                kind = shapes.most_common(1)[0][0]
+                first = next((b for b in child.body if b.kind not in ("html", "hr")), None)
+                if first is not None:
+                    why = f"a lesson in the group {child.title!r}: its siblings are groups of {_plural(kind)}"
+                    self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
+                    out.extend(self._spans_from(kind, [first], child.end, child, why))
+                    continue
+            out.extend(spans)
+        return out
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
