@@ -736,7 +736,7 @@ class _Reader:
         out: list[Span] = []
         for child, spans in read:
             lone = len(spans) == 1 and spans[0].kind == "heading" and not child.children
-            if shapes and lone and title_evidence(child.title)[0] > 0:
+            if shapes and lone and title_evidence(child.title)[0] > 0 and not self.has_entry_fields(child):
                 kind = shapes.most_common(1)[0][0]
                 first = next((b for b in child.body if b.kind not in ("html", "hr")), None)
                 if first is not None:
@@ -750,7 +750,7 @@ class _Reader:
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
         content = [b for b in body if b.kind != "hr" and not (b.kind == "item" and self.is_tick(b))]
-        if not content and body:
+        if not content and any(b.kind == "item" for b in body):
             self.left_out.append(
                 Note(
                     section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
