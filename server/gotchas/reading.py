@@ -170,6 +170,9 @@ _ENTRY_FIELD = re.compile(
     r"^\s{0,3}(?:[-*+]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
     re.IGNORECASE,
 )
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+_NUMBERED_FIELD = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
+_CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")
 _NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -258,7 +261,7 @@ class _Reader:
 
         def walk(section: Section) -> None:
             for child in section.children:
-                parents.setdefault(vocabulary.plain(child.title), set()).add(id(section))
+                parents.setdefault(" ".join(child.title.lower().split()), set()).add(id(section))
                 walk(child)
 
         walk(self.tree)
@@ -269,6 +272,11 @@ class _Reader:
         counts: Counter[str] = Counter()
         for block in self.blocks:
             if block.kind in ("item", "paragraph"):
+                head = self.lines[block.start][:60]
+                if block.kind == "paragraph" and not head.lstrip().startswith(("**", "__")):
+                    continue
+                if "**" not in head and "__" not in head and ":" not in head and "：" not in head:
+                    continue
                 found = lead_label(item_text(self.lines[block.start]))
                 if found and found[1]:
                     counts[found[0]] += 1
@@ -281,15 +289,19 @@ class _Reader:
 
     def is_field_heading(self, title: str) -> bool:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
+        if len(title) > 48 or title.count(" ") > 6:
+            return False
+        words = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
+        repeated = self.headings[" ".join(title.lower().split())] >= 2
+        if not repeated and (not words or words[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
+            return False
         name = vocabulary.field_name(title)
         text = _NUMBER_PREFIX.sub("", vocabulary.plain(title)).rstrip(":：. ")
-        text = re.sub(r"^(?:the|a|an)\s+", "", text)
-        whole = (
-            text == name or re.match(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]", text) is not None
-        )
+        text = _ARTICLE.sub("", text)
+        whole = text == name or _NUMBERED_FIELD.match(text) is not None
         if name in vocabulary.FIELDS and whole:
             return True
-        return self.headings[vocabulary.plain(title)] >= 2 and _words(title) <= 4
+        return self.headings[" ".join(title.lower().split())] >= 2 and _words(title) <= 4
 
     def first_text(self, block: Block) -> str:
         return item_text(self.lines[block.start])
@@ -348,9 +360,13 @@ class _Reader:
 
     def lead_paragraphs(self, body: Sequence[Block]) -> list[Block]:
         paragraphs = [b for b in body if b.kind == "paragraph"]
-        leads = []
+        leads: list[Block] = []
+        if len(paragraphs) < 2:
+            return leads
         for block in paragraphs:
             text = self.lines[block.start].strip()
+            if not text or text[0] not in "[*_0123456789":
+                continue
             if _TIMESTAMP_LEAD.match(text):
                 leads.append(block)
                 continue
@@ -405,11 +421,12 @@ class _Reader:
 
     def unit_spans(self, section: Section, body: Sequence[Block], end: int, reason: str) -> list[Span] | None:
         """Entries made of the body's own units, by the first unit rule that finds any."""
-        for name, rule in UNIT_RULES:
-            spans = rule(self, section, body, end, reason)
-            if spans:
-                return spans
-            del name
+        kinds = {b.kind for b in body}
+        for needs, rule in UNIT_RULES:
+            if needs in kinds:
+                spans = rule(self, section, body, end, reason)
+                if spans:
+                    return spans
         return None
 
     def _spans_from(
@@ -757,7 +774,9 @@ class _Reader:
                 )
             )
             return []
-        score, reasons = title_evidence(section.title)
+        units = self.unit_spans(section, body, section.end, "")
+        if not units:
+            return [self.heading_span(section, "a lesson: a heading with text of its own")]
         if any(
             _ENTRY_FIELD.match(self.lines[n])
             for b in body
@@ -769,7 +788,7 @@ class _Reader:
                     section, "a lesson: its own text carries entry fields (tasks:, root-cause:…)"
                 )
             ]
-        units = self.unit_spans(section, body, section.end, "")
+        score, reasons = title_evidence(section.title)
         if units:
             kind = units[0].kind
             if kind == "item":
@@ -937,10 +956,11 @@ def _paragraph_unit(
     )
 
 
+# (the block kind a rule needs in the body, the rule), in order of preference
 UNIT_RULES: tuple[tuple[str, UnitRule], ...] = (
-    ("table-row", _table_unit),
-    ("list-item", _item_unit),
-    ("hr-block", _hr_unit),
+    ("table", _table_unit),
+    ("item", _item_unit),
+    ("hr", _hr_unit),
     ("paragraph", _paragraph_unit),
 )
 
@@ -956,7 +976,7 @@ _LINK_LEAD = re.compile(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
 def item_title(first_line: str) -> str:
     """A list entry's title: its bold lead-in or link text, else its first sentence (≤ 100 characters)."""
     text = _ITEM_MARKER.sub("", first_line, count=1).strip()
-    text = re.sub(r"^\[[ xX]\]\s+", "", text)
+    text = _CHECKBOX_LEAD.sub("", text)
     return _lead_title(text)
 
 

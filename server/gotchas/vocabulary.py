@@ -205,6 +205,8 @@ FIELD_WORDS = (
     "解決策",
 )
 FIELDS = frozenset(FIELD_WORDS)
+# a cheap first test before the full one: a field heading starts with one of these words
+FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for"])
 
 # A guide's own sections: their presence without any lessons section marks a pure guide.
 GUIDE_WORDS = re.compile(
@@ -219,6 +221,8 @@ GUIDE_TITLE = re.compile(
     re.IGNORECASE,
 )
 
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an|for)\s+")
+_PARENTHESES = re.compile(r"\s*\(.*?\)\s*")
 _EMPHASIS = re.compile(r"[*_~`]+")
 _NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
 _FIELD_SUFFIX = re.compile(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
@@ -238,8 +242,15 @@ def names_one_lesson(title: str) -> bool:
     return bool(_SINGULAR.search(text)) and not _PLURAL.search(text)
 
 
+_META_HINTS = (
+    *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
+    *("related", "referen", "usage", "about", "write", "contribut"),
+)
+
+
 def is_meta(title: str) -> bool:
-    return bool(_META.search(plain(title)))
+    lowered = title.lower()
+    return any(hint in lowered for hint in _META_HINTS) and bool(_META.search(plain(title)))
 
 
 def field_name(label: str) -> str:
@@ -247,8 +258,8 @@ def field_name(label: str) -> str:
     text = plain(label)
     text = _NUMBERING.sub("", text)
     text = text.split(":", 1)[0].split("：", 1)[0]
-    text = re.sub(r"^(?:the|a|an|for)\s+", "", text)
-    text = re.sub(r"\s*\(.*?\)\s*", " ", text).strip()
+    text = _LEADING_ARTICLE.sub("", text)
+    text = _PARENTHESES.sub(" ", text).strip()
     return _FIELD_SUFFIX.sub("", text).strip()
 
 
