@@ -98,11 +98,15 @@ def test_config_names_the_record_and_forces_the_entry_style(tmp_path: Path) -> N
     notes.parent.mkdir()
     notes.write_text("# Lessons\n\n## Build\n\n- **Pin it** — a.\n- **Cache it** — b.\n\n## Run\n\nProse.\n")
     guessed = json.loads(cli(tmp_path, "--record", "docs/lessons.md", "list", "--json", "--verbose").stdout)
-    assert [e["title"] for e in guessed["entries"]] == ["Build", "Run"]
-    (tmp_path / ".claude" / "gotchas.toml").write_text('record = "docs/lessons.md"\nentries = "list"\n')
+    # "Build" names a group of bullet lessons, "Run" is a lesson of its own (a mixed file)
+    assert [e["title"] for e in guessed["entries"]] == ["Pin it", "Cache it", "Run"]
+    (tmp_path / ".claude" / "gotchas.toml").write_text('record = "docs/lessons.md"\nentries = "h2"\n')
     forced = json.loads(cli(tmp_path, "list", "--json", "--verbose").stdout)
     assert forced["record"] == "docs/lessons.md"
-    assert [e["title"] for e in forced["entries"]] == ["Pin it", "Cache it"]
+    assert [e["title"] for e in forced["entries"]] == ["Build", "Run"]
+    (tmp_path / ".claude" / "gotchas.toml").write_text('record = "docs/lessons.md"\nentries = "list"\n')
+    listed = json.loads(cli(tmp_path, "list", "--json", "--verbose").stdout)
+    assert [e["title"] for e in listed["entries"]] == ["Pin it", "Cache it"]
     (tmp_path / ".claude" / "gotchas.toml").write_text('entries = "columns"\n')
     refused = cli(tmp_path, "list")
     assert refused.returncode == 1 and "entries must be one of" in refused.stderr

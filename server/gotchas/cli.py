@@ -71,6 +71,18 @@ def _list(args: argparse.Namespace) -> int:
         verbose=args.verbose,
     )
     _emit(result, args.json, query.table(result))
+    if "notice" in result and not args.json:
+        print(f"gotchas: {result['notice']}", file=sys.stderr)
+    return 0
+
+
+def _outline(args: argparse.Namespace) -> int:
+    from gotchas import outline
+
+    ws = _workspace(args)
+    parsed = ws.load(ws.record_path())
+    decision = outline.describe(parsed.reading, [e.id for e in parsed.entries])
+    _emit(decision, args.json, outline.text(decision))
     return 0
 
 
@@ -303,6 +315,9 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("--limit", type=int)
     cmd.add_argument("--cursor")
     cmd.add_argument("--verbose", action="store_true", help="also give each entry's title")
+    json_flag(cmd)
+
+    cmd = command("outline", _outline, "show how the record was read: unit, sections, entries, left out")
     json_flag(cmd)
 
     cmd = command("show", _show, "show one lesson in full")

@@ -84,7 +84,7 @@ def parse_config(text: str, root: Path) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: {exc}") from None
     record = _record(data.get("record", DEFAULT_RECORD))
-    entries = _entries(data.get("entries"))
+    entries = _entries(data.get("entries"), data.get("lessons-section"))
     holds_table = _table(data.get("holds", {}), "holds")
     _only(holds_table, {f.name for f in fields(HoldsConfig)}, "holds")
     holds = HoldsConfig(
@@ -101,16 +101,29 @@ def parse_config(text: str, root: Path) -> Config:
     return Config(root=root, record=record, entries=entries, holds=holds)
 
 
-ENTRY_STYLES = ("h1", "h2", "h3", "h4", "h5", "h6", "list")
+ENTRY_STYLES = (
+    *("h1", "h2", "h3", "h4", "h5", "h6"),
+    *("list", "paragraph", "hr-block", "table-row", "single", "none"),
+)
 
 
-def _entries(value: object) -> str | None:
-    """How entries are delimited, when the guess is wrong: a heading level or ``list``."""
-    if value is None:
-        return None
-    if value not in ENTRY_STYLES:
+def _entries(value: object, section: object = None) -> str | None:
+    """The reading pin, when the guess is wrong: the entries' unit and/or the lessons section.
+
+    ``entries`` is a heading level, ``list``, ``paragraph`` (lead-in paragraphs), ``hr-block``
+    (blocks between ``---`` rules), ``table-row``, ``single`` (the whole file is one lesson) or
+    ``none``; ``lessons-section`` is the title of the one section that holds the lessons.
+    Kept as one string, ``unit@section`` (see ``reading.Pin``).
+    """
+    if value is not None and value not in ENTRY_STYLES:
         raise ConfigError(f"{CONFIG_PATH}: entries must be one of {', '.join(ENTRY_STYLES)}, got {value!r}")
-    return str(value)
+    if section is not None and (
+        not isinstance(section, str) or not section.strip() or "@" in section or len(section) > 200
+    ):
+        raise ConfigError(f"{CONFIG_PATH}: lessons-section must be a section title, got {section!r}")
+    if value is None and section is None:
+        return None
+    return f"{value or ''}{'@' + section.strip() if isinstance(section, str) else ''}"
 
 
 def _record(value: object) -> str:

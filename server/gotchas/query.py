@@ -146,13 +146,16 @@ def listing(
 ) -> ListResult:
     chosen = select(record, task, query, status, root_cause)
     chunk, following = page(chosen, record, limit, cursor)
-    return ListResult(
+    result = ListResult(
         entries=[summary(e, record, verbose) for e in chunk],
         total=len(chosen),
         next_cursor=following,
         record=record_name,
         record_sha256=record.sha256,
     )
+    if record.notice:
+        result["notice"] = record.notice
+    return result
 
 
 def table(result: ListResult) -> str:

@@ -33,7 +33,7 @@ class Entry:
     id: str
     explicit_id: bool
     title: str
-    kind: Literal["heading", "item"]
+    kind: Literal["heading", "item", "paragraph", "block", "row"]
     level: int
     marker: str
     section: str | None
@@ -67,6 +67,14 @@ class Record:
     bom: bool
     front_matter: tuple[int, int] | None
     style: str
+    reading: outline.Reading | None = None
+
+    @property
+    def notice(self) -> str | None:
+        """Why nothing is listed, when the file holds no lessons structure; else ``None``."""
+        if self.entries or self.reading is None:
+            return None
+        return f"no lessons found: {self.reading.reason}"
 
     @cached_property
     def sha256(self) -> str:
@@ -166,7 +174,7 @@ def decode(data: bytes) -> str:
 
 
 def parse(data: bytes, entry_style: str | None = None) -> Record:
-    """Read a lessons file. ``entry_style`` forces ``h1``..``h6`` or ``list`` (else guessed).
+    """Read a lessons file. ``entry_style`` is the reading pin (``reading.Pin``; else guessed).
 
     The cyclic garbage collector is paused meanwhile: the parse makes a token or two per
     line, none of them cyclic garbage, and full collections over them cost a third of the time.
@@ -192,12 +200,12 @@ def _parse(data: bytes, entry_style: str | None) -> Record:
         lines[0] = lines[0][1:]
     matter = _front_matter(lines)
     source = lines if matter is None else _blank(lines, matter)
-    tree = outline.scan("".join(source))
     bare = [_strip_eol(line) for line in lines]
-    spans = outline.entry_spans(tree, bare, entry_style)
+    reading, literal = outline.read("".join(source), bare, matter, entry_style)
+    spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
-    entries = _entries(data, starts, bare, spans, tree.literal_lines, matter)
-    return Record(data, tuple(entries), tuple(starts), bom, matter, style)
+    entries = _entries(data, starts, bare, spans, literal, matter)
+    return Record(data, tuple(entries), tuple(starts), bom, matter, style, reading)
 
 
 def _strip_eol(line: str) -> str:

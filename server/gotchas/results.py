@@ -64,6 +64,7 @@ class ListResult(TypedDict):
     next_cursor: str | None
     record: str
     record_sha256: str
+    notice: NotRequired[str]  # why nothing is listed: the file holds no lessons structure
 
 
 class ProblemView(TypedDict):

@@ -15,7 +15,8 @@ from typing import Literal
 
 from gotchas.edit import Lesson, Plan
 from gotchas.errors import InvalidArgument
-from gotchas.record import Entry, Record
+from gotchas.reading import Note
+from gotchas.record import THEMATIC_BREAK, Entry, Record
 from gotchas.results import AppliedCheckView, EditCheckView, ProblemView
 
 Severity = Literal["error", "warning"]
@@ -68,7 +69,51 @@ def check_record(record: Record) -> list[Problem]:
                 )
             )
     problems += _cycles(record.entries, by_id)
+    problems += unassigned_text(record)
     return problems
+
+
+def unassigned_text(record: Record) -> list[Problem]:
+    """Text after the first lesson that belongs to no entry: one warning per run of lines.
+
+    Group headings and ``---`` rules are structure, not text. In a guide only its lessons
+    sections are checked; the rest of the guide is not lessons by design.
+    """
+    reading = record.reading
+    if reading is None or not record.entries or reading.kind in ("single-lesson", "not-lessons"):
+        return []
+    lines = record.data.splitlines()
+    if reading.kind == "lessons-section":
+        regions = [(n.start, n.end) for n in reading.sections]
+    else:
+        regions = [(record.entries[0].start_line - 1, len(lines))]
+    covered = bytearray(len(lines) + 1)
+    for entry in record.entries:
+        covered[entry.start_line - 1 : entry.end_line] = b"\x01" * (entry.end_line - entry.start_line + 1)
+    for group in reading.groups:
+        covered[group.start : group.end] = b"\x01" * (group.end - group.start)
+    reasons = {n: note for note in reading.left_out for n in range(note.start, note.end)}
+    problems: list[Problem] = []
+    for first, stop in regions:
+        run: list[int] = []
+        for n in range(first, min(stop, len(lines))):
+            text = lines[n].strip()
+            stray = not covered[n] and text and not THEMATIC_BREAK.match(lines[n].decode("utf-8", "replace"))
+            if stray:
+                run.append(n)
+            elif run and text:
+                problems.append(_unassigned(run, reasons))
+                run = []
+        if run:
+            problems.append(_unassigned(run, reasons))
+    return problems
+
+
+def _unassigned(run: list[int], reasons: dict[int, Note]) -> Problem:
+    note = reasons.get(run[0])
+    why = f" ({note.what}: {note.reason})" if note else ""
+    where = f"line {run[0] + 1}" if len(run) == 1 else f"lines {run[0] + 1}-{run[-1] + 1}"
+    return Problem("unassigned-text", "warning", None, run[0] + 1, f"{where} belong to no entry{why}")
 
 
 def _links_of(entry: Entry, by_id: dict[str, Entry]) -> list[Problem]:

@@ -1,0 +1,1010 @@
+"""Which blocks of a file are its lessons: a choice among candidate structures, with reasons.
+
+A person reading a lessons file first finds where the lessons are (the whole file, or
+the Gotchas / Lessons / Pitfalls section of a guide; a whole document that is one
+lesson; or none at all), then, section by section, whether a heading is a lesson or a
+group of lessons, and what a lesson looks like inside a group: a list item, a
+paragraph with a lead-in, a block between ``---`` rules, a table row, or the group's
+own heading. Each decision here weighs the same evidence (titles that read as
+categories, dates or claims; recurring field labels that mark a lesson's parts; what a
+section's body is made of) and records a reason a person can read.
+
+Input is the block map (``blocks``), never parser tokens. Output: ``Reading`` — spans
+for the entries plus the groups, lessons sections and left-out parts, for ``outline``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gotchas import vocabulary
+from gotchas.blocks import Block
+
+SpanKind = Literal["heading", "item", "paragraph", "block", "row"]
+FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
+UNITS = ("h1", "h2", "h3", "h4", "h5", "h6", "list", "paragraph", "hr-block", "table-row", "single", "none")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """An entry's place: lines ``[start, end)`` 0-based, before trailing blanks are trimmed.
+
+    ``body`` is the first line after the title line(s).
+    """
+
+    kind: SpanKind
+    start: int
+    body: int
+    end: int
+    title: str
+    level: int
+    marker: str
+    section: str | None
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A part of the file that is not an entry (a group heading, preamble, a meta section), and why."""
+
+    start: int
+    end: int
+    what: str
+    title: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """A project's override of the reading: a unit and/or the lessons section's title."""
+
+    unit: str | None = None
+    section: str | None = None
+
+    @classmethod
+    def parse(cls, text: str | None) -> Pin | None:
+        """``"h3"``, ``"list"``, ``"list@Gotchas"``, ``"@Known issues"`` (section only)."""
+        if not text:
+            return None
+        unit, _, section = text.partition("@")
+        return cls(unit.strip() or None, section.strip() or None)
+
+    def render(self) -> str:
+        return f"{self.unit or ''}{'@' + self.section if self.section else ''}"
+
+
+@dataclass
+class Reading:
+    kind: FileKind
+    spans: list[Span]
+    reason: str
+    sections: list[Note] = field(default_factory=list)
+    groups: list[Note] = field(default_factory=list)
+    left_out: list[Note] = field(default_factory=list)
+    pinned: bool = False
+
+    @property
+    def unit(self) -> str | None:
+        """The entries' shape: a heading level, ``list-item``, ``paragraph``… or ``mixed``."""
+        if self.kind in ("single-lesson", "not-lessons") or not self.spans:
+            return None
+        shapes = {_shape(s) for s in self.spans}
+        return shapes.pop() if len(shapes) == 1 else "mixed"
+
+
+def _shape(span: Span) -> str:
+    if span.kind == "heading":
+        return f"h{span.level}"
+    return {"item": "list-item", "paragraph": "paragraph", "block": "hr-block", "row": "table-row"}[span.kind]
+
+
+# ---------------------------------------------------------------- the section tree
+
+
+@dataclass
+class Section:
+    """A heading (or the whole document) with its own blocks and its sub-sections."""
+
+    heading: Block | None
+    start: int
+    end: int
+    body: list[Block] = field(default_factory=list)
+    children: list[Section] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return self.heading.title if self.heading else ""
+
+    @property
+    def level(self) -> int:
+        return self.heading.level if self.heading else 0
+
+    @property
+    def body_start(self) -> int:
+        return self.heading.end if self.heading else self.start
+
+    @property
+    def own_end(self) -> int:
+        return self.children[0].start if self.children else self.end
+
+
+def section_tree(blocks: Sequence[Block], total: int) -> Section:
+    root = Section(None, 0, total)
+    stack = [root]
+    for block in blocks:
+        if block.kind == "heading":
+            while stack[-1].heading is not None and stack[-1].level >= block.level:
+                stack.pop().end = block.start
+            section = Section(block, block.start, total)
+            stack[-1].children.append(section)
+            stack.append(section)
+        else:
+            stack[-1].body.append(block)
+    return root
+
+
+# ---------------------------------------------------------------- evidence from text
+
+_ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
+_CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
+_DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
+_BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
+_PLAIN_LABEL = re.compile(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
+_LINKED_FILE = re.compile(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+\S")
+_MD_REFERENCE = re.compile(r"[\w./-]+\.mdc?\b")
+_TIMESTAMP_LEAD = re.compile(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
+_CODE_SPAN = re.compile(r"`[^`]+`")
+_NUMBERED_TITLE = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
+_CLAUSE = re.compile(r"\S\s+[—–]\s+\S|\S[:：]\s*\S|\S\s+-\s+\S")
+_DISCOVERED = re.compile(
+    r"\([^)]*(?:\b(?:19|20)\d{2}\b|\b\d{1,2}\.\s*(?:jan|feb|mar|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[sc])\w*)[^)]*\)",
+    re.IGNORECASE,
+)
+_ENTRY_FIELD = re.compile(
+    r"^\s{0,3}(?:[-*+]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+_NUMBERED_FIELD = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
+_CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")
+_NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def item_text(first_line: str) -> str:
+    return _ITEM_MARKER.sub("", first_line, count=1).strip()
+
+
+def lead_label(text: str) -> tuple[str, bool] | None:
+    """A lead-in label and whether it is written as a field (ending in a colon or period).
+
+    ``**Symptom:** …`` → ("symptom", True); ``**Title** — …`` → ("title", False);
+    ``Context: …`` → ("context", True).
+    """
+    bold = _BOLD_LABEL.match(text)
+    if bold:
+        label = bold["label"].strip()
+        after = bold["after"]
+        as_field = label.endswith((":", "：", ".")) or after.startswith((":", "："))
+        return vocabulary.field_name(label), as_field
+    plain = _PLAIN_LABEL.match(text)
+    if plain and len(plain["label"].split()) <= 3 and "`" not in plain["label"]:
+        return vocabulary.field_name(plain["label"]), True
+    return None
+
+
+def _words(title: str) -> int:
+    text = vocabulary.plain(title)
+    cjk = len(_CJK.findall(text))
+    return len(_CJK.sub(" ", text).split()) + (cjk + 3) // 4
+
+
+# ---------------------------------------------------------------- title rules
+
+TitleRule = tuple[str, Callable[[str], bool], float]
+
+# Evidence that a heading names a group of lessons (+) or one lesson (-); summed.
+TITLE_RULES: tuple[TitleRule, ...] = (
+    ("is numbered or carries an id", lambda t: bool(_NUMBERED_TITLE.match(vocabulary.plain(t))), -1.0),
+    ("quotes code", lambda t: bool(_CODE_SPAN.search(t)), -1.0),
+    ("reads as a sentence (over seven words)", lambda t: _words(t) > 7, -1.0),
+    ("states a claim after a colon or dash", lambda t: bool(_CLAUSE.search(vocabulary.plain(t))), -1.0),
+    ("records when it was found", lambda t: bool(_DISCOVERED.search(t)), -1.0),
+    ("carries a status mark", lambda t: "~~" in t or "✅" in t or "❌" in t, -1.0),
+    (
+        "reads as a category (a short name)",
+        lambda t: _words(t) <= 5 and not _CODE_SPAN.search(t) and not t.rstrip().endswith((".", "!", "?")),
+        1.0,
+    ),
+    ("reads as a date group", lambda t: bool(_DATE.search(t)) and _words(_DATE.sub("", t)) <= 3, 1.0),
+)
+
+
+def title_evidence(title: str) -> tuple[float, list[str]]:
+    score = 0.0
+    reasons = []
+    for reason, test, weight in TITLE_RULES:
+        if test(title):
+            score += weight
+            reasons.append(reason)
+    return score, reasons
+
+
+# ---------------------------------------------------------------- the reader
+
+
+class _Reader:
+    def __init__(self, blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None):
+        self.blocks = blocks
+        self.lines = lines
+        self.matter = matter
+        self.total = len(lines)
+        self.tree = section_tree(blocks, self.total)
+        self.labels = self._label_counts()
+        self.headings = self._repeated_parts()
+        self.spans: list[Span] = []
+        self.groups: list[Note] = []
+        self.left_out: list[Note] = []
+        self.pointer = False
+
+    # -- evidence
+
+    def _repeated_parts(self) -> Counter[str]:
+        """How many different sections hold a sub-heading of each title (``Fix`` under every lesson)."""
+        parents: dict[str, set[int]] = {}
+
+        def walk(section: Section) -> None:
+            for child in section.children:
+                parents.setdefault(" ".join(child.title.lower().split()), set()).add(id(section))
+                walk(child)
+
+        walk(self.tree)
+        return Counter({title: len(held) for title, held in parents.items()})
+
+    def _label_counts(self) -> Counter[str]:
+        """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
+        counts: Counter[str] = Counter()
+        for block in self.blocks:
+            if block.kind in ("item", "paragraph"):
+                head = self.lines[block.start][:60]
+                if block.kind == "paragraph" and not head.lstrip().startswith(("**", "__")):
+                    continue
+                if "**" not in head and "__" not in head and ":" not in head and "：" not in head:
+                    continue
+                found = lead_label(item_text(self.lines[block.start]))
+                if found and found[1]:
+                    counts[found[0]] += 1
+        return counts
+
+    def is_field_label(self, label: str, as_field: bool) -> bool:
+        if not as_field or not label:
+            return False
+        return label in vocabulary.FIELDS or (self.labels[label] >= 2 and len(label.split()) <= 4)
+
+    def is_field_heading(self, title: str) -> bool:
+        """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
+        if len(title) > 48 or title.count(" ") > 6:
+            return False
+        words = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
+        repeated = self.headings[" ".join(title.lower().split())] >= 2
+        if not repeated and (not words or words[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
+            return False
+        name = vocabulary.field_name(title)
+        text = _NUMBER_PREFIX.sub("", vocabulary.plain(title)).rstrip(":：. ")
+        text = _ARTICLE.sub("", text)
+        whole = text == name or _NUMBERED_FIELD.match(text) is not None
+        if name in vocabulary.FIELDS and whole:
+            return True
+        return self.headings[" ".join(title.lower().split())] >= 2 and _words(title) <= 4
+
+    def first_text(self, block: Block) -> str:
+        return item_text(self.lines[block.start])
+
+    def is_tick(self, block: Block) -> bool:
+        """A checkbox or a done mark: progress, not a lesson."""
+        line = self.lines[block.start]
+        if _CHECKBOX.match(line):
+            return True
+        return bool(_DONE.match(item_text(line))) and len(item_text(line).split()) <= 12
+
+    def is_field_item(self, block: Block) -> bool:
+        found = lead_label(self.first_text(block))
+        return found is not None and self.is_field_label(*found)
+
+    def is_label_paragraph(self, block: Block) -> bool:
+        """A paragraph that is only a label (``**Symptoms:**``): the list after it is that field."""
+        if block.kind != "paragraph" or block.end - block.start > 2:
+            return False
+        text = self.lines[block.start].strip()
+        bold = _BOLD_LABEL.match(text)
+        if bold and (not bold["after"].strip() or bold["after"].strip() in (":", "：")):
+            return _words(bold["label"]) <= 6
+        return text.endswith((":", "：")) and _words(text) <= 3
+
+    def title_only(self, block: Block) -> bool:
+        """An item that is only a bold title: its body follows as the next item or paragraph."""
+        bold = _BOLD_LABEL.match(self.first_text(block))
+        if not bold or bold["after"].strip(" :："):
+            return False
+        return all(not self.lines[n].strip() for n in range(block.start + 1, block.end))
+
+    # -- units inside one body
+
+    def lesson_items(self, body: Sequence[Block]) -> tuple[list[Block], list[Block]]:
+        """(lesson items, other content blocks) of a body, in order."""
+        lessons: list[Block] = []
+        others: list[Block] = []
+        after_label = False
+        open_title = False
+        for block in body:
+            if block.kind != "item":
+                if block.kind in ("paragraph", "fence", "table", "quote"):
+                    if open_title:
+                        continue  # the detached body of a title-only item
+                    after_label = self.is_label_paragraph(block)
+                    others.append(block)
+                continue
+            if after_label or self.is_tick(block) or self.is_field_item(block):
+                continue
+            if open_title and not _BOLD_LABEL.match(self.first_text(block)):
+                continue  # the body of the title-only item before it
+            lessons.append(block)
+            open_title = self.title_only(block)
+        return lessons, others
+
+    def lead_paragraphs(self, body: Sequence[Block]) -> list[Block]:
+        paragraphs = [b for b in body if b.kind == "paragraph"]
+        leads: list[Block] = []
+        if len(paragraphs) < 2:
+            return leads
+        for block in paragraphs:
+            text = self.lines[block.start].strip()
+            if not text or text[0] not in "[*_0123456789":
+                continue
+            if _TIMESTAMP_LEAD.match(text):
+                leads.append(block)
+                continue
+            found = lead_label(text)
+            if found and _BOLD_LABEL.match(text) and not self.is_field_label(*found) and found[0]:
+                leads.append(block)
+        if len(leads) >= 2 and len(leads) * 5 >= len(paragraphs) * 4:
+            return leads
+        return []
+
+    def hr_blocks(self, body: Sequence[Block]) -> list[Block]:
+        """The first block of each run between ``---`` rules, when there are two runs or more."""
+        firsts: list[Block] = []
+        fresh = True
+        has_rule = False
+        for block in body:
+            if block.kind == "hr":
+                fresh = True
+                has_rule = True
+            elif block.kind != "html":
+                if fresh:
+                    firsts.append(block)
+                fresh = False
+        return firsts if has_rule and len(firsts) >= 2 else []
+
+    def table_rows(self, body: Sequence[Block]) -> Block | None:
+        tables = [b for b in body if b.kind == "table"]
+        rest = [b for b in body if b.kind not in ("table", "html", "hr")]
+        if len(tables) == 1 and tables[0].end - tables[0].start >= 4 and len(rest) <= 1:
+            return tables[0]
+        return None
+
+    # -- spans
+
+    def heading_span(self, section: Section, reason: str, end: int | None = None) -> Span:
+        heading = section.heading
+        assert heading is not None
+        return Span(
+            "heading",
+            section.start,
+            heading.end,
+            section.end if end is None else end,
+            heading.title,
+            heading.level,
+            "#" * heading.level,
+            self.parent_title(section),
+            reason,
+        )
+
+    def parent_title(self, section: Section) -> str | None:
+        return self._parents.get(id(section))
+
+    def unit_spans(self, section: Section, body: Sequence[Block], end: int, reason: str) -> list[Span] | None:
+        """Entries made of the body's own units, by the first unit rule that finds any."""
+        kinds = {b.kind for b in body}
+        for needs, rule in UNIT_RULES:
+            if needs in kinds:
+                spans = rule(self, section, body, end, reason)
+                if spans:
+                    return spans
+        return None
+
+    def _spans_from(
+        self,
+        kind: SpanKind,
+        starts: Sequence[Block],
+        end: int,
+        section: Section,
+        why: str,
+        body: Sequence[Block] = (),
+    ) -> list[Span]:
+        """One span per unit, up to the next unit; a list item's also stops at a comment or a rule."""
+        out = []
+        breaks = [b.start for b in body if b.kind in ("html", "hr")] if kind == "item" else []
+        for index, block in enumerate(starts):
+            stop = starts[index + 1].start if index + 1 < len(starts) else end
+            stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
+            first = self.lines[block.start]
+            if block.kind == "fence" and block.end - block.start > 2:
+                first = self.lines[block.start + 1]
+            title = _title_of(kind, first)
+            marker = block.marker if kind == "item" else ("---" if kind == "block" else "")
+            out.append(
+                Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why)
+            )
+        return out
+
+    # -- decisions
+
+    def read(self, pin: Pin | None) -> Reading:
+        self._parents: dict[int, str | None] = {}
+        self._index_parents(self.tree, None)
+        root, title_note = self.title_section()
+        if pin and pin.unit and pin.unit not in ("auto",):
+            return self.read_pinned(pin, root)
+        if pin and pin.section:
+            found = self.find_sections(
+                root, lambda t: vocabulary.plain(pin.section or "") in vocabulary.plain(t)
+            )
+            return self.read_scopes(found, "pinned lessons section", pinned=True)
+        title = root.title
+        if (
+            root.heading is not None
+            and self.has_entry_fields(root)
+            and not any(b.kind == "item" for b in root.body)
+        ):
+            span = self.heading_span(root, "its one heading carries entry fields (id:, tasks:…)")
+            return Reading("lessons", [span], "a file of one lesson with entry fields")
+        if (
+            root.heading is not None
+            and vocabulary.names_one_lesson(title)
+            and not vocabulary.names_lessons(title.replace("Lesson", "").replace("lesson", ""))
+        ):
+            return self.single(f"the title {title!r} names one lesson")
+        if root.heading is None or not vocabulary.names_lessons(title):
+            sections = self.find_sections(root, vocabulary.names_lessons)
+            if sections:
+                # a lesson added beside the lessons section carries this tool's entry fields
+                sections = self.find_sections(root, vocabulary.names_lessons, self.has_entry_fields)
+                return self.read_scopes(sections, "a guide whose lessons live in its lessons section")
+            if self.is_guide(root):
+                return Reading(
+                    "not-lessons",
+                    [],
+                    "a guide: its sections are about the project, none is titled as lessons",
+                )
+            why = (
+                "the file has no title; it is read as a whole"
+                if root.heading is None
+                else (f"the title {title!r} does not name its contents; the whole file is read")
+            )
+        else:
+            why = f"the title {title!r} names a lessons file"
+        if title_note:
+            self.left_out.append(title_note)
+        entries = self.container(root, top=True)
+        if entries is None:
+            return self.single("the whole file explains one lesson: its sections are that lesson's parts")
+        if not entries:
+            if self.substantial(root) and not self.pointer:
+                return self.single("no lesson structure, but one body of text: the file is one lesson")
+            return Reading(
+                "not-lessons",
+                [],
+                "nothing in the file reads as a lesson",
+                [],
+                self.groups,
+                self.left_out,
+            )
+        return Reading("lessons", entries, why, [], self.groups, self.left_out)
+
+    def _index_parents(self, section: Section, parent: str | None) -> None:
+        self._parents[id(section)] = parent
+        for child in section.children:
+            self._index_parents(child, section.title or None)
+
+    def title_section(self) -> tuple[Section, Note | None]:
+        """The document's title heading, when one heading sits above all others."""
+        root = self.tree
+        if len(root.children) == 1 and not [b for b in root.body if b.kind not in ("html", "hr")]:
+            top = root.children[0]
+            note = Note(
+                top.start,
+                top.heading.end if top.heading else top.start,
+                "title",
+                top.title,
+                "the document's title",
+            )
+            return top, note
+        return root, None
+
+    def has_entry_fields(self, section: Section) -> bool:
+        """A leaf section carrying this tool's own entry fields (``tasks:``, ``supersedes:``…) is a lesson."""
+        if section.children:
+            return False
+        return any(_ENTRY_FIELD.match(self.lines[n]) for b in section.body for n in range(b.start, b.end))
+
+    def find_sections(
+        self, root: Section, test: Callable[[str], bool], also: Callable[[Section], bool] | None = None
+    ) -> list[Section]:
+        out: list[Section] = []
+
+        def walk(section: Section) -> None:
+            for child in section.children:
+                if (test(child.title) or (also is not None and also(child))) and not vocabulary.is_meta(
+                    child.title
+                ):
+                    out.append(child)
+                else:
+                    walk(child)
+
+        walk(root)
+        return out
+
+    def is_guide(self, root: Section) -> bool:
+        tops = root.children
+        if not tops:
+            return False
+        guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.search(s.title))
+        titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.search(root.title))
+        return guide >= 2 and (guide * 3 >= len(tops) or titled)
+
+    def substantial(self, root: Section) -> bool:
+        content = [b for b in self.blocks if b.kind not in ("html", "hr")]
+        lines = sum(1 for n in range(root.start, root.end) if self.lines[n].strip())
+        return self.matter is not None or len(content) >= 3 or lines >= 5
+
+    def single(self, reason: str) -> Reading:
+        title = self.document_title()
+        span = Span("block", 0, 1, self.total, title, 0, "", None, reason)
+        return Reading("single-lesson", [span] if self.total else [], reason)
+
+    def document_title(self) -> str:
+        if self.matter is not None:
+            for n in range(self.matter[0] + 1, self.matter[1] - 1):
+                key, _, value = self.lines[n].partition(":")
+                if key.strip().lower() in ("name", "title") and value.strip():
+                    return value.strip().strip("'\"")
+        for block in self.blocks:
+            if block.kind == "heading":
+                return block.title
+        for block in self.blocks:
+            return _title_of("block", self.lines[block.start])
+        return "lesson"
+
+    def read_scopes(self, scopes: Sequence[Section], why: str, pinned: bool = False) -> Reading:
+        spans: list[Span] = []
+        notes = []
+        for scope in scopes:
+            notes.append(Note(scope.start, scope.end, "lessons-section", scope.title, why))
+            if vocabulary.names_one_lesson(scope.title) and not scope.children:
+                spans.append(self.heading_span(scope, f"the section {scope.title!r} is one lesson"))
+                continue
+            found = self.container(scope, top=False)
+            if found is None:
+                spans.append(self.heading_span(scope, "its sub-sections are the parts of one lesson"))
+            else:
+                spans.extend(found)
+        if self.tree.children or self.tree.body:
+            first = scopes[0].start if scopes else self.total
+            if first > 0:
+                self.left_out.append(Note(0, first, "guide", "", "guide text outside the lessons section"))
+        if not spans:
+            return Reading(
+                "not-lessons",
+                [],
+                "the lessons section holds no lesson of its own (it points elsewhere)",
+                notes,
+                self.groups,
+                self.left_out,
+                pinned,
+            )
+        return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
+
+    def container(self, section: Section, top: bool) -> list[Span] | None:
+        """A section known to hold lessons. ``None``: its sub-sections are one lesson's parts."""
+        children = [c for c in section.children if not self.skip_meta(c)]
+        if children and self.parts_of_one(children):
+            return None
+        body = section.body
+        end = section.own_end
+        prose_only = all(b.kind in ("paragraph", "quote", "html", "hr") for b in body)
+        if not children and prose_only and not top and len(body) <= 4:
+            prose = " ".join(self.lines[n] for b in body for n in range(b.start, b.end))
+            if _MD_REFERENCE.search(prose):
+                self.left_out.append(
+                    Note(
+                        section.start,
+                        section.end,
+                        "pointer",
+                        section.title,
+                        "points to another file for its lessons",
+                    )
+                )
+                return []
+        spans = self.own_units(section, body, end, top=top, container=True)
+        spans.extend(self.read_children(children))
+        content = [b for b in body if b.kind not in ("html", "hr")]
+        if (
+            not spans
+            and not top
+            and not children
+            and section.heading is not None
+            and content
+            and not self.pointer
+        ):
+            return [self.heading_span(section, "a lessons section written as one lesson")]
+        return spans
+
+    def skip_meta(self, section: Section) -> bool:
+        if vocabulary.is_meta(section.title):
+            self.left_out.append(
+                Note(
+                    section.start,
+                    section.end,
+                    "meta",
+                    section.title,
+                    "about the file itself (how to add, a template, references)",
+                )
+            )
+            return True
+        return False
+
+    def parts_of_one(self, children: Sequence[Section]) -> bool:
+        parts = sum(1 for c in children if self.is_field_heading(c.title))
+        return parts * 2 >= len(children) and parts >= 1
+
+    def own_units(
+        self, section: Section, body: Sequence[Block], end: int, top: bool, container: bool
+    ) -> list[Span]:
+        """Lessons written directly in a section, before any sub-section."""
+        if self.pointer_index(body):
+            self.left_out.append(
+                Note(
+                    section.body_start,
+                    end,
+                    "index",
+                    section.title,
+                    "a pointer index: each bullet only names another file",
+                )
+            )
+            return []
+        found = self.unit_spans(section, body, end, "a lesson written directly in its section")
+        if found:
+            return found
+        if top or (container and not section.children):
+            return []
+        content = [b for b in body if b.kind not in ("html", "hr")]
+        if not content or (len(content) == 1 and content[0].kind == "paragraph"):
+            if content:
+                self.left_out.append(
+                    Note(content[0].start, content[0].end, "intro", section.title, "the group's introduction")
+                )
+            return []
+        return [
+            Span(
+                "block",
+                content[0].start,
+                content[0].start + 1,
+                end,
+                _title_of("block", self.lines[content[0].start + (content[0].kind == "fence")]),
+                0,
+                "",
+                section.title or None,
+                "a group's own lesson before its sub-lessons",
+            )
+        ]
+
+    def pointer_index(self, body: Sequence[Block]) -> bool:
+        items = [b for b in body if b.kind == "item"]
+        if len(items) < 3:
+            return False
+        texts = [self.first_text(b) for b in items]
+        rests = sorted(len(_LINKED_FILE.sub("", t).split()) for t in texts if _LINKED_FILE.match(t))
+        if len(rests) * 5 < len(items) * 4 or rests[len(rests) // 2] > 8:
+            return False
+        self.pointer = True
+        return True
+
+    def read_section(self, section: Section) -> list[Span]:
+        children = [c for c in section.children if not self.skip_meta(c)]
+        if children:
+            if self.parts_of_one(children):
+                return [self.heading_span(section, "its sub-headings are this lesson's parts")]
+            self.groups.append(
+                Note(
+                    section.start, section.body_start, "group", section.title, "its sub-sections are lessons"
+                )
+            )
+            spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
+            spans.extend(self.read_children(children))
+            return spans
+        return self.read_leaf(section)
+
+    def read_children(self, children: Sequence[Section]) -> list[Span]:
+        """Sub-sections in order; siblings share a shape: a category heading among groups of
+        blocks or lead-in paragraphs holding just one of them is a group of one."""
+        read = [(child, self.read_section(child)) for child in children]
+        shapes = Counter(
+            spans[0].kind
+            for child, spans in read
+            if spans and not child.children and spans[0].kind in ("block", "paragraph")
+        )
+        out: list[Span] = []
+        for child, spans in read:
+            lone = len(spans) == 1 and spans[0].kind == "heading" and not child.children
+            if shapes and lone and title_evidence(child.title)[0] > 0 and not self.has_entry_fields(child):
+                kind = shapes.most_common(1)[0][0]
+                first = next((b for b in child.body if b.kind not in ("html", "hr")), None)
+                if first is not None:
+                    why = f"a lesson in the group {child.title!r}: its siblings are groups of {_plural(kind)}"
+                    self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
+                    out.extend(self._spans_from(kind, [first], child.end, child, why))
+                    continue
+            out.extend(spans)
+        return out
+
+    def read_leaf(self, section: Section) -> list[Span]:
+        body = section.body
+        content = [b for b in body if b.kind != "hr" and not (b.kind == "item" and self.is_tick(b))]
+        if not content and any(b.kind == "item" for b in body):
+            self.left_out.append(
+                Note(
+                    section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
+                )
+            )
+            return []
+        units = self.unit_spans(section, body, section.end, "")
+        if not units:
+            return [self.heading_span(section, "a lesson: a heading with text of its own")]
+        if any(
+            _ENTRY_FIELD.match(self.lines[n])
+            for b in body
+            if b.kind == "paragraph"
+            for n in range(b.start, b.end)
+        ):
+            return [
+                self.heading_span(
+                    section, "a lesson: its own text carries entry fields (tasks:, root-cause:…)"
+                )
+            ]
+        score, reasons = title_evidence(section.title)
+        if units:
+            kind = units[0].kind
+            if kind == "item":
+                _, others = self.lesson_items(body)
+                if others:
+                    score -= 1.0
+                    reasons.append("its list follows or precedes prose of its own")
+                elif len(units) >= 2:
+                    score += 1.0
+                    reasons.append(f"its body is only a list of {len(units)} lessons")
+                else:
+                    score += 0.5
+                    reasons.append("its body is one lesson bullet")
+            else:
+                score += 1.0
+                reasons.append(f"its body is {len(units)} {_plural(kind)}")
+        if units and score >= 1.5:
+            why = "a group: " + "; ".join(reasons)
+            self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
+            return [
+                Span(
+                    s.kind,
+                    s.start,
+                    s.body,
+                    s.end,
+                    s.title,
+                    s.level,
+                    s.marker,
+                    section.title,
+                    f"a lesson in the group {section.title!r}",
+                )
+                for s in units
+            ]
+        why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
+        return [self.heading_span(section, why)]
+
+    def read_pinned(self, pin: Pin, root: Section) -> Reading:
+        unit = pin.unit or ""
+        scopes = [root]
+        if pin.section:
+            scopes = (
+                self.find_sections(root, lambda t: vocabulary.plain(pin.section or "") in vocabulary.plain(t))
+                or []
+            )
+        if unit == "none":
+            return Reading("not-lessons", [], "pinned: the file holds no lessons", pinned=True)
+        if unit == "single":
+            reading = self.single("pinned: the whole file is one lesson")
+            reading.pinned = True
+            return reading
+        spans: list[Span] = []
+        for scope in scopes:
+            spans.extend(self.pinned_units(scope, unit))
+        kind: FileKind = "lessons-section" if pin.section else "lessons"
+        return Reading(kind, spans, f"pinned: entries = {pin.render()!r}", [], [], [], True)
+
+    def pinned_units(self, scope: Section, unit: str) -> list[Span]:
+        sections = _walk(scope)
+        level = int(unit[1]) if re.fullmatch(r"h[1-6]", unit) else None
+        spans: list[Span] = []
+        for section in sections:
+            if level is not None:
+                if section.heading is not None and section.level == level:
+                    spans.append(
+                        self.heading_span(section, "pinned heading level", end=_section_end(section, level))
+                    )
+                continue
+            body, end = section.body, section.own_end
+            why = f"pinned unit {unit}"
+            if unit == "list":
+                items = [
+                    b for b in body if b.kind == "item" and not self.is_tick(b) and not self.is_field_item(b)
+                ]
+                spans.extend(self._spans_from("item", items, end, section, why))
+            elif unit == "paragraph":
+                spans.extend(
+                    self._spans_from(
+                        "paragraph", [b for b in body if b.kind == "paragraph"], end, section, why
+                    )
+                )
+            elif unit == "hr-block":
+                spans.extend(self._spans_from("block", self.hr_blocks(body) or body[:1], end, section, why))
+            elif unit == "table-row":
+                for table in [b for b in body if b.kind == "table"]:
+                    spans.extend(self.row_spans(table, section, why))
+        return sorted(spans, key=lambda s: s.start)
+
+    def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
+        out = []
+        for n in range(table.start + 2, table.end):
+            if self.lines[n].strip():
+                out.append(
+                    Span(
+                        "row",
+                        n,
+                        n + 1,
+                        n + 1,
+                        _title_of("row", self.lines[n]),
+                        0,
+                        "|",
+                        section.title or None,
+                        why,
+                    )
+                )
+        return out
+
+
+def _walk(section: Section) -> list[Section]:
+    out = [section]
+    for child in section.children:
+        out.extend(_walk(child))
+    return out
+
+
+def _section_end(section: Section, level: int) -> int:
+    return section.end
+
+
+def _plural(kind: str) -> str:
+    return {"paragraph": "lead-in paragraphs", "block": "blocks between --- rules", "row": "table rows"}.get(
+        kind, kind
+    )
+
+
+# ---------------------------------------------------------------- unit rules (as data)
+
+UnitRule = Callable[[_Reader, Section, Sequence[Block], int, str], "list[Span] | None"]
+
+
+def _table_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    table = reader.table_rows(body)
+    if table is None:
+        return None
+    return reader.row_spans(table, section, why or "a row of the lessons table")
+
+
+def _item_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    items, _ = reader.lesson_items(body)
+    return reader._spans_from("item", items, end, section, why or "a list item", body) if items else None
+
+
+def _hr_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    firsts = reader.hr_blocks(body)
+    return (
+        reader._spans_from("block", firsts, end, section, why or "a block between --- rules")
+        if firsts
+        else None
+    )
+
+
+def _paragraph_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    leads = reader.lead_paragraphs(body)
+    return (
+        reader._spans_from("paragraph", leads, end, section, why or "a paragraph with a lead-in")
+        if leads
+        else None
+    )
+
+
+# (the block kind a rule needs in the body, the rule), in order of preference
+UNIT_RULES: tuple[tuple[str, UnitRule], ...] = (
+    ("table", _table_unit),
+    ("item", _item_unit),
+    ("hr", _hr_unit),
+    ("paragraph", _paragraph_unit),
+)
+
+
+# ---------------------------------------------------------------- titles
+
+_MAX_TITLE = 100
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s|\s[—–]\s")
+_BOLD_LEAD = re.compile(r"^(\*\*|__)(?P<title>.+?)\1")
+_LINK_LEAD = re.compile(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
+
+
+def item_title(first_line: str) -> str:
+    """A list entry's title: its bold lead-in or link text, else its first sentence (≤ 100 characters)."""
+    text = _ITEM_MARKER.sub("", first_line, count=1).strip()
+    text = _CHECKBOX_LEAD.sub("", text)
+    return _lead_title(text)
+
+
+def _lead_title(text: str) -> str:
+    bold = _BOLD_LEAD.match(text)
+    if bold:
+        return bold["title"].strip().rstrip(":：.").strip()
+    link = _LINK_LEAD.match(text)
+    if link:
+        return link["title"].strip()
+    sentence = _SENTENCE_END.split(text[: _MAX_TITLE * 2], maxsplit=1)[0]
+    if len(sentence) > _MAX_TITLE:
+        sentence = sentence[:_MAX_TITLE].rsplit(" ", 1)[0] + "…"
+    return sentence
+
+
+def _title_of(kind: SpanKind, first_line: str) -> str:
+    if kind == "item":
+        return item_title(first_line)
+    if kind == "row":
+        cells = [c.strip() for c in first_line.strip().strip("|").split("|")]
+        return _lead_title(cells[0] if cells else first_line.strip())
+    text = _ITEM_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
+    return _lead_title(text.strip("`> "))
+
+
+def read(
+    blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None, pin: Pin | None = None
+) -> Reading:
+    """The reading of a document from its block map and its lines (without line endings)."""
+    return _Reader(blocks, lines, matter).read(pin)

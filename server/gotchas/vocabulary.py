@@ -1,0 +1,267 @@
+"""Words and title shapes a person uses to tell lessons from their groups, parts and guides.
+
+Rules as data: each table below is read by ``reading``; adding a language or a field
+name is a one-line change here. Patterns are matched case-insensitively on a heading's
+or label's text with Markdown emphasis removed.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A section titled like this holds lessons (plural) — a lessons file, or one part of a guide.
+LESSONS_WORDS = (
+    # English
+    r"gotchas?",
+    r"lessons?(?:\s+learn(?:ed|t))?",
+    r"learnings",
+    r"pitfalls?",
+    r"known\s+(?:issues?|bugs?|problems?|quirks?|limitations?|failure\s+modes?)",
+    r"failure\s+modes?",
+    r"troubleshooting",
+    r"(?:common\s+)?mistakes?",
+    r"traps?",
+    r"caveats?",
+    r"footguns?",
+    r"quirks?",
+    r"non-obvious",
+    r"things\s+to\s+watch",
+    # Russian
+    r"уроки",
+    r"урок",
+    r"подводные\s+камни",
+    r"грабли",
+    r"(?:типичные\s+)?ошибки",
+    r"известные\s+проблемы",
+    # Norwegian
+    r"lærdommer",
+    r"lærdom",
+    r"fallgruver",
+    r"feller",
+    r"kjente\s+(?:problemer|feil)",
+    # German
+    r"lektionen",
+    r"erkenntnisse",
+    r"fallstricke",
+    r"stolperfallen",
+    r"bekannte\s+(?:probleme|fehler)",
+    r"fehlerbehebung",
+    # French
+    r"leçons",
+    r"pièges",
+    r"écueils",
+    r"erreurs\s+(?:courantes|fréquentes)",
+    r"problèmes\s+connus",
+    r"dépannage",
+    # Spanish / Portuguese
+    r"lecciones(?:\s+aprendidas)?",
+    r"trampas",
+    r"errores\s+comunes",
+    r"problemas\s+conocidos",
+    r"solución\s+de\s+problemas",
+    r"lições(?:\s+aprendidas)?",
+    r"armadilhas",
+)
+# CJK words need no word boundaries.
+LESSONS_CJK = (
+    "教訓",
+    "教训",
+    "学び",
+    "落とし穴",
+    "注意点",
+    "ハマりどころ",
+    "よくあるミス",
+    "既知の問題",
+    "トラブルシューティング",
+    "陷阱",
+    "踩坑",
+    "经验",
+    "已知问题",
+    "常见问题",
+    "注意事项",
+    "易错",
+)
+_LESSONS = re.compile(
+    r"(?<![\w-])(?:" + "|".join(LESSONS_WORDS) + r")(?![\w-])|" + "|".join(LESSONS_CJK),
+    re.IGNORECASE,
+)
+# One lesson, not a collection: "Critical Lesson", "Backend gotcha".
+_SINGULAR = re.compile(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
+_PLURAL = re.compile(
+    r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE
+)
+
+# Sections about the file itself: never lessons.
+META_TITLES = (
+    r"when\s+to\s+add",
+    r"how\s+to\s+(?:add|write|use|contribute)",
+    r"adding\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)",
+    r"entry\s+(?:format|template)",
+    r"^(?:the\s+)?format$",
+    r"\bformat$",
+    r"templates?",
+    r"table\s+of\s+contents",
+    r"^contents$",
+    r"^index$",
+    r"appendix",
+    r"changelog",
+    r"change\s+log",
+    r"roadmap",
+    r"see\s+also",
+    r"^related(?:\s+\w+)?$",
+    r"^references?$",
+    r"^usage$",
+    r"^about(?:\s+this\s+file)?$",
+)
+_META = re.compile("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
+
+# Names of a lesson's own parts: as sub-headings or bold/plain labels they are fields.
+FIELD_WORDS = (
+    "problem",
+    "problems",
+    "issue",
+    "symptom",
+    "symptoms",
+    "cause",
+    "causes",
+    "root cause",
+    "root causes",
+    "why",
+    "why it happens",
+    "how to apply",
+    "how to fix",
+    "fix",
+    "fixes",
+    "solution",
+    "solutions",
+    "resolution",
+    "workaround",
+    "workarounds",
+    "prevention",
+    "context",
+    "impact",
+    "status",
+    "tl;dr",
+    "tldr",
+    "summary",
+    "background",
+    "details",
+    "example",
+    "examples",
+    "evidence",
+    "notes",
+    "note",
+    "recommendation",
+    "recommendations",
+    "references",
+    "takeaway",
+    "takeaways",
+    "rule",
+    "rules",
+    "lesson",
+    "lesson learned",
+    "what happened",
+    "what to do",
+    "bug",
+    "error",
+    "observation",
+    "action",
+    "action taken",
+    "follow-up",
+    "category",
+    "tasks",
+    "root-cause",
+    "diagnostic",
+    "id",
+    "see",
+    "related",
+    # other languages
+    "проблема",
+    "причина",
+    "решение",
+    "контекст",
+    "урок",
+    "symptom",
+    "årsak",
+    "rotårsak",
+    "løsning",
+    "fiks",
+    "regel",
+    "problème",
+    "cause racine",
+    "solución",
+    "causa",
+    "ursache",
+    "lösung",
+    "现象",
+    "根因",
+    "原因",
+    "解决",
+    "解决方案",
+    "正确做法",
+    "症状",
+    "原因",
+    "対策",
+    "解決策",
+)
+FIELDS = frozenset(FIELD_WORDS)
+# a cheap first test before the full one: a field heading starts with one of these words
+FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for"])
+
+# A guide's own sections: their presence without any lessons section marks a pure guide.
+GUIDE_WORDS = re.compile(
+    r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
+    r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
+    r"workflow|deployment|getting\s+started|environment|dependencies|project|guidelines|"
+    r"instructions|requirements)(?![\w-])",
+    re.IGNORECASE,
+)
+GUIDE_TITLE = re.compile(
+    r"(?:claude|agents|gemini|copilot)\.md|guidelines|instructions|\bguide\b|readme|\brules\b",
+    re.IGNORECASE,
+)
+
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an|for)\s+")
+_PARENTHESES = re.compile(r"\s*\(.*?\)\s*")
+_EMPHASIS = re.compile(r"[*_~`]+")
+_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
+_FIELD_SUFFIX = re.compile(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
+
+
+def plain(title: str) -> str:
+    """A title without emphasis markers and surplus spaces, lower-cased."""
+    return " ".join(_EMPHASIS.sub("", title).split()).lower()
+
+
+def names_lessons(title: str) -> bool:
+    return bool(_LESSONS.search(plain(title)))
+
+
+def names_one_lesson(title: str) -> bool:
+    text = plain(title)
+    return bool(_SINGULAR.search(text)) and not _PLURAL.search(text)
+
+
+_META_HINTS = (
+    *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
+    *("related", "referen", "usage", "about", "write", "contribut"),
+)
+
+
+def is_meta(title: str) -> bool:
+    lowered = title.lower()
+    return any(hint in lowered for hint in _META_HINTS) and bool(_META.search(plain(title)))
+
+
+def field_name(label: str) -> str:
+    """A field label's normal form: ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``."""
+    text = plain(label)
+    text = _NUMBERING.sub("", text)
+    text = text.split(":", 1)[0].split("：", 1)[0]
+    text = _LEADING_ARTICLE.sub("", text)
+    text = _PARENTHESES.sub(" ", text).strip()
+    return _FIELD_SUFFIX.sub("", text).strip()
+
+
+def is_field_word(label: str) -> bool:
+    return field_name(label) in FIELDS

@@ -1,0 +1,69 @@
+"""Reading as data: each fixture case names a pattern, its input and the entries a person sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gotchas import record
+
+FIXTURES = Path(__file__).parent / "fixtures" / "reading"
+
+
+def cases() -> list[object]:
+    """(name, input, expected lines) from every ``.md`` fixture, in markdown-it-py's format."""
+    out: list[object] = []
+    for path in sorted(FIXTURES.glob("*.md")):
+        if path.name == "README.md":
+            continue
+        lines = path.read_text(encoding="utf-8").split("\n")
+        index = 0
+        while index < len(lines):
+            if not lines[index].strip():
+                index += 1
+                continue
+            name = lines[index]
+            assert lines[index + 1] == ".", f"{path.name}: a '.' must follow the case name {name!r}"
+            parts: list[list[str]] = [[]]
+            index += 2
+            while len(parts) < 3:
+                if lines[index] == ".":
+                    parts.append([])
+                else:
+                    parts[-1].append(lines[index])
+                index += 1
+            source, expected = parts[0], parts[1]
+            out.append(pytest.param("\n".join(source) + "\n", expected, id=f"{path.stem}: {name}"))
+    return out
+
+
+@pytest.mark.parametrize(("source", "expected"), cases())
+def test_fixture(source: str, expected: list[str]) -> None:
+    parsed = record.parse(source.encode("utf-8"))
+    got = [f"{e.start_line} {e.kind} {e.title}" for e in parsed.entries]
+    want = [] if expected == ["none"] else expected
+    assert got == want, parsed.reading.reason if parsed.reading else ""
+    if not want:
+        assert parsed.notice and "no lessons" in parsed.notice
+
+
+def test_fixtures_cover_every_entry_kind() -> None:
+    kinds = {line.split()[1] for case in cases() for line in case.values[1] if line != "none"}  # type: ignore[attr-defined]
+    assert kinds == {"heading", "item", "paragraph", "block", "row"}
+
+
+def test_a_pin_overrides_the_reading() -> None:
+    data = b"# Lessons\n\n## Build\n\n- **Pin it** - a.\n- **Cache it** - b.\n\n## Run\n\nProse.\n"
+    assert [e.kind for e in record.parse(data).entries] == ["item", "item", "heading"]
+    assert [e.title for e in record.parse(data, "h2").entries] == ["Build", "Run"]
+    assert [e.title for e in record.parse(data, "list").entries] == ["Pin it", "Cache it"]
+    assert record.parse(data, "none").entries == ()
+    single = record.parse(data, "single").entries
+    assert [(e.kind, e.start_line) for e in single] == [("block", 1)]
+
+
+def test_a_pinned_lessons_section_limits_the_reading() -> None:
+    data = b"# Guide\n\n## Setup\n\n- run make\n\n## Traps\n\n- **Port in use** - stop the old one.\n"
+    assert [e.title for e in record.parse(data, "list@Traps").entries] == ["Port in use"]
+    assert [e.title for e in record.parse(data, "@Traps").entries] == ["Port in use"]
