@@ -7,13 +7,18 @@ that must not. The last test scores the labelled corpus beside the repository.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from gotchas import taskref
-from gotchas.errors import TaskRefError
+from gotchas import query, record, taskref
+from gotchas.config import parse_config
+from gotchas.errors import ConfigError, TaskRefError
 from support import taskscore
+from support.clients import gotchas_exe, isolated_env
 
 NORMALIZE = [
     ("#664", "#664"),
@@ -149,3 +154,112 @@ def test_every_labelled_task_is_found_on_its_entry() -> None:
     # Extras are references the labels leave to another entry or outside every entry;
     # the span rule gives the last entry of a file the rest of it, so a few are expected.
     assert sum(len(s.extra) for s in scores) <= 2
+
+
+RECORD = """# Lessons
+
+## Epochs drift
+
+Scoped epochs (#372–#374) did not cover the verdicts.
+
+## Adapter persistence
+
+The recipe (#404/#458) keeps adapters.
+
+## Upstream compiler crash
+
+Bug: https://github.com/acme/compiler/issues/75501
+
+## Alerts never added
+
+Raised in PM-2026-008 and again in PM-2026-016.
+
+## Palette
+
+The banner colour is `#005840`; GLM-4 and CUDA-12 are not tasks.
+
+## Platform keys
+
+Blocked on PLAT-42 for a week.
+"""
+
+
+@pytest.mark.parametrize(
+    ("task", "titles"),
+    [
+        ("#373", ["Epochs drift"]),
+        ("374", ["Epochs drift"]),
+        ("#458", ["Adapter persistence"]),
+        ("acme/compiler#75501", ["Upstream compiler crash"]),
+        ("https://github.com/acme/compiler/issues/75501", ["Upstream compiler crash"]),
+        ("PM-2026-016", ["Alerts never added"]),
+        ("#5840", []),
+        ("GLM-4", []),
+        ("CUDA-12", []),
+        ("PLAT-42", []),
+    ],
+)
+def test_task_filter_on_a_record(task: str, titles: list[str]) -> None:
+    parsed = record.parse(RECORD.encode())
+    assert [e.title for e in query.select(parsed, task=task)] == titles
+
+
+def test_declared_keys_reach_the_task_filter() -> None:
+    parsed = record.parse(RECORD.encode(), task_keys=["plat"])
+    assert [e.title for e in query.select(parsed, task="PLAT-42")] == ["Platform keys"]
+    assert parsed.mentions(parsed.entries[-1]) == ("PLAT-42",)
+
+
+def test_tasks_config_declares_keys(tmp_path: Path) -> None:
+    config = parse_config('[tasks]\nkeys = ["abc", "PM", "ABC"]\n', tmp_path)
+    assert config.tasks.keys == ("ABC", "PM")
+    assert parse_config("", tmp_path).tasks.keys == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[tasks]\nkeys = 'ABC'\n",
+        '[tasks]\nkeys = ["AB-C"]\n',
+        '[tasks]\nkeys = ["1AB"]\n',
+        '[tasks]\nkeys = ["ABCDEFGHIJK"]\n',
+        "[tasks]\nkeys = [1]\n",
+        '[tasks]\nprefixes = ["ABC"]\n',
+        "tasks = 3\n",
+    ],
+)
+def test_tasks_config_refuses_bad_keys(tmp_path: Path, text: str) -> None:
+    with pytest.raises(ConfigError, match="tasks"):
+        parse_config(text, tmp_path)
+
+
+def test_cli_lists_by_declared_key_and_incident_key(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / ".claude" / "rules" / "gotchas.md").write_text(RECORD, encoding="utf-8")
+
+    def listed(task: str) -> list[str]:
+        done = subprocess.run(
+            [gotchas_exe(), "--root", str(root), "list", "--json", "--verbose", "--task", task],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=isolated_env(tmp_path / "home"),
+        )
+        assert done.returncode == 0, done.stderr
+        return [str(e["title"]) for e in json.loads(done.stdout)["entries"]]
+
+    assert listed("PM-2026-008") == ["Alerts never added"]
+    assert listed("PLAT-42") == []
+    (root / ".claude" / "gotchas.toml").write_text('[tasks]\nkeys = ["PLAT"]\n', encoding="utf-8")
+    assert listed("PLAT-42") == ["Platform keys"]
+    bad = subprocess.run(
+        [gotchas_exe(), "--root", str(root), "list", "--task", "not a task"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=isolated_env(tmp_path / "home"),
+    )
+    assert bad.returncode != 0
+    assert "PM-2026-008" in bad.stderr

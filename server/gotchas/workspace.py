@@ -52,6 +52,7 @@ class Workspace:
     root: Path
     default_record: str = DEFAULT_RECORD
     entry_style: str | None = None
+    task_keys: tuple[str, ...] = ()
     _cache: dict[Path, tuple[tuple[int, int, int], Record]] = field(default_factory=dict, repr=False)
     _parsed: dict[str, Record] = field(default_factory=dict, repr=False)
 
@@ -66,7 +67,7 @@ class Workspace:
         env = os.environ if environ is None else environ
         top = find_root(root, env, cwd or Path.cwd())
         configured, style = _configured(top)
-        return cls(top, record or env.get("GOTCHAS_RECORD") or configured, style)
+        return cls(top, record or env.get("GOTCHAS_RECORD") or configured, style, _task_keys(top))
 
     def inside(self, relative: str | os.PathLike[str]) -> Path:
         """An absolute path for ``relative`` that is guaranteed to stay inside the root."""
@@ -135,7 +136,7 @@ class Workspace:
         key = hashlib.sha256(data).hexdigest()
         found = self._parsed.get(key)
         if found is None:
-            found = parse(data, self.entry_style)
+            found = parse(data, self.entry_style, task_keys=self.task_keys)
             self._parsed[key] = found
             while len(self._parsed) > _PARSE_CACHE_SIZE:
                 self._parsed.pop(next(iter(self._parsed)))
@@ -197,3 +198,12 @@ def _configured(root: Path) -> tuple[str, str | None]:
 
     config = load_config(root)
     return config.record or DEFAULT_RECORD, config.entries
+
+
+def _task_keys(root: Path) -> tuple[str, ...]:
+    """The tracker key prefixes declared in the project config's ``[tasks]`` table."""
+    if not (root / ".claude" / "gotchas.toml").is_file():
+        return ()
+    from gotchas.config import load_config
+
+    return load_config(root).tasks.keys
