@@ -58,20 +58,24 @@ _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\.\d{1,2}\.\d
 _MARKUP = re.compile(r"[*_`]+")
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 # Scripts written without spaces are matched by prefix, longest first.
-_CJK_WORDS = sorted((w for w in _WORDS if any(ord(c) >= 0x2E80 for c in w)), key=len, reverse=True)
+_CJK = re.compile(
+    "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True) if any(ord(c) >= 0x2E80 for c in w))
+)
 
 
 def _clean(text: str) -> str:
-    text = _MARKUP.sub("", text)
-    return unicodedata.normalize("NFC", " ".join(text.split()))
+    if "*" in text or "_" in text or "`" in text:
+        text = _MARKUP.sub("", text)
+    text = " ".join(text.split())
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _lookup(text: str) -> str | None:
     """The status named by the first words of ``text`` (after emoji), if any."""
     body = text.lstrip(" " + _DONE_MARKS + _OPEN_MARKS + "\ufe0f[(（【:：-—–")
-    for word in _CJK_WORDS:
-        if body.startswith(word):
-            return _WORDS[word]
+    cjk = _CJK.match(body)
+    if cjk:
+        return _WORDS[cjk[0]]
     words = [w.casefold().replace("’", "'") for w in _WORD.findall(body[:60])[:3]]
     if not words:
         return None

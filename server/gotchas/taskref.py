@@ -109,18 +109,20 @@ def _expand(low: int, high: int) -> list[str]:
 # looks for `#` first and only then at the few characters around it, which keeps it linear.
 _HASH = re.compile(r"#(\d{1,9})\b")
 _REPO_BEFORE = re.compile(rf"(?<![\w.-]){_REPO}$")
+_REPO_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 _RANGE_AFTER = re.compile(r"(?:\s*[–—]\s*#?|\s*-\s*#|-)(\d{1,9})\b(?![.,]\d)")
 # The same ranges over bytes, for a quick check of which entries hold one.
 RANGE_BYTES = re.compile(rb"#\d{1,9}(?:\s*(?:\xe2\x80\x93|\xe2\x80\x94)\s*#?|\s*-\s*#|-)\d")
 _SLASH_AFTER = re.compile(r"/#(\d{1,9})\b")
-_COLOUR_WORDS = re.compile(
-    r"(?i)(?:colou?rs?|rgba?|hex|background|bg|fill|stroke|border|shadow|theme|palette|tint|"
-    r"accent|foreground|fg|--[\w-]+)\W{0,4}$"
+_COLOUR_WORDS = frozenset(
+    "color colour colors colours rgb rgba hex background bg fill stroke border shadow theme "
+    "palette tint accent foreground fg".split()
 )
-_SAME_FILE_ITEM = re.compile(
-    r"(?i)(?:pitfall|gotcha|lesson|item|entry|rule|point|mistake|pattern|trap|tip|finding|"
-    r"section|step|case|example|§)s?\s*$"
+_SAME_FILE_ITEMS = frozenset(
+    "pitfall gotcha lesson item entry rule point mistake pattern trap tip finding section step "
+    "case example §".split()
 )
+_PUNCTUATION = " \t:=`'\"(*_"
 _ORDINAL_FOLLOWERS = frozenset(
     "and or to in on at for from by with is was were are has had have landed lands merged fixed "
     "closed reopened reverted shipped which that where when if but so then also".split()
@@ -129,6 +131,7 @@ _WORD_AFTER = re.compile(r" ([A-Za-z]+)")
 _URL_REF = re.compile(_URL)
 # `issue-162` in a branch or host name, `PR 45`: the words name the tracker.
 _NAMED = re.compile(r"(?<![A-Za-z0-9])(?:[Ii]ssue|ISSUE|[Pp]r|PR|[Pp]ull)[-_](\d{1,9})\b|\bPR (\d{1,9})\b")
+_NAMED_HINTS = ("ssue-", "ssue_", "SSUE-", "SSUE_", "r-", "r_", "R-", "R_", "ull-", "ull_", "PR ")
 _TRACKER = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,9})(?:-(\d{1,9}))?\b(?![.-]\d)")
 # Prefixes that name tasks whatever the project; other `ABC-123` shapes need a declaration,
 # a tracker word before them, or a tracker URL, because most are versions and model names.
@@ -140,9 +143,10 @@ _TRACKER_WORD = re.compile(
 )
 _KEYED_LINE = re.compile(
     r"(?im)^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:related[-_ ]?)?"
-    r"(?:issues?|tickets?|tasks?|prs|pull[-_ ]?requests|incidents?)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
+    r"(?:issues?|tickets?|prs|pull[-_ ]?requests|incidents?)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
     r"[ \t]*(?P<value>[^\n]*)$"
 )
+_KEYED_HINTS = ("ssue", "SSUE", "icket", "ICKET", "PR", "prs", "ull", "ULL", "ncident", "NCIDENT")
 _YAML_ITEM = re.compile(r"[ \t]*-[ \t]+(?P<value>[^\n]*)\n?")
 
 
@@ -159,9 +163,9 @@ def mentions(text: str, keys: Collection[str] = frozenset()) -> list[str]:
         found.extend((m.start(), f"{m['urepo']}#{int(m['unum'])}") for m in _URL_REF.finditer(text))
     if "-" in text:
         _trackers(text, keys, found)
-    for match in _NAMED.finditer(text):
-        found.append((match.start(), f"#{int(match[1] or match[2])}"))
-    if ":" in text:
+    if any(hint in text for hint in _NAMED_HINTS):
+        found.extend((m.start(), f"#{int(m[1] or m[2])}") for m in _NAMED.finditer(text))
+    if ":" in text and any(hint in text for hint in _KEYED_HINTS):
         _keyed_lines(text, found)
     found.sort()
     return list(dict.fromkeys(ref for _, ref in found))
@@ -173,7 +177,7 @@ def _hashes(text: str, found: list[tuple[int, str]]) -> None:
         at, digits = match.start(), match[1]
         if at < chained:
             continue
-        repo = _REPO_BEFORE.search(text, max(0, at - 141), at)
+        repo = _REPO_BEFORE.search(text, max(0, at - 141), at) if at and text[at - 1] in _REPO_END else None
         if repo:
             found.append((repo.start(), f"{repo[0]}#{int(digits)}"))
             continue
@@ -209,20 +213,22 @@ def _is_task_number(text: str, at: int, end: int, digits: str) -> bool:
     if digits[0] == "0":
         return False  # issue numbers never start with 0; colours and padded ids do
     line_start = text.rfind("\n", max(0, at - 40), at) + 1
-    before = text[max(line_start, at - 40) : at]
-    if len(digits) in (3, 4, 6, 8) and _looks_like_colour(text, at, end, digits, before):
+    last = text[max(line_start, at - 40) : at].rstrip(_PUNCTUATION).rsplit(None, 1)
+    word = last[-1].lower().lstrip("([{\"'`*_") if last else ""
+    if len(digits) in (3, 4, 6, 8) and _looks_like_colour(text, at, end, digits, word):
         return False
-    if _SAME_FILE_ITEM.search(before):
+    if word in _SAME_FILE_ITEMS or (word.endswith("s") and word[:-1] in _SAME_FILE_ITEMS):
         return False
     if len(digits) == 1:
-        word = _WORD_AFTER.match(text, end)
-        if word and word[1].lower() not in _ORDINAL_FOLLOWERS:
+        following = _WORD_AFTER.match(text, end)
+        if following and following[1].lower() not in _ORDINAL_FOLLOWERS:
             return False  # `#1 bug`, `the #2 cause`
     return True
 
 
-def _looks_like_colour(text: str, at: int, end: int, digits: str, before: str) -> bool:
-    if _COLOUR_WORDS.search(before):
+def _looks_like_colour(text: str, at: int, end: int, digits: str, word: str) -> bool:
+    """After a colour word or a CSS variable, alone in a code span, or a grey."""
+    if word.rstrip(":=") in _COLOUR_WORDS or word.startswith("--"):
         return True
     if at and text[at - 1] == "`" and text[end : end + 1] == "`":
         return True
