@@ -118,8 +118,9 @@ def from_word_field(key: str, value: str) -> Status | None:
     return Status(word, f"{key}: {value.strip()}", _date(value))
 
 
+_SEPARATORS = (":", "：", " — ", " – ", " - ")
 _NUMBERING = re.compile(r"^\d{1,4}(?:\.\d{1,4})*[.)]?\s+")
-_BRACKETED = re.compile(r"[(\[（【]([^()\[\]（）【】]{1,80})[)\]）】]")
+_BRACKETED = re.compile(r"[(\[（【](?=[^\d\s])([^()\[\]（）【】]{1,80})[)\]）】]")
 _LEADING = re.compile(r"^\W{0,4}?([^\W\d_]+(?:['’ -][^\W\d_]+)?)\s*(?:[:：]|\s[—–-]\s)")
 _TRAILING = re.compile(r"(?:\s[—–-]\s|:\s)\W{0,3}([A-Z][A-Z' ]{1,20}[A-Z])\W{0,3}(?:\s+\S+)?\s*$")
 
@@ -136,6 +137,8 @@ def from_title(title: str) -> Status | None:
         word = _lookup(match[1])
         if word:
             return Status(word, match[0], _date(match[1]))
+    if not any(separator in clean for separator in _SEPARATORS):
+        return _struck(raw)
     leading = _LEADING.match(clean)
     if leading:
         word = _lookup(leading[1])
@@ -147,6 +150,11 @@ def from_title(title: str) -> Status | None:
         word = _lookup(trailing[1])
         if word:
             return Status(word, trailing[0].strip(" —–-:"), _date(trailing[0]))
+    return _struck(raw)
+
+
+def _struck(raw: str) -> Status | None:
+    """``~~Title~~``: a known issue crossed out is done with."""
     if raw.startswith("~~") and "~~" in raw[2:]:
         return Status(RESOLVED, raw[: raw.index("~~", 2) + 2])
     return None
