@@ -118,6 +118,7 @@ def from_word_field(key: str, value: str) -> Status | None:
     return Status(word, f"{key}: {value.strip()}", _date(value))
 
 
+_SPLIT_MARKER = re.compile(r"[:：]|\s[—–-]\s")
 _SEPARATORS = (":", "：", " — ", " – ", " - ")
 _NUMBERING = re.compile(r"^\d{1,4}(?:\.\d{1,4})*[.)]?\s+")
 _BRACKETED = re.compile(r"[(\[（【](?=[^\d\s])([^()\[\]（）【】]{1,80})[)\]）】]")
@@ -132,7 +133,7 @@ def from_title(title: str) -> Status | None:
     if clean and clean[0] in _DONE_MARKS + _OPEN_MARKS:
         word = _lookup(clean)
         if word:
-            return Status(word, raw, _date(clean))
+            return Status(word, _SPLIT_MARKER.split(clean, maxsplit=1)[0].strip(), _date(clean))
     for match in _BRACKETED.finditer(clean):
         word = _lookup(match[1])
         if word:
