@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import weakref
 from collections.abc import Sequence
 
 from gotchas import status as statuses
@@ -65,9 +66,20 @@ def select(
     return chosen
 
 
+_ranges_seen: tuple[weakref.ref[Record], list[int]] | None = None
+
+
 def _range_starts(record: Record) -> list[int]:
-    """Byte offsets of ranges such as ``#372–#374``: a number inside one is never written out."""
-    return [m.start() for m in taskref.RANGE_BYTES.finditer(record.data)]
+    """Byte offsets of ranges such as ``#372–#374``: a number inside one is never written out.
+
+    One scan per parsed record; a warm server lists the same record again and again.
+    """
+    global _ranges_seen  # noqa: PLW0603 - a one-slot cache of a pure function of the record
+    if _ranges_seen is not None and _ranges_seen[0]() is record:
+        return _ranges_seen[1]
+    starts = [m.start() for m in taskref.RANGE_BYTES.finditer(record.data)]
+    _ranges_seen = (weakref.ref(record), starts)
+    return starts
 
 
 def _holds_range(starts: Sequence[int], entry: Entry) -> bool:
