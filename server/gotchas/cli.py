@@ -310,7 +310,9 @@ def _parser() -> argparse.ArgumentParser:
     cmd = command("list", _list, "list lessons compactly")
     cmd.add_argument("--task", help="only entries for this task")
     cmd.add_argument("--query", help="words that must all appear")
-    cmd.add_argument("--status")
+    cmd.add_argument(
+        "--status", help="open, fixed, resolved, closed, wontfix, superseded, active or red-herring"
+    )
     cmd.add_argument("--root-cause", choices=["confirmed", "suspected", "none"])
     cmd.add_argument("--limit", type=int)
     cmd.add_argument("--cursor")

@@ -8,6 +8,7 @@ hold trusts.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
@@ -52,6 +53,13 @@ class HoldsConfig:
 
 
 @dataclass(frozen=True)
+class TasksConfig:
+    """``[tasks] keys = ["ABC", "PM"]``: tracker key prefixes, so ``ABC-123`` in prose is a task."""
+
+    keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """Settings for one project; ``record`` is relative to the project root as written."""
 
@@ -59,6 +67,7 @@ class Config:
     record: str = DEFAULT_RECORD
     entries: str | None = None
     holds: HoldsConfig = field(default_factory=HoldsConfig)
+    tasks: TasksConfig = field(default_factory=TasksConfig)
 
     @property
     def record_path(self) -> Path:
@@ -98,7 +107,28 @@ def parse_config(text: str, root: Path) -> Config:
             f"{CONFIG_PATH}: holds.sources uses 'command' but holds.command.argv has no "
             '{task} argument; write it like argv = ["tool", "{task}"]'
         )
-    return Config(root=root, record=record, entries=entries, holds=holds)
+    tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
+    return Config(root=root, record=record, entries=entries, holds=holds, tasks=tasks)
+
+
+_TASK_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,9}$")
+MAX_TASK_KEYS = 100
+
+
+def _tasks(table: dict[str, object]) -> TasksConfig:
+    """Declared tracker prefixes: letters then letters or digits, at most 10 characters each."""
+    _only(table, {"keys"}, "tasks")
+    keys = table.get("keys", [])
+    if not isinstance(keys, list) or not all(isinstance(k, str) and _TASK_KEY.match(k) for k in keys):
+        raise ConfigError(
+            f'{CONFIG_PATH}: tasks.keys must be a list of tracker key prefixes like ["ABC", "PM"] '
+            "(a letter, then up to 9 letters or digits)"
+        )
+    if len(keys) > MAX_TASK_KEYS:
+        raise ConfigError(
+            f"{CONFIG_PATH}: tasks.keys lists {len(keys)} prefixes; the limit is {MAX_TASK_KEYS}"
+        )
+    return TasksConfig(keys=tuple(dict.fromkeys(k.upper() for k in keys)))
 
 
 ENTRY_STYLES = (

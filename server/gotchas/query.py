@@ -7,8 +7,11 @@ carries ids, places and the metadata that decides relevance, never bodies.
 from __future__ import annotations
 
 import base64
+import bisect
+import weakref
 from collections.abc import Sequence
 
+from gotchas import status as statuses
 from gotchas import taskref
 from gotchas.errors import InvalidArgument
 from gotchas.record import Entry, Record
@@ -30,23 +33,28 @@ def select(
 
     ``task`` matches an entry's ``tasks:`` field, or, for an entry without one, a task
     mentioned in its text. ``query`` matches all its words in the id, title or text.
+    ``status`` compares normalised values: ``fixed`` finds ``✅ FIXED 2026-01-08`` and
+    ``Status: fixed`` alike; a word in another language is normalised the same way.
     """
     wanted_task = taskref.normalize(task) if task else None
     if root_cause is not None and root_cause not in ROOT_CAUSES:
         raise InvalidArgument(f"root_cause must be one of {', '.join(ROOT_CAUSES)}")
+    wanted_status = statuses.from_field(status).value if status and status.strip() else None
     words = query.lower().split() if query else []
     candidates: Sequence[Entry] = record.entries
     if wanted_task:
         tagged = record.by_task.get(wanted_task, ())
+        ranges = _range_starts(record) if wanted_task.startswith("#") else []
         mentioning = [
             e
             for e in record.without_tasks
-            if record.may_mention(e, wanted_task) and wanted_task in record.mentions(e)
+            if (record.may_mention(e, wanted_task) or _holds_range(ranges, e))
+            and wanted_task in record.mentions(e)
         ]
         candidates = sorted((*tagged, *mentioning), key=lambda e: e.start)
     chosen: list[Entry] = []
     for entry in candidates:
-        if status and entry.status != status.strip().lower():
+        if wanted_status and entry.status != wanted_status:
             continue
         if root_cause and (entry.root_cause or "none") != root_cause:
             continue
@@ -56,6 +64,27 @@ def select(
                 continue
         chosen.append(entry)
     return chosen
+
+
+_ranges_seen: tuple[weakref.ref[Record], list[int]] | None = None
+
+
+def _range_starts(record: Record) -> list[int]:
+    """Byte offsets of ranges such as ``#372–#374``: a number inside one is never written out.
+
+    One scan per parsed record; a warm server lists the same record again and again.
+    """
+    global _ranges_seen  # noqa: PLW0603 - a one-slot cache of a pure function of the record
+    if _ranges_seen is not None and _ranges_seen[0]() is record:
+        return _ranges_seen[1]
+    starts = [m.start() for m in taskref.RANGE_BYTES.finditer(record.data)]
+    _ranges_seen = (weakref.ref(record), starts)
+    return starts
+
+
+def _holds_range(starts: Sequence[int], entry: Entry) -> bool:
+    at = bisect.bisect_left(starts, entry.start)
+    return at < len(starts) and starts[at] < entry.end
 
 
 def page(
@@ -124,6 +153,8 @@ def detail(entry: Entry, record: Record) -> EntryDetail:
         mentions=list(record.mentions(entry)),
         root_cause=entry.root_cause,
         status=entry.status,
+        status_text=entry.status_text,
+        status_date=entry.status_date,
         supersedes=[link.render() for link in entry.supersedes],
         superseded_by=[link.render() for link in entry.superseded_by],
         red_herring_for=list(entry.red_herring_for),
@@ -165,6 +196,8 @@ def table(result: ListResult) -> str:
         start, end = item["lines"]
         meta = " ".join(item.get("tasks", [])) or "-"
         extra = []
+        if "status" in item and "red_herring_for" not in item:
+            extra.append(item["status"])
         if "root_cause" in item:
             extra.append(item["root_cause"])
         if "red_herring_for" in item:

@@ -7,17 +7,18 @@ reassemble the input exactly (``segments``). Invalid UTF-8 and binary data are r
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import gc
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
-from gotchas import outline, taskref
+from gotchas import outline, status, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable
 from gotchas.fields import Field, Link, parse_line, parse_links, parse_root_cause
 
@@ -51,6 +52,8 @@ class Entry:
     diagnostic: str | None
     status: str
     fields: tuple[Field, ...]
+    status_text: str | None = None  # the status as written, when the entry states one
+    status_date: str | None = None  # a date written with it
 
     @property
     def lines(self) -> tuple[int, int]:
@@ -68,6 +71,7 @@ class Record:
     front_matter: tuple[int, int] | None
     style: str
     reading: outline.Reading | None = None
+    task_keys: frozenset[str] = frozenset()  # declared tracker prefixes, for ``mentions``
 
     @property
     def notice(self) -> str | None:
@@ -133,7 +137,8 @@ class Record:
 
     def mentions(self, entry: Entry) -> tuple[str, ...]:
         """Task references in the entry's text other than its ``tasks:``; computed on demand."""
-        return tuple(t for t in taskref.mentions(self.text(entry)) if t not in entry.tasks)
+        found = taskref.mentions(self.text(entry), self.task_keys)
+        return tuple(t for t in found if t not in entry.tasks)
 
     def may_mention(self, entry: Entry, task: str) -> bool:
         """A cheap pre-check: the task's number or key occurs in the entry's bytes at all."""
@@ -173,8 +178,9 @@ def decode(data: bytes) -> str:
         ) from None
 
 
-def parse(data: bytes, entry_style: str | None = None) -> Record:
-    """Read a lessons file. ``entry_style`` is the reading pin (``reading.Pin``; else guessed).
+def parse(data: bytes, entry_style: str | None = None, *, task_keys: Iterable[str] = ()) -> Record:
+    """Read a lessons file. ``entry_style`` is the reading pin (``reading.Pin``; else guessed);
+    ``task_keys`` are the project's tracker prefixes (``ABC`` for ``ABC-123``).
 
     The cyclic garbage collector is paused meanwhile: the parse makes a token or two per
     line, none of them cyclic garbage, and full collections over them cost a third of the time.
@@ -182,10 +188,12 @@ def parse(data: bytes, entry_style: str | None = None) -> Record:
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _parse(data, entry_style)
+        parsed = _parse(data, entry_style)
     finally:
         if paused:
             gc.enable()
+    keys = taskref.declared_keys(task_keys)
+    return dataclasses.replace(parsed, task_keys=keys) if keys else parsed
 
 
 def _parse(data: bytes, entry_style: str | None) -> Record:
@@ -278,7 +286,8 @@ def _entry(
     red_herring: list[str] = []
     supersedes: list[Link] = []
     superseded_by: list[Link] = []
-    root_cause = diagnostic = status = None
+    root_cause = diagnostic = None
+    stated: status.Status | None = None
     for field in fields:
         if field.key == "tasks":
             tasks.extend(taskref.parse_list(field.value))
@@ -292,11 +301,16 @@ def _entry(
             root_cause = parse_root_cause(field.value)
         elif field.key == "diagnostic" and diagnostic is None:
             diagnostic = field.value
-        elif field.key == "status" and status is None:
-            status = field.value.strip("*_` ").lower()
+        elif stated is None:
+            stated = _stated(field)
     task_list = tuple(dict.fromkeys(tasks))
+    if stated is None:
+        stated = status.from_title(span.title) or _bold_status(data, start_byte, end_byte)
+    if stated is None and any(not link.tasks for link in superseded_by):
+        stated = status.Status(status.SUPERSEDED, "superseded-by")
+    state = stated.value if stated else "active"
     if red_herring:
-        status = "red-herring"
+        state = "red-herring"
     return Entry(
         id=entry_id,
         explicit_id=explicit,
@@ -317,9 +331,28 @@ def _entry(
         superseded_by=tuple(superseded_by),
         red_herring_for=tuple(dict.fromkeys(red_herring)),
         diagnostic=diagnostic,
-        status=status or "active",
+        status=state,
         fields=fields,
+        status_text=stated.text if stated else None,
+        status_date=stated.date if stated else None,
     )
+
+
+def _stated(field: Field) -> status.Status | None:
+    """A status from a field: ``status:`` in any of its spellings, or ``fixed: <date>``."""
+    if field.key == "status":
+        return status.from_field(field.value)
+    if field.key in status.STATUS_KEYS:
+        found = status.from_field(field.value)
+        return found if found.value in status.STATUSES else None
+    return status.from_word_field(field.key, field.value)
+
+
+def _bold_status(data: bytes, start: int, end: int) -> status.Status | None:
+    """``**Status: Fixed**`` bolded whole; looked for only where the bytes hold ``tatus``."""
+    if data.find(b"tatus", start, end) == -1 and data.find(b"TATUS", start, end) == -1:
+        return None
+    return status.from_bold_line(data[start:end].decode("utf-8"))
 
 
 def _assign_ids(drafts: Sequence[tuple[str, tuple[Field, ...]]]) -> list[tuple[str, bool]]:

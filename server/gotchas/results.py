@@ -50,6 +50,8 @@ class EntryDetail(TypedDict):
     mentions: list[str]
     root_cause: str | None
     status: str
+    status_text: str | None
+    status_date: str | None
     supersedes: list[str]
     superseded_by: list[str]
     red_herring_for: list[str]

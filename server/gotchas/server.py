@@ -125,10 +125,17 @@ def _reading_tools(mcp: MCPServer, ws: Workspace) -> None:
     @mcp.tool(title="List lessons", annotations=READ_ONLY)
     async def list_gotchas(
         task: Annotated[
-            str | None, Field(description="Only entries for this task (#664, 664, ABC-123)")
+            str | None,
+            Field(description="Only entries for this task (#664, owner/repo#664, ABC-123, PM-2026-008)"),
         ] = None,
         query: Annotated[str | None, Field(description="Words that must all appear in the entry")] = None,
-        status: Annotated[str | None, Field(description="active, red-herring, or a status: value")] = None,
+        status: Annotated[
+            str | None,
+            Field(
+                description="active, red-herring, open, fixed, resolved, closed, wontfix or superseded "
+                "(as read from Status: lines and title markers), or another status: value"
+            ),
+        ] = None,
         root_cause: Literal["confirmed", "suspected", "none"] | None = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="Entries per page")] = DEFAULT_LIMIT,
         cursor: Annotated[str | None, Field(description="next_cursor of the previous page")] = None,

@@ -99,6 +99,11 @@ class Workspace:
         return self.settings
 
     @property
+    def task_keys(self) -> tuple[str, ...]:
+        """The tracker key prefixes the project declares (``[tasks] keys``), for reading tasks."""
+        return self.config.tasks.keys if self.configured else ()
+
+    @property
     def configured(self) -> bool:
         """Whether the project has settings of its own (else every default holds)."""
         return self.settings is not None or has_config_file(self.root)
@@ -186,7 +191,7 @@ class Workspace:
         key = hashlib.sha256(data).hexdigest()
         found = self._parsed.get(key)
         if found is None:
-            found = parse(data, self.entry_style)
+            found = parse(data, self.entry_style, task_keys=self.task_keys)
             self._parsed[key] = found
             while len(self._parsed) > _PARSE_CACHE_SIZE:
                 self._parsed.pop(next(iter(self._parsed)))
