@@ -197,7 +197,7 @@ def test_a_list_items_caveat_stays_in_the_item_above_the_new_entry() -> None:
     plan = edit.plan_supersede(record, target, TASK, lesson)
     lines = plan.data.decode().splitlines()
     caveat = next(i for i, line in enumerate(lines) if "Red herring for #9001" in line)
-    new = next(i for i, line in enumerate(lines) if "The confirmed cause**" in line)
+    new = next(i for i, line in enumerate(lines) if line.startswith("- The confirmed cause — "))
     assert caveat < new
 
 
