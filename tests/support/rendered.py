@@ -1,4 +1,4 @@
-"""Where a supersede's caveat lands when the result is rendered as CommonMark.
+"""How a supersede's result renders as CommonMark: where the caveat lands, which numbers a list uses.
 
 The caveat must be a block of its own inside the target: a direct child of the target's
 list item, or a top-level block within the target's heading section, and every block of the
@@ -71,7 +71,7 @@ def caveat_problems(data: bytes, target: Entry, task: str) -> list[str]:
     ]
     # the title is not a part: the heading itself, or the item's first paragraph
     siblings = siblings[1:] if siblings and siblings[0].map and siblings[0].map[0] == first else siblings
-    if not siblings and target.kind != "item":
+    if not siblings and target.kind == "heading":
         return ["no block with the mark comes before the caveat"]
     for block in siblings:
         assert block.map is not None
@@ -81,4 +81,20 @@ def caveat_problems(data: bytes, target: Entry, task: str) -> list[str]:
     before = "\n".join(lines[first : quote.map[0]])
     if "red-herring-for:" not in before:
         return ["the mark line is not before the caveat"]
+    return []
+
+
+def sibling_numbers(data: bytes, line: int) -> list[int]:
+    """The numbers of the other items of the ordered list whose item starts on 0-based ``line``."""
+    text = data.decode("utf-8").removeprefix("\ufeff")
+    stack: list[tuple[int, dict[int, int]]] = []
+    for token in _MD.parse(text):
+        if token.type == "ordered_list_open":
+            stack.append((token.level, {}))
+        elif token.type == "ordered_list_close":
+            _, numbers = stack.pop()
+            if line in numbers:
+                return [n for start, n in numbers.items() if start != line]
+        elif token.type == "list_item_open" and token.map and stack and stack[-1][0] + 1 == token.level:
+            stack[-1][1][token.map[0]] = int(token.info)
     return []
