@@ -537,8 +537,6 @@ def _annotate_lead(
         run += 1
     if run > start + 1:
         prefix = _field_prefix(_bare(lines[run - 1]), indent)
-        if not _LIST_PREFIX.match(_bare(lines[run - 1])):
-            prefix = indent
         return [_marks_then_caveat(lines, run, end, prefix, indent, marks, caveat)]
     at = start + 1
     while at < end:
@@ -680,11 +678,9 @@ def _styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     """``title`` dressed as ``like``'s title is written: its date, a free number or id in its
     scheme, and the symbol or wrapper every sibling shares."""
     mine = split_title(written)
-    siblings = [
-        split_title(_written_title(record, e))
-        for e in record.entries
-        if e.kind == like.kind and e.level == like.level
-    ] or [mine]
+    if not (mine.symbol or mine.outer or mine.inner or mine.label):
+        return f"{mine.date}{title}"  # the common case: nothing to compare with the siblings
+    siblings = [split_title(_written_title(record, e)) for e in _siblings(record, like)] or [mine]
     symbol = mine.symbol if mine.symbol and all(s.symbol == mine.symbol for s in siblings) else ""
     if symbol.strip() in _STATUS_SYMBOLS:
         symbol = ""
@@ -699,9 +695,21 @@ def _styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     return f"{outer}{symbol}{mine.date}{label}{core}{outer}"
 
 
+SIBLING_WINDOW = 100
+
+
+def _siblings(record: Record, like: Entry) -> list[Entry]:
+    """Entries of ``like``'s kind and level nearest to it: at most ``SIBLING_WINDOW`` each side,
+    since a file's form is local and a big file must not make each edit scan every title."""
+    same = [e for e in record.entries if e.kind == like.kind and e.level == like.level]
+    here = next((i for i, e in enumerate(same) if e.start == like.start), 0)
+    return same[max(0, here - SIBLING_WINDOW) : here + SIBLING_WINDOW + 1]
+
+
 def _written_title(record: Record, entry: Entry) -> str:
     """An entry's title as written in the file: heading text, or a lead's bold text or first words."""
-    first = record.data[entry.start : entry.end].split(b"\n", 1)[0].decode("utf-8").rstrip("\r")
+    cut = record.data.find(b"\n", entry.start, entry.end)
+    first = record.data[entry.start : cut if cut != -1 else entry.end].decode("utf-8").rstrip("\r")
     heading = _ATX.match(first)
     if heading:
         return heading["text"]
@@ -812,8 +820,13 @@ def _taken(record: Record, stem: str) -> frozenset[tuple[int, ...]]:
     """Every number written with ``stem`` anywhere in the file (a bare number: in any title)."""
     text = record.data.decode("utf-8", errors="replace")
     if stem and stem != "#":
-        pattern = re.compile(rf"(?<![^\W_]){re.escape(stem)}(\d{{1,6}}(?:\.\d{{1,6}})*)(?!\d)")
-        return frozenset(tuple(int(n) for n in m[1].split(".")) for m in pattern.finditer(text))
+        # the stem first, so the scan runs on its literal; a letter before it makes another word
+        pattern = re.compile(rf"{re.escape(stem)}(\d{{1,6}}(?:\.\d{{1,6}})*)(?!\d)")
+        return frozenset(
+            tuple(int(n) for n in m[1].split("."))
+            for m in pattern.finditer(text)
+            if m.start() == 0 or not text[m.start() - 1].isalnum()
+        )
     taken = set()
     for line in text.splitlines():
         heading = _ATX.match(line)
