@@ -537,6 +537,10 @@ def _annotate_lead(
         run += 1
     if run > start + 1:
         prefix = _field_prefix(_bare(lines[run - 1]), indent)
+        # lazy lines (indented less than the content) belong to the paragraph they follow:
+        # a blank line before them would push them out of the entry
+        while run < end and _is_lazy(_bare(lines[run]), indent):
+            run += 1
         return [_marks_then_caveat(lines, run, end, prefix, indent, marks, caveat)]
     at = start + 1
     while at < end:
@@ -545,6 +549,11 @@ def _annotate_lead(
             break
         at += 1
     return [_marks_then_caveat(lines, at, end, indent, indent, marks, caveat)]
+
+
+def _is_lazy(text: str, indent: str) -> bool:
+    stripped = text.lstrip(" ")
+    return bool(stripped) and len(text) - len(stripped) < len(indent) and not _OPENS_BLOCK.match(text)
 
 
 _MARKER = re.compile(r"^(\s{0,3})([-*+]|\d{1,9}[.)])(\s{1,4})")
