@@ -255,3 +255,33 @@ def test_a_block_entry_gets_a_successor_ruled_off_like_its_siblings() -> None:
     )
     _, grown = as_kind(plan.data, "block", 3, 9)
     assert caveat_problems(plan.data, grown, TASK) == []
+
+
+@pytest.mark.parametrize(
+    ("shown", "title", "carried"),
+    [
+        ("Confirmed cause", "Confirmed cause", True),
+        ("L-056 · Confirmed cause", "Confirmed cause", True),
+        ("2026-02-26 — STEP-01.1 — Confirmed cause", "Confirmed cause", True),
+        ("⚠️ **Confirmed cause**", "Confirmed cause", True),
+        ("Confirmed cause:", "Confirmed cause", True),
+        ("Another cause", "Confirmed cause", False),
+        ("L-056 · Confirmed cause twice", "Confirmed cause", False),
+    ],
+)
+def test_a_numbered_or_decorated_title_still_carries_the_lessons_title(
+    shown: str, title: str, carried: bool
+) -> None:
+    assert edit.carries_title(shown, title) is carried
+
+
+def test_a_captured_lesson_is_numbered_right_after_the_entry_it_follows() -> None:
+    data = "## L-01 · One\n\nText.\n\n## L-02 · Two\n\nText.\n".encode()
+    parsed = record.parse(data)
+    suspected = edit.lesson("New finding", "Seen once.", ["#8"], "suspected")
+    after_first = edit.plan_capture(parsed, suspected, parsed.entries[0])
+    at_the_end = edit.plan_capture(parsed, suspected, None)
+    assert "## L-01.1 · New finding\n" in after_first.data.decode()
+    assert "## L-03 · New finding\n" in at_the_end.data.decode()
+    for plan in (after_first, at_the_end):
+        assert verification.check_edit(parsed, record.parse(plan.data), plan, suspected).ok
