@@ -1,11 +1,13 @@
 """Supersede an entry in every real lessons file of the shared corpus: every other byte survives.
 
 For each file in ``../shared/corpus/real/`` (beside the repository) that has at least one
-entry, the second entry (the first when there is only one) is superseded for #9001, which
-the ledger says has landed, through propose and apply. The bytes before the target's start
-and after the inserted entry are unchanged, the target keeps all its lines, every other
-entry's sha256 is unchanged, line endings, BOM and final-newline state are kept, and the
-result verifies. CRLF and BOM + no-final-newline variants run on copies in a temp dir.
+entry, the second entry (the first when there is only one), and the middle one, is
+superseded for #9001, which the ledger says has landed, through propose and apply. The
+bytes before the target's start and after the inserted entry are unchanged, the target keeps
+all its lines, every other entry's sha256 is unchanged, line endings, BOM and final-newline
+state are kept, and the result verifies. The successor's number or id is no other entry's
+(nor its list number any other item's of its list), and the caveat renders as a block of its
+own inside the target. CRLF and BOM + no-final-newline variants run on copies in a temp dir.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from gotchas import record as record_model
 from gotchas.errors import GotchasError
 from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
+from support.rendered import caveat_problems, sibling_numbers
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 RECORD = ".claude/rules/gotchas.md"
 BOM = b"\xef\xbb\xbf"
 TASK = "#9001"
-UNWRITTEN_KINDS = ("paragraph", "block", "row")
+UNWRITTEN_KINDS = ("row",)
 
 
 def corpus_params() -> list[object]:
@@ -114,6 +117,17 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
     assert new.root_cause == "confirmed"
     assert [e.id for e in after.entries].index(new.id) == [e.id for e in after.entries].index(target.id) + 1
 
+    # the successor's number or id is no other entry's, and the caveat renders inside the target
+    assert verification.check_unique_label(after, new) == []
+    label = edit.title_label(new.title)
+    if label is not None:
+        others = [edit.title_label(e.title) for e in after.entries if e.id != new.id]
+        assert (label.stem, label.number) not in {(o.stem, o.number) for o in others if o}
+    if new.kind == "item" and new.marker[:-1].isdigit():
+        number = int(new.marker[:-1])
+        assert number not in sibling_numbers(out, new.start_line - 1), f"the successor repeats {number}"
+    assert caveat_problems(out, marked, TASK) == []
+
     # other entries byte-identical (by hash), and exactly one entry more
     assert len(after.entries) == len(before.entries) + 1
     others_before = Counter(e.sha256 for e in before.entries if e is not target)
@@ -142,6 +156,15 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
 @pytest.mark.parametrize("name", corpus_params())
 def test_supersede_every_corpus_file_keeps_every_other_byte(tmp_path: Path, name: str) -> None:
     supersede_and_check(tmp_path / "project", corpus_bytes(name))
+
+
+@pytest.mark.parametrize("name", corpus_params())
+def test_supersede_the_middle_entry_of_every_corpus_file(tmp_path: Path, name: str) -> None:
+    data = corpus_bytes(name)
+    count = len(record_model.parse(data).entries)
+    if count < 3:
+        pytest.skip("the second entry is the middle one, or there is none")
+    supersede_and_check(tmp_path / "project", data, count // 2)
 
 
 CRLF_FILES = [
@@ -214,7 +237,7 @@ def test_a_list_items_caveat_stays_in_the_item_above_the_new_entry() -> None:
     plan = edit.plan_supersede(record, target, TASK, lesson)
     lines = plan.data.decode().splitlines()
     caveat = next(i for i, line in enumerate(lines) if "Red herring for #9001" in line)
-    new = next(i for i, line in enumerate(lines) if "The confirmed cause**" in line)
+    new = next(i for i, line in enumerate(lines) if line.startswith("- The confirmed cause — "))
     assert caveat < new
 
 

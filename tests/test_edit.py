@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from gotchas import edit, record, verification
 from gotchas.errors import InvalidArgument
+from support.rendered import caveat_problems
 
 LESSON = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look at the cache")
 
@@ -124,7 +125,22 @@ def records(draw: st.DrawFn) -> bytes:
             marker = "-" if style == "list" else f"{n + 1}."
             parts.append(f"{marker} **Lesson {n} title** — text (#{n + 10})")
             parts += [
-                "   " + b for b in draw(st.lists(st.sampled_from(["more text", "tasks: #7"]), max_size=2))
+                b.removeprefix("lazy:") if b.startswith("lazy:") or not b else "   " + b
+                for b in draw(
+                    st.lists(
+                        st.sampled_from(
+                            [
+                                "more text",
+                                "tasks: #7",
+                                "- a nested bullet",
+                                "**Symptom:** it hangs",
+                                "",
+                                "lazy:a lazy line",
+                            ]
+                        ),
+                        max_size=3,
+                    )
+                )
             ]
     eol = draw(st.sampled_from(["\n", "\r\n"]))
     text = eol.join(parts)
@@ -151,6 +167,7 @@ def test_any_supersede_verifies_and_keeps_every_outside_byte(data: bytes, pick: 
     after = record.parse(plan.data)
     check = verification.check_edit(parsed, after, plan, lesson)
     assert check.ok, (check.problems, data, plan.data)
+    assert caveat_problems(plan.data, after.get(target.id), "#7") == [], (data, plan.data)
     assert plan.data[: target.start] == data[: target.start]
     assert plan.data.endswith(data[target.end :])
     assert plan.data.startswith(record.BOM) == data.startswith(record.BOM)

@@ -1,9 +1,12 @@
 """Computing an edit of the record: bytes in, bytes out, as line insertions only.
 
-A supersede annotates the target (a ``red-herring-for:`` field line and a visible
-caveat, inserted after its field lines) and inserts the confirmed lesson directly
-after it, in the target's style. A capture inserts a plain lesson. No existing line is
-changed or removed; the only byte we may add to an existing line is a missing final
+A supersede annotates the target (a ``red-herring-for:`` field line after its metadata
+lines, and a visible caveat as a block of its own) and inserts the confirmed lesson
+directly after it, looking like a sibling: same form, and a free number or id in the
+file's scheme. A capture inserts a plain lesson the same way. What differs by kind of
+entry (heading, list item, lead paragraph, ``---`` block) lives in one ``Form`` per kind
+(``FORMS``); a kind without one is refused before anything is planned. No existing line
+is changed or removed; the only byte we may add to an existing line is a missing final
 line ending when we append after it. New lines use the target's line ending.
 """
 
@@ -11,13 +14,14 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from gotchas import taskref
-from gotchas.errors import InvalidArgument
-from gotchas.fields import SEPARATOR
+from gotchas import blocks, taskref
+from gotchas.errors import InvalidArgument, UnsupportedEntry
+from gotchas.fields import KNOWN, SEPARATOR, is_plain_field_line
 from gotchas.record import THEMATIC_BREAK, Entry, Record, slugify
 
 MAX_TITLE = 200
@@ -119,6 +123,7 @@ def _one_line(value: str | None, name: str) -> str | None:
 
 def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: str | None = None) -> Plan:
     """Mark ``target`` a red herring for ``task`` and insert ``new`` after it, superseding it."""
+    form = form_of(target)
     if new.root_cause != "confirmed":
         raise InvalidArgument(
             "only a confirmed root cause may supersede a lesson: a suspected cause is what made "
@@ -140,13 +145,13 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
     eol = _eol_of(record, target)
     caveat = _caveat(task, new.title, new.ruled_out, new_id, note, "just below")
     marks = f"red-herring-for: {task}{SEPARATOR}superseded-by: {new_id} (for {task})"
-    inside = _annotate(lines, target, marks, caveat)
+    inside = form.annotate(lines, target, marks, caveat)
     links = f"supersedes: {target.id} (for {task})"
-    entry_lines = _render(record, target, new, new_id, links)
-    after = _insertion_after(record, lines, target, entry_lines)
-    plan = _separated([*inside, after], lines, target.kind == "heading")
+    entry_lines, shown = form.successor(record, lines, target, new, new_id, links)
+    after = form.place(record, lines, target, entry_lines)
+    plan = _separated([*inside, after], lines, form.blocks)
     data = _apply(record.data, lines, plan, eol)
-    return Plan(data, plan, eol, new_id, new.title, target.id, task)
+    return Plan(data, plan, eol, new_id, shown, target.id, task)
 
 
 def plan_annotate(
@@ -157,6 +162,7 @@ def plan_annotate(
     The repair for a one-sided link, when a confirmed lesson says ``supersedes:`` but the old
     entry was never marked. Nothing but the target's inserted lines changes.
     """
+    form = form_of(target)
     task = taskref.normalize(task)
     ruled_out = [
         part.strip()
@@ -170,7 +176,7 @@ def plan_annotate(
     marks = f"red-herring-for: {task}{SEPARATOR}superseded-by: {successor.id} (for {task})"
     lines = _lines(record)
     eol = _eol_of(record, target)
-    inside = _separated(_annotate(lines, target, marks, caveat), lines, target.kind == "heading")
+    inside = _separated(form.annotate(lines, target, marks, caveat), lines, form.blocks)
     data = _apply(record.data, lines, inside, eol)
     return Plan(data, inside, eol, successor.id, successor.title, target.id, task)
 
@@ -181,20 +187,24 @@ def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
     new_id = _fresh_id(record, new.title)
     lines = _lines(record)
     if anchor is None:
-        entry_lines = _render_heading(2, new, new_id, None)
+        entry_lines = _heading_lines(2, new.title, new, new_id, None)
+        shown = new.title
         if not record.data:
             prefix: tuple[str, ...] = (NEW_RECORD_TITLE, "")
         else:
             prefix = ("",) if _bare(lines[-1]).strip() else ()
         insertion = Insertion(len(lines), (*prefix, *entry_lines))
         eol = record.eol
+        blocks = True
     else:
-        entry_lines = _render(record, anchor, new, new_id, None)
-        insertion = _insertion_after(record, lines, anchor, entry_lines)
+        form = form_of(anchor)
+        entry_lines, shown = form.successor(record, lines, anchor, new, new_id, None)
+        insertion = form.place(record, lines, anchor, entry_lines)
         eol = _eol_of(record, anchor)
-    plan = _separated([insertion], lines, anchor is None or anchor.kind == "heading")
+        blocks = form.blocks
+    plan = _separated([insertion], lines, blocks)
     data = _apply(record.data, lines, plan, eol)
-    return Plan(data, plan, eol, new_id, new.title, None, None)
+    return Plan(data, plan, eol, new_id, shown, None, None)
 
 
 def _fresh_id(record: Record, title: str) -> str:
@@ -243,38 +253,310 @@ def _caveat(
     )
 
 
-def _annotate(lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
-    """Insert the red-herring field line and caveat after the target's first field block."""
-    body = target.body_line - 1
+# --- the form of each kind of entry ----------------------------------------------------------
+#
+# One class per entry kind says everything an edit needs to know about that kind's form:
+# how a successor is written so it looks like a sibling, where the red-herring mark and
+# caveat go inside the target, and how the successor is separated from its neighbours.
+
+
+class Form:
+    """How entries of one kind look; subclasses fill in the three places an edit writes."""
+
+    kind = ""
+    blocks = True  # separated by blank lines: an insertion ends with one before following text
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        """The new entry's lines, in ``like``'s form, and its title as it will read."""
+        raise NotImplementedError
+
+    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+        """The mark and caveat, as one block of their own inside ``target``."""
+        raise NotImplementedError
+
+    def place(
+        self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
+    ) -> Insertion:
+        """Where the successor goes: right after ``anchor``, separated as its siblings are."""
+        raise NotImplementedError
+
+
+class HeadingForm(Form):
+    """``## Title``: fields and caveat as paragraphs under the heading, blank-line separated."""
+
+    kind = "heading"
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        head = _bare(lines[like.start_line - 1])
+        match = _ATX.match(head)
+        shown = _styled_title(record, like, match["text"] if match else like.title, new.title)
+        return _heading_lines(like.level, shown, new, new_id, links), shown
+
+    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+        return _annotate_block(lines, target, target.body_line - 1, marks, caveat)
+
+    def place(
+        self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
+    ) -> Insertion:
+        end = anchor.end_line
+        gap = [_bare(lines[i]) for i in range(end, min(_next_entry_line(record, anchor), len(lines)))]
+        if any(THEMATIC_BREAK.match(g) for g in gap):
+            return Insertion(end, ("", "---", "", *entry_lines))
+        return Insertion(end, ("", *entry_lines))
+
+
+class ItemForm(Form):
+    """``- **Title** — text``: fields on continuation lines, caveat as the item's own paragraph."""
+
+    kind = "item"
+    blocks = False
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        first = _bare(lines[like.start_line - 1])
+        match = _ITEM_LINE.match(first)
+        if match is None:
+            lead, marker, gap, box, rest = "", "-", " ", "", first
+        else:
+            lead, marker, gap, box, rest = (
+                match["lead"],
+                match["marker"],
+                match["gap"],
+                match["box"] or "",
+                match["rest"],
+            )
+        if marker[:-1].isdigit():
+            marker = f"{_next_ordinal(record, like)}{marker[-1]}"
+        if box:
+            box = "[ ]" + box[3:]
+        indent = " " * (len(lead) + len(marker) + len(gap))
+        opening = f"{lead}{marker}{gap}{box}"
+        return _lead_lines(record, like, rest, opening, indent, new, new_id, links)
+
+    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+        column = _content_column(_bare(lines[target.start_line - 1]))
+        return _annotate_lead(lines, target, " " * column, marks, caveat)
+
+    def place(
+        self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
+    ) -> Insertion:
+        end = anchor.end_line
+        following = _next_entry_line(record, anchor)
+        gap = [_bare(lines[i]) for i in range(end, min(following, len(lines)))]
+        loose = bool(gap) and following < len(lines) and all(not g.strip() for g in gap)
+        return Insertion(end, (*([""] if loose else []), *entry_lines))
+
+
+class ParagraphForm(Form):
+    """``**Title:** text`` as a paragraph of its own: a lead paragraph, blank-line separated."""
+
+    kind = "paragraph"
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        first = _bare(lines[like.start_line - 1])
+        lead = first[: len(first) - len(first.lstrip(" "))]
+        return _lead_lines(record, like, first.lstrip(" "), lead, lead, new, new_id, links)
+
+    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+        return _annotate_lead(lines, target, "", marks, caveat)
+
+    def place(
+        self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
+    ) -> Insertion:
+        return Insertion(anchor.end_line, ("", *entry_lines))
+
+
+class BlockForm(Form):
+    """A block between ``---`` rules: opened by a heading or a lead paragraph, ruled off as siblings are."""
+
+    kind = "block"
+
+    def _opening(self, lines: Sequence[bytes], entry: Entry) -> Form:
+        return HEADING if _ATX.match(_bare(lines[entry.start_line - 1])) else PARAGRAPH
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        return self._opening(lines, like).successor(record, lines, like, new, new_id, links)
+
+    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+        if self._opening(lines, target) is HEADING:
+            return _annotate_block(lines, target, target.start_line, marks, caveat)
+        return _annotate_lead(lines, target, "", marks, caveat)
+
+    def place(
+        self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
+    ) -> Insertion:
+        return Insertion(anchor.end_line, ("", "---", "", *entry_lines))
+
+
+HEADING = HeadingForm()
+PARAGRAPH = ParagraphForm()
+FORMS: dict[str, Form] = {f.kind: f for f in (HEADING, ItemForm(), PARAGRAPH, BlockForm())}
+
+
+def form_of(entry: Entry) -> Form:
+    """The form of ``entry``'s kind; refuses a kind no edit is defined for, before anything is written."""
+    form = FORMS.get(entry.kind)
+    if form is None:
+        raise UnsupportedEntry(
+            f"entry {entry.id!r} is a {entry.kind}; an edit of that kind of entry is not supported "
+            f"yet (supported: {', '.join(FORMS)}); nothing was changed"
+        )
+    return form
+
+
+# --- where the mark and the caveat go --------------------------------------------------------
+
+# Keys that say something about an entry rather than being one of its parts: a caveat goes
+# after these, never between ``Symptom:`` and ``Cause:``.
+METADATA_KEYS = KNOWN | frozenset(
+    (
+        "date",
+        "added",
+        "updated",
+        "discovered",
+        "resolved",
+        "fixed",
+        "severity",
+        "priority",
+        "category",
+        "tags",
+        "area",
+        "component",
+        "owner",
+        "author",
+        "related",
+        "refs",
+        "references",
+        "pr",
+        "confidence",
+        "frequency",
+        "impact",
+        "scope",
+        "type",
+    )
+)
+
+
+def _metadata_lines(target: Entry) -> frozenset[int]:
+    """0-based lines whose first field is a metadata key."""
+    first: dict[int, str] = {}
+    for field in target.fields:
+        first.setdefault(field.line - 1, field.key)
+    return frozenset(line for line, key in first.items() if key in METADATA_KEYS)
+
+
+_LIST_PREFIX = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(\s+)")
+
+
+def _field_prefix(line: str, plain: str) -> str:
+    """The prefix a mark line takes after ``line``: a field bullet's own marker, else ``plain``."""
+    match = _LIST_PREFIX.match(line)
+    if not match:
+        return plain
+    marker = match[2]
+    if marker[:-1].isdigit():
+        marker = f"{int(marker[:-1]) + 1}{marker[-1]}"
+    return f"{match[1]}{marker}{match[3]}"
+
+
+def _marks_then_caveat(
+    lines: Sequence[bytes], at: int, end: int, prefix: str, indent: str, marks: str, caveat: str
+) -> Insertion:
+    """The mark line, a blank line, the caveat; a blank line after it when the entry goes on."""
+    tail: tuple[str, ...] = ("",) if at < end and _bare(lines[at]).strip() else ()
+    return Insertion(at, (prefix + marks, "", indent + caveat, *tail))
+
+
+def _annotate_block(
+    lines: Sequence[bytes], target: Entry, body: int, marks: str, caveat: str
+) -> list[Insertion]:
+    """Under a heading: after the metadata lines the body opens with, else before the body."""
     end = target.end_line
-    if target.kind == "item":
-        indent = " " * _content_column(_bare(lines[target.start_line - 1]))
-        return [Insertion(end, (indent + marks, indent + caveat))]
-    block_end = _field_block_end(target, body, end)
-    if block_end is not None:
-        following_blank = block_end >= end or not _bare(lines[block_end]).strip()
-        tail: tuple[str, ...] = () if following_blank else ("",)
-        return [Insertion(block_end, (marks, "", caveat, *tail))]
-    at = body
-    if at < end and not _bare(lines[at]).strip():
-        at += 1
-    if at >= end:
+    first = next((i for i in range(body, end) if _bare(lines[i]).strip()), None)
+    if first is None:
         return [Insertion(end, ("", marks, "", caveat))]
-    return [Insertion(at, (marks, "", caveat, ""))]
+    metadata = _metadata_lines(target)
+    run = first
+    while run < end and run in metadata:
+        run += 1
+    if run == first:
+        return [Insertion(first, (marks, "", caveat, ""))]
+    prefix = _field_prefix(_bare(lines[run - 1]), "")
+    return [_marks_then_caveat(lines, run, end, prefix, "", marks, caveat)]
 
 
-def _field_block_end(target: Entry, body: int, end: int) -> int | None:
-    """0-based line after the run of field lines that opens the entry's body, if any."""
-    field_lines = sorted({f.line - 1 for f in target.fields})
-    if not field_lines:
-        return None
-    first = field_lines[0]
-    if first > body + 1:
-        return None
-    block_end = first + 1
-    while block_end in field_lines and block_end < end:
-        block_end += 1
-    return block_end
+_OPENS_BLOCK = re.compile(r"^\s*(?:[-*+]\s|\d{1,9}[.)]\s|>|```|~~~|#{1,6}\s|<)")
+
+
+def _annotate_lead(
+    lines: Sequence[bytes], target: Entry, indent: str, marks: str, caveat: str
+) -> list[Insertion]:
+    """In a lead paragraph's entry (a list item, a bold-lead paragraph): after the metadata lines
+    that follow the lead, else after the lead paragraph; the caveat a paragraph of the entry's
+    own, at its content column, with a blank line before it."""
+    start, end = target.start_line - 1, target.end_line
+    metadata = _metadata_lines(target)
+    run = start + 1
+    while run < end and run in metadata:
+        run += 1
+    if run > start + 1:
+        prefix = _field_prefix(_bare(lines[run - 1]), indent)
+        # lazy lines (indented less than the content) belong to the paragraph they follow:
+        # a blank line before them would push them out of the entry
+        while run < end and _is_lazy(_bare(lines[run]), indent):
+            run += 1
+        return [_marks_then_caveat(lines, run, end, prefix, indent, marks, caveat)]
+    at = start + 1
+    while at < end:
+        text = _bare(lines[at])
+        if not text.strip() or _OPENS_BLOCK.match(text):
+            break
+        at += 1
+    return [_marks_then_caveat(lines, at, end, indent, indent, marks, caveat)]
+
+
+def _is_lazy(text: str, indent: str) -> bool:
+    stripped = text.lstrip(" ")
+    return bool(stripped) and len(text) - len(stripped) < len(indent) and not _OPENS_BLOCK.match(text)
 
 
 _MARKER = re.compile(r"^(\s{0,3})([-*+]|\d{1,9}[.)])(\s{1,4})")
@@ -285,10 +567,16 @@ def _content_column(first_line: str) -> int:
     return len(match[0]) if match else 2
 
 
-def _render(record: Record, like: Entry, new: Lesson, new_id: str, links: str | None) -> list[str]:
-    if like.kind == "heading" and like.marker.startswith("#"):
-        return _render_heading(like.level, new, new_id, links, needs_id=new_id != slugify(new.title))
-    return _render_item(record, like, new, new_id, links)
+# --- what the successor looks like -----------------------------------------------------------
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
+_ITEM_LINE = re.compile(
+    r"^(?P<lead> {0,3})(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]{1,4})(?P<box>\[[ xX]\][ \t]+)?(?P<rest>.*)$"
+)
+_BOLD_LEAD = re.compile(r"^(?P<b>\*\*|__)(?P<inner>.+?)(?P=b)(?P<after>.*)$")
+_INNER_PUNCT = re.compile(r"[:：.。]$")
+_AFTER_SEP = re.compile(r"^(?:\s*[—–-]\s+|\s*[:：]\s*|\s+)")
+_SENTENCE = re.compile(r"[.!?。]\s|\s[—–]\s")
 
 
 def _field_line(new: Lesson, new_id: str, links: str | None, needs_id: bool) -> str:
@@ -300,6 +588,12 @@ def _field_line(new: Lesson, new_id: str, links: str | None, needs_id: bool) -> 
     if links:
         parts.append(links)
     return SEPARATOR.join(parts)
+
+
+def _needs_id(shown: str, new: Lesson, new_id: str) -> bool:
+    """An explicit ``id:`` whenever the title as written is not the lesson's own title, so the
+    id never depends on how the numbering or decoration is read."""
+    return shown != new.title or new_id != slugify(new.title)
 
 
 def _tail_fields(new: Lesson) -> list[str]:
@@ -315,48 +609,263 @@ def _body_lines(body: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", body)
 
 
-def _render_heading(
-    level: int, new: Lesson, new_id: str, links: str | None, needs_id: bool = False
-) -> list[str]:
-    head = [f"{'#' * level} {new.title}", "", _field_line(new, new_id, links, needs_id)]
+def _heading_lines(level: int, shown: str, new: Lesson, new_id: str, links: str | None) -> list[str]:
+    head = [f"{'#' * level} {shown}", "", _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
     if new.diagnostic:
         head.append(f"diagnostic: {new.diagnostic}")
     tail = _tail_fields(new)
     return [*head, "", *_body_lines(new.body), *(["", *tail] if tail else [])]
 
 
-def _render_item(record: Record, like: Entry, new: Lesson, new_id: str, links: str | None) -> list[str]:
-    first = record.data[like.start : like.end].splitlines()[0].decode("utf-8")
-    match = _MARKER.match(first)
-    lead, marker, gap = (match[1], match[2], match[3]) if match else ("", "-", " ")
-    if marker[:-1].isdigit():
-        marker = f"{int(marker[:-1]) + 1}{marker[-1]}"
-    indent = " " * (len(lead) + len(marker) + len(gap))
+def _lead_lines(
+    record: Record,
+    like: Entry,
+    rest: str,
+    opening: str,
+    indent: str,
+    new: Lesson,
+    new_id: str,
+    links: str | None,
+) -> tuple[list[str], str]:
+    """A lead entry (list item, lead paragraph) in ``like``'s lead style: ``**Title:** text``,
+    ``**Title** — text``, a bold title alone on its line, or a plain ``Title — text``."""
     body = _body_lines(new.body)
-    lines = [f"{lead}{marker}{gap}**{new.title}** — {body[0]}"]
-    lines.append(indent + _field_line(new, new_id, links, new_id != slugify(new.title)))
+    bold = _BOLD_LEAD.match(rest)
+    if bold:
+        inner = bold["inner"]
+        punct = _INNER_PUNCT.search(inner)
+        mark = punct[0] if punct else ""
+        shown = _styled_title(record, like, inner[: len(inner) - len(mark)], new.title)
+        after = bold["after"]
+        head = f"{opening}{bold['b']}{shown}{mark}{bold['b']}"
+        if after.strip():
+            sep = _AFTER_SEP.match(after)
+            first = [f"{head}{sep[0] if sep else ' '}{body[0]}"]
+            more = body[1:]
+        else:
+            first, more = [head], body
+    else:
+        shown = _styled_title(record, like, rest, new.title)
+        plain = f"{opening}{shown} — {body[0]}"
+        if _SENTENCE.search(shown + " ") or is_plain_field_line(plain):
+            # a plain title must read back whole: not cut at a sentence end, not taken for a field
+            shown = new.title
+            plain = f"{opening}**{shown}** — {body[0]}"
+        first, more = [plain], body[1:]
+    lines = [*first, indent + _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
     if new.diagnostic:
         lines.append(f"{indent}diagnostic: {new.diagnostic}")
-    lines += [f"{indent}{line}" if line.strip() else "" for line in body[1:]]
+    lines += [f"{indent}{line}" if line.strip() else "" for line in more]
     lines += [indent + line for line in _tail_fields(new)]
-    return lines
+    return lines, shown
 
 
-def _insertion_after(
-    record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
-) -> Insertion:
-    """Where the new entry goes: right after ``anchor``'s content, keeping its separators."""
-    end = anchor.end_line
-    following = _next_entry_line(record, anchor)
-    gap = [_bare(lines[i]) for i in range(end, min(following, len(lines)))]
-    if anchor.kind == "item":
-        loose = (
-            bool(gap) and not gap[0].strip() and following < len(lines) and all(not g.strip() for g in gap)
+def _next_ordinal(record: Record, like: Entry) -> int:
+    """A numbered item's number: the target's + 1 when no item of its list has it, else one
+    above every number of the list (a list marker can carry no sub-number)."""
+    numbers = _list_numbers(record, like.start_line - 1)
+    own = numbers.get(like.start_line - 1, 0)
+    used = set(numbers.values())
+    return own + 1 if own + 1 not in used else max(used) + 1
+
+
+def _list_numbers(record: Record, line: int) -> dict[int, int]:
+    """The numbers of the items of the ordered list holding the item on 0-based ``line``."""
+    text = record.data.decode("utf-8")
+    tokens = blocks.parser().parse(text[1:] if text.startswith("\ufeff") else text)
+    stack: list[tuple[int, dict[int, int]]] = []
+    for token in tokens:
+        if token.type == "ordered_list_open":
+            stack.append((token.level, {}))
+        elif token.type == "ordered_list_close":
+            _, numbers = stack.pop()
+            if line in numbers:
+                return numbers
+        elif token.type == "list_item_open" and token.map and stack and stack[-1][0] + 1 == token.level:
+            stack[-1][1][token.map[0]] = int(token.info) if token.info.isdigit() else 0
+    return {}
+
+
+def _styled_title(record: Record, like: Entry, written: str, title: str) -> str:
+    """``title`` dressed as ``like``'s title is written: its date, a free number or id in its
+    scheme, and the symbol or wrapper every sibling shares."""
+    mine = split_title(written)
+    if not (mine.symbol or mine.outer or mine.inner or mine.label):
+        return f"{mine.date}{title}"  # the common case: nothing to compare with the siblings
+    siblings = [split_title(_written_title(record, e)) for e in _siblings(record, like)] or [mine]
+    symbol = mine.symbol if mine.symbol and all(s.symbol == mine.symbol for s in siblings) else ""
+    if symbol.strip() in _STATUS_SYMBOLS:
+        symbol = ""
+    outer = mine.outer if all(s.outer == mine.outer for s in siblings) else ""
+    inner = mine.inner if all(s.inner == mine.inner for s in siblings) else ""
+    label = ""
+    if mine.label is not None:
+        same = [s for s in siblings if s.label is not None and s.label.stem == mine.label.stem]
+        if len(same) >= 2 and len(same) * 2 > len(siblings):
+            label = next_label(mine.label, _taken(record, mine.label.stem)).text()
+    core = f"{inner}{title}{inner}"
+    return f"{outer}{symbol}{mine.date}{label}{core}{outer}"
+
+
+SIBLING_WINDOW = 100
+
+
+def _siblings(record: Record, like: Entry) -> list[Entry]:
+    """Entries of ``like``'s kind and level nearest to it: at most ``SIBLING_WINDOW`` each side,
+    since a file's form is local and a big file must not make each edit scan every title."""
+    same = [e for e in record.entries if e.kind == like.kind and e.level == like.level]
+    here = next((i for i, e in enumerate(same) if e.start == like.start), 0)
+    return same[max(0, here - SIBLING_WINDOW) : here + SIBLING_WINDOW + 1]
+
+
+def _written_title(record: Record, entry: Entry) -> str:
+    """An entry's title as written in the file: heading text, or a lead's bold text or first words."""
+    cut = record.data.find(b"\n", entry.start, entry.end)
+    first = record.data[entry.start : cut if cut != -1 else entry.end].decode("utf-8").rstrip("\r")
+    heading = _ATX.match(first)
+    if heading:
+        return heading["text"]
+    item = _ITEM_LINE.match(first)
+    rest = item["rest"] if item else first.strip()
+    bold = _BOLD_LEAD.match(rest)
+    return bold["inner"] if bold else rest
+
+
+# --- numbers and ids in titles ---------------------------------------------------------------
+
+_STATUS_SYMBOLS = frozenset("✅✔☑❌✖✗✓🟢🔴🟡") | {"✔️", "☑️", "✖️"}
+_WRAP = re.compile(r"^(?P<w>\*\*|__|`)(?P<text>(?:(?!(?P=w)).)+)(?P=w)$")
+_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2}(?:\s*[—–·:|-]\s*|\s+))(?=\S)")
+_LABEL = re.compile(
+    r"^(?P<stem>[^\W\d_]{1,12}[-_]|[^\W\d_]{1,12} |#)?"
+    r"(?P<number>\d{1,6}(?:\.\d{1,6})*)"
+    r"(?P<sep>\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t]+|[ \t]+-[ \t]+|[ \t]+)(?=\S)"
+)
+
+
+@dataclass(frozen=True)
+class Label:
+    """A number or id that opens a title: ``L-055 · ``, ``11.4 ``, ``3. ``, ``陷阱 1：``."""
+
+    stem: str
+    number: tuple[int, ...]
+    widths: tuple[int, ...]
+    separator: str
+
+    def text(self) -> str:
+        parts = [
+            str(n).zfill(w)
+            for n, w in zip(self.number, (*self.widths, *[1] * len(self.number)), strict=False)
+        ]
+        return f"{self.stem}{'.'.join(parts)}{self.separator}"
+
+
+@dataclass(frozen=True)
+class TitleParts:
+    """A written title taken apart: ``outer`` wraps it all, ``inner`` wraps ``core`` alone."""
+
+    outer: str
+    symbol: str
+    date: str
+    label: Label | None
+    inner: str
+    core: str
+
+
+def _symbol(text: str) -> str:
+    """Leading pictographs (an emoji, with its joiners and variation selectors) and their space."""
+    index = 0
+    while index < len(text) and (
+        unicodedata.category(text[index]) in ("So", "Sk") or text[index] in "\u200d\ufe0f"
+    ):
+        index += 1
+    if index == 0 or index >= len(text) or not text[index].isspace():
+        return ""
+    return text[: len(text[:index]) + len(text[index:]) - len(text[index:].lstrip())]
+
+
+def split_title(written: str) -> TitleParts:
+    """Take a title as written apart into its decoration, date, label and own words."""
+    text = written.strip()
+    outer = ""
+    wrapped = _WRAP.match(text)
+    if wrapped and wrapped["w"] != "`":
+        outer, text = wrapped["w"], wrapped["text"].strip()
+    symbol = _symbol(text)
+    text = text[len(symbol) :]
+    date_match = _DATE.match(text)
+    date = date_match[1] if date_match else ""
+    text = text[len(date) :]
+    label = None
+    found = _LABEL.match(text)
+    if found:
+        stem, sep = found["stem"] or "", found["sep"]
+        spaced_only = not sep.strip(" \t")
+        if not spaced_only or "." in found["number"] or stem.endswith(("-", "_")):
+            numbers = found["number"].split(".")
+            label = Label(stem, tuple(int(n) for n in numbers), tuple(len(n) for n in numbers), sep)
+            text = text[len(found[0]) :]
+    inner = ""
+    wrapped = _WRAP.match(text)
+    if wrapped:
+        inner, text = wrapped["w"], wrapped["text"]
+    return TitleParts(outer, symbol, date, label, inner, text)
+
+
+def title_label(title: str) -> Label | None:
+    """The number or id a title opens with, if any."""
+    return split_title(title).label
+
+
+def carries_title(shown: str, title: str) -> bool:
+    """``shown`` (a title as read back) is ``title`` as written, perhaps numbered or decorated."""
+
+    def bare(text: str) -> str:
+        return " ".join(text.split()).rstrip(":：.。").strip()
+
+    if bare(shown) == bare(title):
+        return True
+    return bare(split_title(shown).core) == bare(title)
+
+
+def _taken(record: Record, stem: str) -> frozenset[tuple[int, ...]]:
+    """Every number written with ``stem`` anywhere in the file (a bare number: in any title)."""
+    text = record.data.decode("utf-8", errors="replace")
+    if stem and stem != "#":
+        # the stem first, so the scan runs on its literal; a letter before it makes another word
+        pattern = re.compile(rf"{re.escape(stem)}(\d{{1,6}}(?:\.\d{{1,6}})*)(?!\d)")
+        return frozenset(
+            tuple(int(n) for n in m[1].split("."))
+            for m in pattern.finditer(text)
+            if m.start() == 0 or not text[m.start() - 1].isalnum()
         )
-        return Insertion(end, (*([""] if loose else []), *entry_lines))
-    if any(THEMATIC_BREAK.match(g) for g in gap):
-        return Insertion(end, ("", "---", "", *entry_lines))
-    return Insertion(end, ("", *entry_lines))
+    taken = set()
+    for line in text.splitlines():
+        heading = _ATX.match(line)
+        item = _ITEM_LINE.match(line)
+        written = heading["text"] if heading else (item["rest"] if item else None)
+        if written is None:
+            continue
+        bold = _BOLD_LEAD.match(written)
+        label = split_title(bold["inner"] if bold else written).label
+        if label is not None and label.stem == stem:
+            taken.add(label.number)
+    return frozenset(taken)
+
+
+def next_label(label: Label, taken: frozenset[tuple[int, ...]]) -> Label:
+    """The free label that sorts right after ``label``: its last number + 1 when no title in the
+    file uses it, else the first free ``.1``, ``.2``… under it (``11.4`` → ``11.4.1``)."""
+    following = (*label.number[:-1], label.number[-1] + 1)
+    if following not in taken:
+        return Label(label.stem, following, label.widths, label.separator)
+    sub = 1
+    while (*label.number, sub) in taken:
+        sub += 1
+    return Label(label.stem, (*label.number, sub), label.widths, label.separator)
+
+
+# --- placing and merging insertions ----------------------------------------------------------
 
 
 def _next_entry_line(record: Record, anchor: Entry) -> int:
@@ -367,7 +876,7 @@ def _next_entry_line(record: Record, anchor: Entry) -> int:
 def _separated(
     insertions: Sequence[Insertion], lines: Sequence[bytes], blocks: bool
 ) -> tuple[Insertion, ...]:
-    """Merge insertions at the same line (in plan order) and, for heading-style blocks, end
+    """Merge insertions at the same line (in plan order) and, for blank-line separated forms, end
     each with a blank line when the next original line is not blank: otherwise that line could
     join our last paragraph (a ``---`` there would turn it into a heading)."""
     merged: dict[int, list[str]] = {}

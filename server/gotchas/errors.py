@@ -60,6 +60,12 @@ class PredicateError(InvalidArgument):
     code = "invalid-predicate"
 
 
+class UnsupportedEntry(InvalidArgument):
+    """An entry of a kind no edit is defined for yet (a table row): refused before any write."""
+
+    code = "unsupported-entry"
+
+
 class ProposalNotFound(GotchasError):
     code = "proposal-not-found"
 

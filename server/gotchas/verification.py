@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
-from gotchas.edit import Lesson, Plan
+from gotchas.edit import Lesson, Plan, carries_title, title_label
 from gotchas.errors import InvalidArgument
 from gotchas.reading import Note
 from gotchas.record import THEMATIC_BREAK, Entry, Record
@@ -322,6 +322,7 @@ def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson | None)
             problems.append(f"the new entry {plan.new_id!r} does not parse as an entry")
         else:
             problems += _check_new(new, plan, lesson)
+            problems += check_unique_label(after, new)
     if plan.target_id is not None:
         problems += _check_target(before, after, plan)
     return EditCheck(
@@ -399,7 +400,7 @@ def _marks(target: Entry, plan: Plan) -> list[str]:
 
 def _check_new(new: Entry, plan: Plan, lesson: Lesson) -> list[str]:
     out = []
-    if new.title != plan.new_title:
+    if not carries_title(new.title, plan.new_title):
         out.append(f"the new entry's title reads {new.title!r}, not {plan.new_title!r}")
     if set(new.tasks) != set(lesson.tasks):
         out.append(f"the new entry's tasks are {list(new.tasks)}, expected {list(lesson.tasks)}")
@@ -414,6 +415,23 @@ def _check_new(new: Entry, plan: Plan, lesson: Lesson) -> list[str]:
     if new.red_herring_for or new.superseded_by:
         out.append("the new entry's body adds red-herring or superseded-by fields of its own")
     return out
+
+
+def check_unique_label(record: Record, entry: Entry) -> list[str]:
+    """The number or id ``entry``'s title opens with (``L-056 ·``, ``11.4.1``) is no other entry's."""
+    label = title_label(entry.title)
+    if label is None:
+        return []
+    clash = [
+        e.id
+        for e in record.entries
+        if e.id != entry.id
+        and (other := title_label(e.title)) is not None
+        and (other.stem, other.number) == (label.stem, label.number)
+    ]
+    if not clash:
+        return []
+    return [f"the new entry's number {label.text().strip()!r} is already used by {', '.join(clash)}"]
 
 
 def _check_target(before: Record, after: Record, plan: Plan) -> list[str]:

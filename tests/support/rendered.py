@@ -1,0 +1,100 @@
+"""How a supersede's result renders as CommonMark: where the caveat lands, which numbers a list uses.
+
+The caveat must be a block of its own inside the target: a direct child of the target's
+list item, or a top-level block within the target's heading section, and every block of the
+target before it is the target's title or holds nothing but metadata lines (so it never sits
+between two of the lesson's parts, and the block right before it carries the mark).
+"""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from gotchas import edit
+from gotchas.fields import parse_line
+from gotchas.record import Entry
+
+_MD = MarkdownIt("commonmark")
+
+
+def _metadata_only(lines: list[str], start: int, end: int) -> bool:
+    for number in range(start, end):
+        text = lines[number]
+        if not text.strip():
+            continue
+        found = parse_line(text, number + 1)
+        if not found or found[0].key not in edit.METADATA_KEYS:
+            return False
+    return True
+
+
+def caveat_problems(data: bytes, target: Entry, task: str) -> list[str]:
+    """What is wrong with where the caveat for ``task`` renders, [] when it is right."""
+    text = data.decode("utf-8").removeprefix("\ufeff")
+    lines = text.splitlines()
+    tokens = _MD.parse(text)
+    heading = f"Red herring for {task}."
+    stack: list[Token] = []
+    quote: Token | None = None
+    parents: list[Token] = []
+    for index, token in enumerate(tokens):
+        if token.type == "blockquote_open":
+            inline = next((t for t in tokens[index:] if t.type == "inline"), None)
+            if inline is not None and inline.content.startswith(f"**{heading}**"):
+                quote, parents = token, list(stack)
+                break
+        if token.nesting == 1:
+            stack.append(token)
+        elif token.nesting == -1:
+            stack.pop()
+    if quote is None or quote.map is None:
+        return [f"no blockquote opens with {heading!r}"]
+    first, last = target.start_line - 1, target.end_line
+    if not first <= quote.map[0] < last:
+        return [f"the caveat (line {quote.map[0] + 1}) is outside the target (lines {first + 1}-{last})"]
+    if target.kind == "item":
+        items = [t for t in parents if t.type == "list_item_open"]
+        if not items or items[-1].map is None or items[-1].map[0] != first:
+            return ["the caveat is not inside the target's own list item"]
+        if parents[-1] is not items[-1]:
+            return [f"the caveat is inside a {parents[-1].type}, not directly in the target's item"]
+        level = items[-1].level + 1
+    else:
+        if parents:
+            return [f"the caveat is folded into a {parents[-1].type}"]
+        level = 0
+    siblings = [
+        t
+        for t in tokens
+        if t.nesting == 1 and t.level == level and t.map and first <= t.map[0] < quote.map[0]
+    ]
+    # the title is not a part: the heading itself, or the item's first paragraph
+    siblings = siblings[1:] if siblings and siblings[0].map and siblings[0].map[0] == first else siblings
+    if not siblings and target.kind == "heading":
+        return ["no block with the mark comes before the caveat"]
+    for block in siblings:
+        assert block.map is not None
+        if not _metadata_only(lines, *block.map):
+            where = f"lines {block.map[0] + 1}-{block.map[1]}"
+            return [f"the caveat follows a part of the lesson ({block.type} at {where}), not only its fields"]
+    before = "\n".join(lines[first : quote.map[0]])
+    if "red-herring-for:" not in before:
+        return ["the mark line is not before the caveat"]
+    return []
+
+
+def sibling_numbers(data: bytes, line: int) -> list[int]:
+    """The numbers of the other items of the ordered list whose item starts on 0-based ``line``."""
+    text = data.decode("utf-8").removeprefix("\ufeff")
+    stack: list[tuple[int, dict[int, int]]] = []
+    for token in _MD.parse(text):
+        if token.type == "ordered_list_open":
+            stack.append((token.level, {}))
+        elif token.type == "ordered_list_close":
+            _, numbers = stack.pop()
+            if line in numbers:
+                return [n for start, n in numbers.items() if start != line]
+        elif token.type == "list_item_open" and token.map and stack and stack[-1][0] + 1 == token.level:
+            stack[-1][1][token.map[0]] = int(token.info)
+    return []

@@ -1,0 +1,287 @@
+"""A supersede's successor looks like a sibling; its caveat renders as a block inside the target.
+
+Cases are data: ``tests/fixtures/successor/*.md``, in markdown-it-py's fixture-file style,
+four dot-separated sections per case: a name, the input record, the target's id, and the
+expected result, every line prefixed ``"  "`` when it was already there and ``"+ "`` when the
+supersede inserted it. Each case also runs with CRLF line endings and without a final newline,
+and its rendering is checked with markdown-it-py (CommonMark, inline on).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from gotchas import edit, record, verification
+from gotchas.errors import InvalidArgument, UnsupportedEntry
+from gotchas.fields import parse_line
+from support.rendered import caveat_problems
+
+FIXTURES = Path(__file__).parent / "fixtures" / "successor"
+TASK = "#7"
+LESSON = edit.lesson("Confirmed cause", "It was the cache.", [TASK], "confirmed", "look at the cache")
+
+
+def read_cases(path: Path) -> list[tuple[str, str, str, str]]:
+    """(name, input, target id, expected) per case; a section ends at a line holding one dot."""
+    cases = []
+    sections: list[str] = []
+    current: list[str] = []
+    name = ""
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.rstrip("\n") == ".":
+            if not sections and not current:
+                pass
+            if name == "":
+                name = "".join(current).strip()
+            else:
+                sections.append("".join(current))
+            current = []
+            if len(sections) == 3:
+                cases.append((name, sections[0], sections[1].strip(), sections[2]))
+                sections, name = [], ""
+            continue
+        current.append(line)
+    return cases
+
+
+CASES = [
+    pytest.param(*case, id=f"{path.stem}: {case[0]}")
+    for path in sorted(FIXTURES.glob("*.md"))
+    for case in read_cases(path)
+]
+
+
+def supersede(data: bytes, target_id: str) -> tuple[record.Record, record.Entry, edit.Plan]:
+    parsed = record.parse(data)
+    target = parsed.get(target_id)
+    return parsed, target, edit.plan_supersede(parsed, target, TASK, LESSON)
+
+
+def gutter(data: bytes, plan: edit.Plan) -> str:
+    """The result with each line marked as kept (``"  "``) or inserted (``"+ "``)."""
+    kept = data.decode("utf-8").splitlines()
+    inserted = {i.at: i.lines for i in plan.insertions}
+    out = []
+    for index in range(len(kept) + 1):
+        out += [f"+ {line}".rstrip() for line in inserted.get(index, ())]
+        if index < len(kept):
+            out.append(f"  {kept[index]}".rstrip())
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize(("name", "given", "target_id", "expected"), CASES)
+def test_successor_fixture(name: str, given: str, target_id: str, expected: str) -> None:
+    data = given.encode("utf-8")
+    parsed, _, plan = supersede(data, target_id)
+    assert gutter(data, plan) == expected, name
+    after = record.parse(plan.data)
+    check = verification.check_edit(parsed, after, plan, LESSON)
+    assert check.ok, check.problems
+    assert caveat_problems(plan.data, after.get(target_id), TASK) == []
+
+
+@pytest.mark.parametrize("final", [True, False], ids=["final-newline", "no-final-newline"])
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize(("name", "given", "target_id", "expected"), CASES)
+def test_successor_fixture_line_endings(
+    name: str, given: str, target_id: str, expected: str, eol: bytes, final: bool
+) -> None:
+    lf = given.encode("utf-8")
+    _, _, reference = supersede(lf, target_id)
+    data = lf.replace(b"\n", eol)
+    if not final:
+        data = data.rstrip(b"\n").rstrip(b"\r")
+    parsed, _, plan = supersede(data, target_id)
+    want = reference.data.replace(b"\n", eol)
+    if not final:
+        want = want[: -len(eol)]
+    assert plan.data == want
+    after = record.parse(plan.data)
+    assert verification.check_edit(parsed, after, plan, LESSON).ok
+    assert caveat_problems(plan.data, after.get(target_id), TASK) == []
+
+
+def test_every_fixture_has_an_expected_result() -> None:
+    assert len(CASES) >= 20
+    assert all(str(case.values[3]).strip() for case in CASES)
+
+
+# --- the rendering check itself can fail ---------------------------------------------------
+
+CAVEAT = "> **Red herring for #7.** Its advice did not fix that task."
+MARK = "red-herring-for: #7 · superseded-by: new (for #7)"
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        (f"- **Old** — x\n  - sub\n  {MARK}\n  {CAVEAT}\n- **Other** — y\n", "follows a part"),
+        (f"- **Old** — x\n  - sub\n\n    {MARK}\n\n    {CAVEAT}\n- **Other** — y\n", "own list item"),
+        (f"- **Old** — x\n{MARK}\n\n{CAVEAT}\n\n- **Other** — y\n", "outside the target"),
+        (f"## Old\n\n**Symptom:** x\n\n{MARK}\n\n{CAVEAT}\n\n**Cause:** y\n\n## Other\n\nz\n", "part"),
+        (f"## Old\n\n{MARK}\n\n- a\n- b\n\n  {CAVEAT}\n\n## Other\n\nz\n", "folded into"),
+        ("## Old\n\ntext\n\n## Other\n\nz\n", "no blockquote"),
+    ],
+)
+def test_misplaced_caveats_are_reported(text: str, complaint: str) -> None:
+    data = text.encode("utf-8")
+    target = record.parse(data).get("old")
+    problems = caveat_problems(data, target, TASK)
+    assert problems and complaint in problems[0], problems
+
+
+# --- numbers and ids -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "taken", "expected"),
+    [
+        ("L-055 · Pin", {(56,)}, "L-055.1 · "),
+        ("L-055 · Pin", {(55,)}, "L-056 · "),
+        ("L-055 · Pin", {(56,), (55, 1), (55, 2)}, "L-055.3 · "),
+        ("11.4 Old", {(11, 5)}, "11.4.1 "),
+        ("11.4 Old", set(), "11.5 "),
+        ("3. Third", {(4,)}, "3.1. "),
+        ("STEP-09 — x", set(), "STEP-10 — "),
+        ("STEP-01 — x", {(2,)}, "STEP-01.1 — "),
+        ("陷阱 1：旧", {(2,)}, "陷阱 1.1："),
+        ("#12: Old", set(), "#13: "),
+    ],
+)
+def test_next_label_sorts_right_after_the_target(
+    written: str, taken: set[tuple[int, ...]], expected: str
+) -> None:
+    label = edit.title_label(written)
+    assert label is not None
+    following = edit.next_label(label, frozenset(taken | {label.number}))
+    assert following.text() == expected
+    assert following.number not in taken and following.number > label.number
+    later = [t for t in taken if t > label.number and t[: len(label.number)] != label.number]
+    assert all(following.number < other for other in later)
+
+
+@pytest.mark.parametrize(
+    "written", ["Python 3 is slow", "16-byte tiles", "CUDA 12 needs care", "3 retries", "2026-02-26"]
+)
+def test_words_that_merely_start_with_a_number_are_not_labels(written: str) -> None:
+    assert edit.title_label(written) is None
+
+
+def test_a_numbered_successor_that_repeats_a_number_does_not_verify() -> None:
+    data = b"## L-01 \xc2\xb7 Old\n\nid: old\n\ntext\n\n## L-02 \xc2\xb7 Next\n\nmore\n"
+    parsed = record.parse(data)
+    plan = edit.plan_supersede(parsed, parsed.get("old"), TASK, LESSON)
+    assert b"## L-01.1 \xc2\xb7 Confirmed cause" in plan.data
+    clash = plan.data.replace(b"## L-01.1 ", b"## L-02 ")
+    check = verification.check_edit(parsed, record.parse(clash), plan, LESSON)
+    assert any("already used" in p for p in check.problems), check.problems
+
+
+# --- kinds -------------------------------------------------------------------------------------
+
+
+def test_a_kind_without_a_form_is_refused_before_anything_is_planned() -> None:
+    parsed = record.parse(b"## Old\n\nid: old\n\ntext\n")
+    row = dataclasses.replace(parsed.get("old"), kind="row")
+    with pytest.raises(UnsupportedEntry, match="row") as raised:
+        edit.plan_supersede(parsed, row, TASK, LESSON)
+    assert isinstance(raised.value, InvalidArgument) and raised.value.code == "unsupported-entry"
+    with pytest.raises(UnsupportedEntry):
+        edit.plan_capture(parsed, LESSON, row)
+
+
+def as_kind(data: bytes, kind: str, start: int, end: int) -> tuple[record.Record, record.Entry]:
+    """A record whose entry on 1-based lines ``start``..``end`` is of ``kind`` (detection of
+    paragraph and block entries lives elsewhere; the edit only needs the span and fields)."""
+    parsed = record.parse(data)
+    lines = data.splitlines(keepends=True)
+    entry = dataclasses.replace(
+        parsed.entries[0],
+        id="old",
+        kind=kind,  # type: ignore[arg-type]
+        start_line=start,
+        end_line=end,
+        body_line=start + 1,
+        start=sum(len(x) for x in lines[: start - 1]),
+        end=sum(len(x) for x in lines[:end]),
+        fields=tuple(
+            f for n in range(start, end + 1) for f in parse_line(lines[n - 1].decode().rstrip("\n"), n)
+        ),
+    )
+    return dataclasses.replace(parsed, entries=(entry,)), entry
+
+
+def test_a_paragraph_entry_gets_a_lead_paragraph_successor_and_its_caveat_after_the_fields() -> None:
+    data = b"# L\n\n**Old advice:** chunk it.\ntasks: #3\n\n**Other:** keep it.\n"
+    parsed, target = as_kind(data, "paragraph", 3, 4)
+    plan = edit.plan_supersede(parsed, target, TASK, LESSON)
+    text = plan.data.decode()
+    assert text == (
+        "# L\n\n**Old advice:** chunk it.\ntasks: #3\n"
+        f"red-herring-for: #7 · superseded-by: confirmed-cause (for #7)\n\n{edit_caveat()}\n\n"
+        "**Confirmed cause:** It was the cache.\n"
+        "tasks: #7 · root-cause: confirmed · supersedes: old (for #7)\n"
+        "diagnostic: look at the cache\n\n"
+        "**Other:** keep it.\n"
+    )
+    _, grown = as_kind(plan.data, "paragraph", 3, 7)
+    assert caveat_problems(plan.data, grown, TASK) == []
+
+
+def edit_caveat() -> str:
+    return (
+        "> **Red herring for #7.** Its advice did not fix that task. The confirmed cause is in "
+        "\u201cConfirmed cause\u201d (`confirmed-cause`), just below. "
+        "This entry may still hold for other tasks."
+    )
+
+
+def test_a_block_entry_gets_a_successor_ruled_off_like_its_siblings() -> None:
+    data = "# L\n\n**Old advice** — chunk it.\n\nMore on it.\n\n---\n\n**Other** — keep it.\n".encode()
+    parsed, target = as_kind(data, "block", 3, 5)
+    plan = edit.plan_supersede(parsed, target, TASK, LESSON)
+    text = plan.data.decode()
+    assert text == (
+        "# L\n\n**Old advice** — chunk it.\n"
+        f"red-herring-for: #7 · superseded-by: confirmed-cause (for #7)\n\n{edit_caveat()}\n\n"
+        "More on it.\n\n---\n\n"
+        "**Confirmed cause** — It was the cache.\n"
+        "tasks: #7 · root-cause: confirmed · supersedes: old (for #7)\n"
+        "diagnostic: look at the cache\n\n"
+        "---\n\n**Other** — keep it.\n"
+    )
+    _, grown = as_kind(plan.data, "block", 3, 9)
+    assert caveat_problems(plan.data, grown, TASK) == []
+
+
+@pytest.mark.parametrize(
+    ("shown", "title", "carried"),
+    [
+        ("Confirmed cause", "Confirmed cause", True),
+        ("L-056 · Confirmed cause", "Confirmed cause", True),
+        ("2026-02-26 — STEP-01.1 — Confirmed cause", "Confirmed cause", True),
+        ("⚠️ **Confirmed cause**", "Confirmed cause", True),
+        ("Confirmed cause:", "Confirmed cause", True),
+        ("Another cause", "Confirmed cause", False),
+        ("L-056 · Confirmed cause twice", "Confirmed cause", False),
+    ],
+)
+def test_a_numbered_or_decorated_title_still_carries_the_lessons_title(
+    shown: str, title: str, carried: bool
+) -> None:
+    assert edit.carries_title(shown, title) is carried
+
+
+def test_a_captured_lesson_is_numbered_right_after_the_entry_it_follows() -> None:
+    data = "## L-01 · One\n\nText.\n\n## L-02 · Two\n\nText.\n".encode()
+    parsed = record.parse(data)
+    suspected = edit.lesson("New finding", "Seen once.", ["#8"], "suspected")
+    after_first = edit.plan_capture(parsed, suspected, parsed.entries[0])
+    at_the_end = edit.plan_capture(parsed, suspected, None)
+    assert "## L-01.1 · New finding\n" in after_first.data.decode()
+    assert "## L-03 · New finding\n" in at_the_end.data.decode()
+    for plan in (after_first, at_the_end):
+        assert verification.check_edit(parsed, record.parse(plan.data), plan, suspected).ok
