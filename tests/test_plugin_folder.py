@@ -15,17 +15,24 @@ from support.builds import Builds, local_builds
 from support.clients import REPO, git, node_bin, requires_npm
 
 PLUGIN = REPO / "plugin"
-SKILL = REPO / "skills" / "correcting-gotchas"
+SKILL = PLUGIN / "skills" / "correcting-gotchas"
 
 
 def files_under(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    return {
+        str((Path(folder) / name).relative_to(root))
+        for folder, _, names in os.walk(root, followlinks=True)
+        for name in names
+    }
 
 
 def test_the_plugin_folder_holds_only_what_a_plugin_needs() -> None:
     assert files_under(PLUGIN) == {".claude-plugin/plugin.json", "skills/correcting-gotchas/SKILL.md"}
-    # One canonical skill: the plugin's and the project's are links to skills/.
-    links = [PLUGIN / "skills" / "correcting-gotchas", REPO / ".claude" / "skills" / "correcting-gotchas"]
+    # One canonical skill, a real file inside the plugin folder (Claude Code reads an
+    # installed plugin's components without following links out of it); skills/ and the
+    # project skill are links to it.
+    assert not SKILL.is_symlink() and (SKILL / "SKILL.md").is_file()
+    links = [REPO / "skills" / "correcting-gotchas", REPO / ".claude" / "skills" / "correcting-gotchas"]
     for link in links:
         if link.is_symlink():
             assert not os.path.isabs(os.readlink(link))
@@ -67,6 +74,7 @@ def test_claude_validates_one_plugin_with_one_server(tmp_path: Path) -> None:
     validated = claude("plugin", "validate", "--json", "--profile", "directory", str(PLUGIN), env=env)
     report = json.loads(validated)
     assert report["success"], report
+    assert not [w for c in report["contents"] for w in c["warnings"]], report["contents"]
     assert "gotchas:correcting-gotchas" in report["provides"]["skills"]
     servers = report["provides"]["mcpServers"]
     assert [(s["name"], s["target"]) for s in servers] == [("gotchas", "uvx")], servers

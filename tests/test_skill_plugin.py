@@ -16,7 +16,7 @@ import pytest
 from support.builds import local_builds
 from support.clients import REPO, git, gotchas_exe, node_bin, requires_npm
 
-SKILL_DIR = REPO / "skills" / "correcting-gotchas"
+SKILL_DIR = REPO / "plugin" / "skills" / "correcting-gotchas"
 PROJECT_SKILL = REPO / ".claude" / "skills" / "correcting-gotchas"
 
 READ_ONLY_TOOLS = {
