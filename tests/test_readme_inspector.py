@@ -74,3 +74,11 @@ def test_the_readme_inspector_command_for_uvx(tmp_path: Path) -> None:
     listed = run_inspector(argv, project, env)
     assert isinstance(listed["tools"], list)
     assert "apply_supersede" in {tool["name"] for tool in listed["tools"]}
+
+
+def test_readme_links_work_on_the_package_index() -> None:
+    """PyPI renders the README away from the repository: every link must be absolute."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)]+)\)", text)
+    assert targets, "the README links its docs"
+    assert all(t.startswith("https://") for t in targets), [t for t in targets if not t.startswith("https://")]
