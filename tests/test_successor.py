@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from gotchas import edit, record, verification
+from gotchas import edit, operations, record, verification
 from gotchas.errors import InvalidArgument, UnsupportedEntry
 from gotchas.fields import parse_line
+from gotchas.holds.sources.ledger import set_task_state
+from gotchas.workspace import Workspace
 from support.rendered import caveat_problems
 
 FIXTURES = Path(__file__).parent / "fixtures" / "successor"
@@ -285,3 +287,47 @@ def test_a_captured_lesson_is_numbered_right_after_the_entry_it_follows() -> Non
     assert "## L-03 · New finding\n" in at_the_end.data.decode()
     for plan in (after_first, at_the_end):
         assert verification.check_edit(parsed, record.parse(plan.data), plan, suspected).ok
+
+
+# --- applying twice ----------------------------------------------------------------------------
+
+NUMBERED_RECORD = b"""# Gotchas
+
+### L-054 \xc2\xb7 Warm the cache first
+
+tasks: #5
+
+Warm it before timing.
+
+### L-055 \xc2\xb7 Pin the tokenizer
+
+tasks: #6
+
+Pin it in the lockfile.
+"""
+
+
+def test_a_numbered_successor_applied_again_after_other_changes_is_already_applied(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    path = root / ".claude" / "rules" / "gotchas.md"
+    path.write_bytes(NUMBERED_RECORD)
+    set_task_state(root, "#9", "landed", "test")
+    ws = Workspace(root)
+    proposed = operations.propose_supersede(
+        ws,
+        target_id="l-055-pin-the-tokenizer",
+        task="#9",
+        title="Clear the tokenizer cache",
+        body="The cache held a stale vocabulary.",
+        diagnostic="compare the vocabulary hash",
+        hold="predicate-9-lands",
+    )
+    assert operations.apply(ws, proposal_id=proposed["proposal_id"])["status"] == "applied"
+    written = path.read_bytes()
+    assert "L-056 \u00b7 Clear the tokenizer cache".encode() in written  # the title is numbered
+    changed = written + b"\n### L-057 \xc2\xb7 Another lesson\n\ntasks: #10\n\nText.\n"
+    path.write_bytes(changed)
+    again = operations.apply(ws, proposal_id=proposed["proposal_id"])
+    assert again["status"] == "already-applied", again["reason"]
+    assert path.read_bytes() == changed

@@ -499,7 +499,7 @@ def _is_applied(current: Record, stored: Proposal) -> bool:
             return False
         return _marked(target, successor, stored.task)
     for entry in current.entries:
-        if entry.id != stored.new_id or entry.title != stored.lesson.title:
+        if entry.id != stored.new_id or not edit.carries_title(entry.title, stored.lesson.title):
             continue
         if stored.kind == "capture":
             return True
