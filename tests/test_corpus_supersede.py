@@ -19,7 +19,7 @@ import pytest
 
 from gotchas import edit, operations, verification
 from gotchas import record as record_model
-from gotchas.errors import GotchasError
+from gotchas.errors import UnsupportedEntry
 from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
 from support.rendered import caveat_problems, sibling_numbers
@@ -62,9 +62,9 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
     target = before.entries[which]
     ws = Workspace(root)
     if target.kind in UNWRITTEN_KINDS:
-        # a successor for a paragraph, a --- block or a table row has no writer yet: the
-        # proposal is refused with a typed error and the record keeps every byte
-        with pytest.raises(GotchasError, match=r"would not verify|cannot"):
+        # a successor for a table row has no writer yet: the proposal is refused with a typed
+        # error naming the kind, and the record keeps every byte
+        with pytest.raises(UnsupportedEntry, match=r"is a row; an edit of that kind"):
             operations.propose_supersede(
                 ws,
                 target_id=target.id,

@@ -10,6 +10,7 @@ and its rendering is checked with markdown-it-py (CommonMark, inline on).
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,15 @@ CASES = [
 ]
 
 
+def split_target(target_id: str) -> tuple[str, str | None]:
+    """A case's target id, and the file's pin when written after it: ``old-advice (entries = list)``."""
+    pinned = re.fullmatch(r"(\S+) \(entries = (\S+)\)", target_id)
+    return (pinned[1], pinned[2]) if pinned else (target_id, None)
+
+
 def supersede(data: bytes, target_id: str) -> tuple[record.Record, record.Entry, edit.Plan]:
-    parsed = record.parse(data)
+    target_id, pin = split_target(target_id)
+    parsed = record.parse(data, pin)
     target = parsed.get(target_id)
     return parsed, target, edit.plan_supersede(parsed, target, TASK, LESSON)
 
@@ -79,7 +87,8 @@ def test_successor_fixture(name: str, given: str, target_id: str, expected: str)
     data = given.encode("utf-8")
     parsed, _, plan = supersede(data, target_id)
     assert gutter(data, plan) == expected, name
-    after = record.parse(plan.data)
+    target_id, pin = split_target(target_id)
+    after = record.parse(plan.data, pin)
     check = verification.check_edit(parsed, after, plan, LESSON)
     assert check.ok, check.problems
     assert caveat_problems(plan.data, after.get(target_id), TASK) == []
@@ -101,7 +110,8 @@ def test_successor_fixture_line_endings(
     if not final:
         want = want[: -len(eol)]
     assert plan.data == want
-    after = record.parse(plan.data)
+    target_id, pin = split_target(target_id)
+    after = record.parse(plan.data, pin)
     assert verification.check_edit(parsed, after, plan, LESSON).ok
     assert caveat_problems(plan.data, after.get(target_id), TASK) == []
 
@@ -122,7 +132,9 @@ MARK = "red-herring-for: #7 · superseded-by: new (for #7)"
     [
         (f"- **Old** — x\n  - sub\n  {MARK}\n  {CAVEAT}\n- **Other** — y\n", "follows a part"),
         (f"- **Old** — x\n  - sub\n\n    {MARK}\n\n    {CAVEAT}\n- **Other** — y\n", "own list item"),
-        (f"- **Old** — x\n{MARK}\n\n{CAVEAT}\n\n- **Other** — y\n", "outside the target"),
+        # text after an item up to the next one belongs to that item's entry, not to its list item
+        (f"- **Old** — x\n{MARK}\n\n{CAVEAT}\n\n- **Other** — y\n", "own list item"),
+        (f"## Old\n\nx\n\n## Other\n\n{MARK}\n\n{CAVEAT}\n", "outside the target"),
         (f"## Old\n\n**Symptom:** x\n\n{MARK}\n\n{CAVEAT}\n\n**Cause:** y\n\n## Other\n\nz\n", "part"),
         (f"## Old\n\n{MARK}\n\n- a\n- b\n\n  {CAVEAT}\n\n## Other\n\nz\n", "folded into"),
         ("## Old\n\ntext\n\n## Other\n\nz\n", "no blockquote"),

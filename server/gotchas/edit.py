@@ -367,7 +367,38 @@ class ItemForm(Form):
         following = _next_entry_line(record, anchor)
         gap = [_bare(lines[i]) for i in range(end, min(following, len(lines)))]
         loose = bool(gap) and following < len(lines) and all(not g.strip() for g in gap)
-        return Insertion(end, (*([""] if loose else []), *entry_lines))
+        if end < len(lines) and entry_lines:
+            after = _bare(lines[end])
+            column = _content_column(entry_lines[0])
+            if after.strip() and len(after) - len(after.lstrip(" ")) >= column:
+                raise InvalidArgument(
+                    f"line {end + 1} is indented under where the new item would go, so it would "
+                    f"become part of that item; nothing was proposed"
+                )
+        return Insertion(end, (*([""] if loose or _ends_outside_item(record, anchor) else []), *entry_lines))
+
+
+def _ends_outside_item(record: Record, anchor: Entry) -> bool:
+    """The entry's last text lies after its own list item (a paragraph the reading gives it):
+    a list item written right after that text would be its lazy continuation, not an item."""
+    last = next(
+        (n for n in range(anchor.end_line - 1, anchor.start_line - 1, -1) if _bare_at(record, n).strip()),
+        None,
+    )
+    if last is None or last == anchor.start_line - 1:
+        return False
+    text = record.data.decode("utf-8")
+    tokens = blocks.parser().parse(text[1:] if text.startswith("\ufeff") else text)
+    for token in tokens:
+        if token.type == "list_item_open" and token.map and token.map[0] == anchor.start_line - 1:
+            return last >= token.map[1]
+    return False
+
+
+def _bare_at(record: Record, line: int) -> str:
+    start = record.line_starts[line]
+    end = record.line_starts[line + 1] if line + 1 < len(record.line_starts) else len(record.data)
+    return _bare(record.data[start:end])
 
 
 class ParagraphForm(Form):

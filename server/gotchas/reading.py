@@ -859,9 +859,8 @@ class _Reader:
             body, end = section.body, section.own_end
             why = f"pinned unit {unit}"
             if unit == "list":
-                items = [
-                    b for b in body if b.kind == "item" and not self.is_tick(b) and not self.is_field_item(b)
-                ]
+                # pinned: the project says its list items are the lessons, checkboxes included
+                items = [b for b in body if b.kind == "item" and not self.is_field_item(b)]
                 spans.extend(self._spans_from("item", items, end, section, why))
             elif unit == "paragraph":
                 spans.extend(
