@@ -335,11 +335,13 @@ def test_a_numbered_successor_applied_again_after_other_changes_is_already_appli
         diagnostic="compare the vocabulary hash",
         hold="predicate-9-lands",
     )
-    assert operations.apply(ws, proposal_id=proposed["proposal_id"])["status"] == "applied"
+    proposal_id = proposed["proposal_id"]
+    assert proposal_id is not None
+    assert operations.apply(ws, proposal_id=proposal_id)["status"] == "applied"
     written = path.read_bytes()
     assert "L-056 \u00b7 Clear the tokenizer cache".encode() in written  # the title is numbered
     changed = written + b"\n### L-057 \xc2\xb7 Another lesson\n\ntasks: #10\n\nText.\n"
     path.write_bytes(changed)
-    again = operations.apply(ws, proposal_id=proposed["proposal_id"])
+    again = operations.apply(ws, proposal_id=proposal_id)
     assert again["status"] == "already-applied", again["reason"]
     assert path.read_bytes() == changed
