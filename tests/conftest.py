@@ -2,8 +2,9 @@
 
 A test that needs a project on disk asks for ``project`` (a scratch project holding the
 #664 record, ``support.project.SCENARIO``) or ``repo`` (the same, as a git repository on
-``main``). Helpers to build other records live in ``support.project``; the one CLI runner
-is ``support.clients.gotchas``.
+``main``); a hold test that builds a history asks for ``history`` (a
+``support.gitrepo.Repo``, with the environment pinned to its identity). Helpers to build
+other records live in ``support.project``; the one CLI runner is ``support.clients.gotchas``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from support.gitrepo import GIT_ENV, Repo
 from support.project import SCENARIO, git_init, write_record
 
 
@@ -33,3 +35,14 @@ def project(tmp_path: Path) -> Path:
 def repo(project: Path) -> Path:
     """The scratch project as a git repository on ``main``."""
     return git_init(project)
+
+
+@pytest.fixture
+def history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    """A real git repository on ``main`` with one commit; git in the test process sees the same
+    identity and no user config."""
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    return Repo(tmp_path / "project")

@@ -8,7 +8,6 @@ commit may close a task.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -20,69 +19,24 @@ from gotchas.holds.check import check_hold
 from gotchas.holds.sources import SourceFailed
 from gotchas.holds.sources.git import Git, GitSource, closing_reason, remote_slug
 from gotchas.holds.sources.ledger import set_task_state
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Ana Dev",
-    "GIT_AUTHOR_EMAIL": "ana@example.com",
-    "GIT_COMMITTER_NAME": "Ana Dev",
-    "GIT_COMMITTER_EMAIL": "ana@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-class Repo:
-    """A real repository in a temp dir; the test's own git config, never the user's."""
-
-    def __init__(self, path: Path, branch: str = "main") -> None:
-        self.path = path
-        self.changes = 0
-        path.mkdir(parents=True, exist_ok=True)
-        self.env = {**os.environ, **GIT_ENV, "HOME": str(path.parent), "XDG_CONFIG_HOME": str(path.parent)}
-        self.git("init", "-q", "-b", branch)
-        self.commit("Initial commit")
-
-    def git(self, *args: str) -> str:
-        result = subprocess.run(
-            ["git", *args], cwd=self.path, env=self.env, capture_output=True, text=True, check=True
-        )
-        return result.stdout.strip()
-
-    def commit(self, subject: str, body: str = "") -> str:
-        """A real change (so it can be reverted) with this message."""
-        self.changes += 1
-        (self.path / f"change-{self.changes}.txt").write_text(subject + "\n", encoding="utf-8")
-        self.git("add", "-A")
-        message = ["-m", subject] + (["-m", body] if body else [])
-        self.git("commit", "-q", *message)
-        return self.git("rev-parse", "HEAD")
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
-    made = Repo(tmp_path / "project")
-    for key, value in GIT_ENV.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    return made
-
+from support.gitrepo import Repo
 
 # --- the acceptance story ------------------------------------------------------------------
 
 
-def test_running_in_the_ledger_holds_until_a_commit_on_main_closes_the_task(repo: Repo) -> None:
-    set_task_state(repo.path, "664", "running", "session-664")
-    held = check_hold("predicate-664-lands", repo.path)
+def test_running_in_the_ledger_holds_until_a_commit_on_main_closes_the_task(history: Repo) -> None:
+    set_task_state(history.path, "664", "running", "session-664")
+    held = check_hold("predicate-664-lands", history.path)
     assert held.state == "held"
     (task,) = held.tasks
     assert (task.task, task.state, task.source) == ("#664", "running", "ledger")
     assert task.evidence[0]["source"] == "ledger"
     assert task.evidence[0]["line"] == 1
 
-    sha = repo.commit(
+    sha = history.commit(
         "Cache the tokenizer in _render()", "Per-call reloads starved generation.\n\nFixes #664"
     )
-    released = check_hold("predicate-664-lands", repo.path)
+    released = check_hold("predicate-664-lands", history.path)
 
     assert released.state == "released"
     (task,) = released.tasks
@@ -96,55 +50,55 @@ def test_running_in_the_ledger_holds_until_a_commit_on_main_closes_the_task(repo
     assert task.observed_at is not None
 
 
-def test_a_closing_commit_releases_a_task_the_ledger_never_saw(repo: Repo) -> None:
-    sha = repo.commit("Fix #665: reap the orphaned EngineCore by exact pid")
-    answer = check_hold("predicate-665-lands", repo.path)
+def test_a_closing_commit_releases_a_task_the_ledger_never_saw(history: Repo) -> None:
+    sha = history.commit("Fix #665: reap the orphaned EngineCore by exact pid")
+    answer = check_hold("predicate-665-lands", history.path)
     assert answer.state == "released"
     assert answer.tasks[0].evidence[0]["commit"] == sha
 
 
-def test_a_closing_commit_on_a_side_branch_releases_nothing(repo: Repo) -> None:
-    repo.git("switch", "-q", "-c", "experiment")
-    repo.commit("Chunk llm.generate()", "Fixes #664")
-    repo.git("switch", "-q", "main")
+def test_a_closing_commit_on_a_side_branch_releases_nothing(history: Repo) -> None:
+    history.git("switch", "-q", "-c", "experiment")
+    history.commit("Chunk llm.generate()", "Fixes #664")
+    history.git("switch", "-q", "main")
 
-    assert check_hold("predicate-664-lands", repo.path).state == "unknown"
-    set_task_state(repo.path, "664", "running", "session-664")
-    assert check_hold("predicate-664-lands", repo.path).state == "held"
+    assert check_hold("predicate-664-lands", history.path).state == "unknown"
+    set_task_state(history.path, "664", "running", "session-664")
+    assert check_hold("predicate-664-lands", history.path).state == "held"
 
 
-def test_the_side_branch_lands_once_it_is_merged_into_main(repo: Repo) -> None:
-    repo.git("switch", "-q", "-c", "fix-664")
-    sha = repo.commit("Cache the tokenizer", "Closes #664")
-    repo.git("switch", "-q", "main")
-    repo.git("merge", "-q", "--no-ff", "-m", "Merge branch fix-664", "fix-664")
+def test_the_side_branch_lands_once_it_is_merged_into_main(history: Repo) -> None:
+    history.git("switch", "-q", "-c", "fix-664")
+    sha = history.commit("Cache the tokenizer", "Closes #664")
+    history.git("switch", "-q", "main")
+    history.git("merge", "-q", "--no-ff", "-m", "Merge branch fix-664", "fix-664")
 
-    answer = check_hold("predicate-664-lands", repo.path)
+    answer = check_hold("predicate-664-lands", history.path)
     assert answer.state == "released"
     assert answer.tasks[0].evidence[0]["commit"] == sha
 
 
-def test_an_abandoned_task_makes_lands_unsatisfiable_and_terminal_released(repo: Repo) -> None:
-    set_task_state(repo.path, "664", "abandoned", "lead")
-    assert check_hold("predicate-664-lands", repo.path).state == "unsatisfiable"
-    assert check_hold("predicate-664-terminal", repo.path).state == "released"
+def test_an_abandoned_task_makes_lands_unsatisfiable_and_terminal_released(history: Repo) -> None:
+    set_task_state(history.path, "664", "abandoned", "lead")
+    assert check_hold("predicate-664-lands", history.path).state == "unsatisfiable"
+    assert check_hold("predicate-664-terminal", history.path).state == "released"
 
 
-def test_every_predicate_joined_with_plus_must_hold(repo: Repo) -> None:
-    repo.commit("Fixes #665")
-    set_task_state(repo.path, "664", "running", "s")
-    answer = check_hold("predicate-664-lands+predicate-665-lands", repo.path)
+def test_every_predicate_joined_with_plus_must_hold(history: Repo) -> None:
+    history.commit("Fixes #665")
+    set_task_state(history.path, "664", "running", "s")
+    answer = check_hold("predicate-664-lands+predicate-665-lands", history.path)
     assert answer.state == "held"
     assert [t.task for t in answer.tasks] == ["#664", "#665"]
     assert [t.state for t in answer.tasks] == ["running", "landed"]
-    repo.commit("Resolves #664")
-    assert check_hold("predicate-664-lands+predicate-665-lands", repo.path).state == "released"
+    history.commit("Resolves #664")
+    assert check_hold("predicate-664-lands+predicate-665-lands", history.path).state == "released"
 
 
-def test_a_landing_in_git_outranks_a_stale_abandoned_line(repo: Repo) -> None:
-    set_task_state(repo.path, "664", "abandoned", "lead")
-    repo.commit("Tokenizer cache (#664)")
-    answer = check_hold("predicate-664-lands", repo.path)
+def test_a_landing_in_git_outranks_a_stale_abandoned_line(history: Repo) -> None:
+    set_task_state(history.path, "664", "abandoned", "lead")
+    history.commit("Tokenizer cache (#664)")
+    answer = check_hold("predicate-664-lands", history.path)
     assert answer.state == "released"
     assert answer.tasks[0].source == "git"
 
@@ -203,25 +157,25 @@ def test_the_reason_names_the_form_that_matched() -> None:
     assert closing_reason("Thing\n\nTask: #1\nStatus: landed", 1) == "Task trailer"
 
 
-def test_a_reverted_landing_does_not_count_until_it_is_reapplied(repo: Repo) -> None:
-    sha = repo.commit("Chunk the batch (#664)")
-    repo.git("revert", "--no-edit", sha)
-    answer = check_hold("predicate-664-lands", repo.path)
+def test_a_reverted_landing_does_not_count_until_it_is_reapplied(history: Repo) -> None:
+    sha = history.commit("Chunk the batch (#664)")
+    history.git("revert", "--no-edit", sha)
+    answer = check_hold("predicate-664-lands", history.path)
     assert answer.state == "unknown"
     reverted = [e for e in answer.tasks[0].evidence if e.get("commit") == sha]
     assert reverted and "reverted" in str(reverted[0]["note"])
 
-    revert_sha = repo.git("rev-parse", "HEAD")
-    repo.git("revert", "--no-edit", revert_sha)
-    again = check_hold("predicate-664-lands", repo.path)
+    revert_sha = history.git("rev-parse", "HEAD")
+    history.git("revert", "--no-edit", revert_sha)
+    again = check_hold("predicate-664-lands", history.path)
     assert again.state == "released"
     assert again.tasks[0].evidence[0]["commit"] == sha
 
 
-def test_evidence_keeps_the_commit_date_in_utc(repo: Repo) -> None:
-    repo.env["GIT_COMMITTER_DATE"] = "2026-11-29T23:30:00+02:00"
-    repo.commit("Fixes #664")
-    evidence = GitSource(repo.path).observe("#664").evidence[0]
+def test_evidence_keeps_the_commit_date_in_utc(history: Repo) -> None:
+    history.env["GIT_COMMITTER_DATE"] = "2026-11-29T23:30:00+02:00"
+    history.commit("Fixes #664")
+    evidence = GitSource(history.path).observe("#664").evidence[0]
     assert evidence["date"] == "2026-11-29T21:30:00Z"
 
 
@@ -229,20 +183,20 @@ def test_evidence_keeps_the_commit_date_in_utc(repo: Repo) -> None:
 
 
 def test_origin_head_is_the_default_branch_so_unpushed_work_has_not_landed(
-    repo: Repo, tmp_path: Path
+    history: Repo, tmp_path: Path
 ) -> None:
     upstream = tmp_path / "upstream.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(upstream)], check=True)
-    repo.git("remote", "add", "origin", str(upstream))
-    repo.git("push", "-q", "origin", "main")
-    repo.git("remote", "set-head", "origin", "main")
-    repo.commit("Fixes #664")  # committed locally, never pushed
+    history.git("remote", "add", "origin", str(upstream))
+    history.git("push", "-q", "origin", "main")
+    history.git("remote", "set-head", "origin", "main")
+    history.commit("Fixes #664")  # committed locally, never pushed
 
-    assert Git(repo.path).default_branch() == "origin/main"
-    assert check_hold("predicate-664-lands", repo.path).state == "unknown"
-    repo.git("push", "-q", "origin", "main")
-    repo.git("fetch", "-q", "origin")
-    answer = check_hold("predicate-664-lands", repo.path)
+    assert Git(history.path).default_branch() == "origin/main"
+    assert check_hold("predicate-664-lands", history.path).state == "unknown"
+    history.git("push", "-q", "origin", "main")
+    history.git("fetch", "-q", "origin")
+    answer = check_hold("predicate-664-lands", history.path)
     assert answer.state == "released"
     assert answer.tasks[0].evidence[0]["branch"] == "origin/main"
 
@@ -259,38 +213,38 @@ def test_without_origin_main_or_master_or_init_default_branch_is_used(tmp_path: 
     assert Git(trunk.path).default_branch() == "trunk"
 
 
-def test_a_configured_branch_wins_over_detection(repo: Repo) -> None:
-    repo.git("switch", "-q", "-c", "release")
-    repo.commit("Fixes #664")
-    repo.git("switch", "-q", "main")
-    config_file = repo.path / ".claude" / "gotchas.toml"
+def test_a_configured_branch_wins_over_detection(history: Repo) -> None:
+    history.git("switch", "-q", "-c", "release")
+    history.commit("Fixes #664")
+    history.git("switch", "-q", "main")
+    config_file = history.path / ".claude" / "gotchas.toml"
     config_file.parent.mkdir()
     config_file.write_text('[holds.git]\nbranch = "release"\n', encoding="utf-8")
 
-    answer = check_hold("predicate-664-lands", repo.path)
+    answer = check_hold("predicate-664-lands", history.path)
     assert answer.state == "released"
     assert answer.tasks[0].evidence[0]["branch"] == "release"
 
 
-def test_owner_repo_tasks_count_only_in_their_own_repository(repo: Repo) -> None:
-    repo.git("remote", "add", "origin", "git@github.com:octo/proj.git")
-    repo.commit("Fixes #664")
-    repo.git("update-ref", "refs/remotes/origin/main", "HEAD")  # as if pushed
+def test_owner_repo_tasks_count_only_in_their_own_repository(history: Repo) -> None:
+    history.git("remote", "add", "origin", "git@github.com:octo/proj.git")
+    history.commit("Fixes #664")
+    history.git("update-ref", "refs/remotes/origin/main", "HEAD")  # as if pushed
 
-    assert check_hold("predicate-octo/proj#664-lands", repo.path).state == "released"
-    other = check_hold("predicate-other/thing#664-lands", repo.path)
+    assert check_hold("predicate-octo/proj#664-lands", history.path).state == "released"
+    other = check_hold("predicate-other/thing#664-lands", history.path)
     assert other.state == "unknown"
     assert "not this repository's task" in str(other.tasks[0].evidence[0]["note"])
 
-    config = load_config(repo.path)
-    source = GitSource(repo.path, github_repo="other/thing")
+    config = load_config(history.path)
+    source = GitSource(history.path, github_repo="other/thing")
     assert source.observe("other/thing#664").state == "landed"
     assert config.holds.github.repo is None
 
 
-def test_tracker_keys_are_unknown_to_git(repo: Repo) -> None:
-    repo.commit("Fixes ABC-123")
-    observed = GitSource(repo.path).observe("ABC-123")
+def test_tracker_keys_are_unknown_to_git(history: Repo) -> None:
+    history.commit("Fixes ABC-123")
+    observed = GitSource(history.path).observe("ABC-123")
     assert observed.state is None
     assert "#N" in str(observed.evidence[0]["note"])
 
@@ -340,26 +294,26 @@ def test_outside_a_repository_git_fails_as_evidence_and_the_hold_is_not_released
 
 
 def test_a_missing_git_executable_is_an_error_in_the_evidence(
-    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    history: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     empty_bin = tmp_path / "empty-bin"
     empty_bin.mkdir()
     monkeypatch.setenv("PATH", str(empty_bin))
-    answer = check_hold("predicate-664-lands", repo.path)
+    answer = check_hold("predicate-664-lands", history.path)
     assert answer.state == "unknown"
     assert answer.tasks[0].evidence == [{"source": "git", "error": "git is not installed or not on PATH"}]
 
 
-def test_a_configured_branch_that_does_not_exist_is_an_error_not_a_release(repo: Repo) -> None:
-    repo.commit("Fixes #664")
-    set_task_state(repo.path, "664", "running", "s")
-    config = load_config(repo.path)
+def test_a_configured_branch_that_does_not_exist_is_an_error_not_a_release(history: Repo) -> None:
+    history.commit("Fixes #664")
+    set_task_state(history.path, "664", "running", "s")
+    config = load_config(history.path)
     config = replace(config, holds=replace(config.holds, git=GitConfig(branch="no-such-branch")))
 
-    answer = check_hold("predicate-664-lands", repo.path, config=config)
+    answer = check_hold("predicate-664-lands", history.path, config=config)
 
     assert answer.state == "unknown"
     errors = [str(e["error"]) for e in answer.tasks[0].evidence if "error" in e]
     assert errors and "no-such-branch" in errors[0]
     with pytest.raises(SourceFailed):
-        GitSource(repo.path, branch="no-such-branch").observe("#664")
+        GitSource(history.path, branch="no-such-branch").observe("#664")

@@ -7,7 +7,6 @@ future, and bare repositories standing in for ``origin``.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -15,58 +14,7 @@ import pytest
 
 from gotchas.holds.check import check_hold
 from gotchas.holds.sources.git import Git, GitSource, closing_reason
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Ana Dev",
-    "GIT_AUTHOR_EMAIL": "ana@example.com",
-    "GIT_COMMITTER_NAME": "Ana Dev",
-    "GIT_COMMITTER_EMAIL": "ana@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-class Repo:
-    """A real repository with the test's own identity and no user or system config."""
-
-    def __init__(self, path: Path, branch: str = "main") -> None:
-        self.path = path
-        self.changes = 0
-        path.mkdir(parents=True, exist_ok=True)
-        self.env = {**os.environ, **GIT_ENV, "HOME": str(path.parent), "XDG_CONFIG_HOME": str(path.parent)}
-        self.git("init", "-q", "-b", branch)
-        self.commit("Initial commit")
-
-    def git(self, *args: str) -> str:
-        result = subprocess.run(
-            ["git", *args], cwd=self.path, env=self.env, capture_output=True, text=True, check=True
-        )
-        return result.stdout.strip()
-
-    def commit(self, subject: str, body: str = "", date: str | None = None) -> str:
-        """A real change (so it can be reverted) with this message and committer date."""
-        self.changes += 1
-        (self.path / f"change-{self.changes}.txt").write_text(subject + "\n", encoding="utf-8")
-        self.git("add", "-A")
-        env = {**self.env, "GIT_COMMITTER_DATE": date} if date else self.env
-        message = ["-m", subject] + (["-m", body] if body else [])
-        subprocess.run(["git", "commit", "-q", *message], cwd=self.path, env=env, check=True)
-        return self.git("rev-parse", "HEAD")
-
-    def merge(self, branch: str, message: str) -> str:
-        self.git("merge", "-q", "--no-ff", "-m", message, branch)
-        return self.git("rev-parse", "HEAD")
-
-    def state(self, task: str = "664") -> str:
-        return check_hold(f"predicate-{task}-lands", self.path).state
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
-    for key, value in GIT_ENV.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    return Repo(tmp_path / "project")
+from support.gitrepo import Repo
 
 
 def notes(answer_repo: Repo, task: str = "664") -> str:
@@ -98,12 +46,17 @@ NEGATED = [
 
 
 @pytest.mark.parametrize(("subject", "body"), NEGATED)
-def test_a_negated_or_unfinished_landing_releases_nothing(repo: Repo, subject: str, body: str) -> None:
-    sha = repo.commit(subject, body)
-    observed = GitSource(repo.path).observe("#664")
+def test_a_negated_or_unfinished_landing_releases_nothing(history: Repo, subject: str, body: str) -> None:
+    sha = history.commit(subject, body)
+    observed = GitSource(history.path).observe("#664")
     assert observed.state is None
     assert all(entry.get("commit") != sha for entry in observed.evidence)
-    assert repo.state() == "unknown"
+    assert (
+        _state(
+            history,
+        )
+        == "unknown"
+    )
 
 
 POSITIVE = [
@@ -120,11 +73,11 @@ POSITIVE = [
 
 
 @pytest.mark.parametrize(("subject", "body"), POSITIVE)
-def test_the_positive_forms_still_land(repo: Repo, subject: str, body: str) -> None:
-    repo.git("remote", "add", "origin", "https://github.com/octo/proj.git")
-    sha = repo.commit(subject, body)
-    repo.git("update-ref", "refs/remotes/origin/main", "HEAD")
-    observed = GitSource(repo.path).observe("#664")
+def test_the_positive_forms_still_land(history: Repo, subject: str, body: str) -> None:
+    history.git("remote", "add", "origin", "https://github.com/octo/proj.git")
+    sha = history.commit(subject, body)
+    history.git("update-ref", "refs/remotes/origin/main", "HEAD")
+    observed = GitSource(history.path).observe("#664")
     assert observed.state == "landed"
     assert observed.evidence[0]["commit"] == sha
 
@@ -154,174 +107,233 @@ def test_trailer_values_and_clauses_decide(message: str, reason: str | None) -> 
 # --- reverts and ordering ------------------------------------------------------------------
 
 
-def test_a_default_revert_of_a_landing_that_closes_in_its_body_undoes_it(repo: Repo) -> None:
-    sha = repo.commit(
+def test_a_default_revert_of_a_landing_that_closes_in_its_body_undoes_it(history: Repo) -> None:
+    sha = history.commit(
         "Cache the tokenizer in _render()", "Per-call reloads starved generation.\n\nCloses #664"
     )
-    assert repo.state() == "released"
-    repo.git("revert", "--no-edit", sha)
-    revert = repo.git("rev-parse", "HEAD")
+    assert (
+        _state(
+            history,
+        )
+        == "released"
+    )
+    history.git("revert", "--no-edit", sha)
+    revert = history.git("rev-parse", "HEAD")
 
-    observed = GitSource(repo.path).observe("#664")
+    observed = GitSource(history.path).observe("#664")
     assert observed.state is None
     (undone,) = [entry for entry in observed.evidence if entry.get("commit") == sha]
     assert undone["reverted_by"] == revert
-    assert repo.state() == "unknown"
+    assert (
+        _state(
+            history,
+        )
+        == "unknown"
+    )
 
-    repo.git("revert", "--no-edit", revert)  # the revert of the revert lands it again
-    observed = GitSource(repo.path).observe("#664")
+    history.git("revert", "--no-edit", revert)  # the revert of the revert lands it again
+    observed = GitSource(history.path).observe("#664")
     assert observed.state == "landed"
     assert observed.evidence[0]["commit"] == sha
 
 
 @pytest.mark.parametrize("length", [40, 12, 7])
-def test_a_hand_written_revert_naming_the_landing_by_sha_undoes_it(repo: Repo, length: int) -> None:
-    sha = repo.commit("Cache the tokenizer", "Fixes #664")
-    repo.commit("Unrelated work")
-    repo.git("revert", "--no-commit", sha)
-    repo.git(
+def test_a_hand_written_revert_naming_the_landing_by_sha_undoes_it(history: Repo, length: int) -> None:
+    sha = history.commit("Cache the tokenizer", "Fixes #664")
+    history.commit("Unrelated work")
+    history.git("revert", "--no-commit", sha)
+    history.git(
         "commit", "-q", "-m", "Back out the tokenizer cache", "-m", f"This reverts commit {sha[:length]}."
     )
-    assert repo.state() == "unknown"
+    assert (
+        _state(
+            history,
+        )
+        == "unknown"
+    )
 
 
-def test_reverting_the_merge_of_a_pull_request_undoes_the_landings_it_brought_in(repo: Repo) -> None:
-    repo.git("switch", "-q", "-c", "fix-664")
-    landing = repo.commit("Cache the tokenizer", "Closes #664")
-    repo.commit("Tidy the cache")
-    repo.git("switch", "-q", "main")
-    repo.commit("Meanwhile on main")
-    merge = repo.merge("fix-664", "Merge pull request #12 from octo/fix-664\n\nTokenizer cache")
-    assert repo.state() == "released"
+def test_reverting_the_merge_of_a_pull_request_undoes_the_landings_it_brought_in(history: Repo) -> None:
+    history.git("switch", "-q", "-c", "fix-664")
+    landing = history.commit("Cache the tokenizer", "Closes #664")
+    history.commit("Tidy the cache")
+    history.git("switch", "-q", "main")
+    history.commit("Meanwhile on main")
+    merge = history.merge("fix-664", "Merge pull request #12 from octo/fix-664\n\nTokenizer cache")
+    assert (
+        _state(
+            history,
+        )
+        == "released"
+    )
 
     # GitHub's Revert button: a branch with `git revert -m 1 <merge>`, merged as a pull request.
-    repo.git("switch", "-q", "-c", "revert-12-fix-664")
-    repo.git("revert", "--no-edit", "-m", "1", merge)
-    revert = repo.git("rev-parse", "HEAD")
-    assert "reversing" in repo.git("log", "-1", "--format=%B")
-    repo.git("switch", "-q", "main")
-    repo.merge(
+    history.git("switch", "-q", "-c", "revert-12-fix-664")
+    history.git("revert", "--no-edit", "-m", "1", merge)
+    revert = history.git("rev-parse", "HEAD")
+    assert "reversing" in history.git("log", "-1", "--format=%B")
+    history.git("switch", "-q", "main")
+    history.merge(
         "revert-12-fix-664", 'Merge pull request #13 from octo/revert-12-fix-664\n\nRevert "Tokenizer cache"'
     )
 
-    observed = GitSource(repo.path).observe("#664")
+    observed = GitSource(history.path).observe("#664")
     assert observed.state is None
     (undone,) = [entry for entry in observed.evidence if entry.get("commit") == landing]
     assert undone["reverted_by"] == revert
-    assert repo.state() == "unknown"
+    assert (
+        _state(
+            history,
+        )
+        == "unknown"
+    )
 
-    repo.git("revert", "--no-edit", revert)  # reapplying the pull request lands it again
-    assert repo.state() == "released"
+    history.git("revert", "--no-edit", revert)  # reapplying the pull request lands it again
+    assert (
+        _state(
+            history,
+        )
+        == "released"
+    )
 
 
-def test_a_merge_revert_leaves_landings_the_merge_did_not_bring_in(repo: Repo) -> None:
-    kept = repo.commit("Cache the tokenizer", "Fixes #664")
-    repo.git("switch", "-q", "-c", "other")
-    repo.commit("Unrelated feature")
-    repo.git("switch", "-q", "main")
-    repo.commit("Meanwhile on main")
-    merge = repo.merge("other", "Merge pull request #20 from octo/other")
-    repo.git("revert", "--no-edit", "-m", "1", merge)
-    observed = GitSource(repo.path).observe("#664")
+def test_a_merge_revert_leaves_landings_the_merge_did_not_bring_in(history: Repo) -> None:
+    kept = history.commit("Cache the tokenizer", "Fixes #664")
+    history.git("switch", "-q", "-c", "other")
+    history.commit("Unrelated feature")
+    history.git("switch", "-q", "main")
+    history.commit("Meanwhile on main")
+    merge = history.merge("other", "Merge pull request #20 from octo/other")
+    history.git("revert", "--no-edit", "-m", "1", merge)
+    observed = GitSource(history.path).observe("#664")
     assert observed.state == "landed"
     assert observed.evidence[0]["commit"] == kept
 
 
-def test_a_fix_dated_in_the_future_and_reverted_through_a_merge_is_not_landed(repo: Repo) -> None:
-    fix = repo.commit("Cache the tokenizer", "Fixes #664", date="2099-01-01T00:00:00+00:00")
-    repo.git("switch", "-q", "-c", "back-out")
-    repo.git("revert", "--no-edit", fix)
-    repo.git("switch", "-q", "main")
-    repo.commit("Meanwhile on main")
-    repo.merge("back-out", "Merge branch back-out")
+def test_a_fix_dated_in_the_future_and_reverted_through_a_merge_is_not_landed(history: Repo) -> None:
+    fix = history.commit("Cache the tokenizer", "Fixes #664", date="2099-01-01T00:00:00+00:00")
+    history.git("switch", "-q", "-c", "back-out")
+    history.git("revert", "--no-edit", fix)
+    history.git("switch", "-q", "main")
+    history.commit("Meanwhile on main")
+    history.merge("back-out", "Merge branch back-out")
     # Date order shows the future-dated fix before the revert that undid it.
-    dated = repo.git("log", "--format=%H", "main").splitlines()
-    assert dated.index(fix) < dated.index(repo.git("rev-parse", "back-out"))
+    dated = history.git("log", "--format=%H", "main").splitlines()
+    assert dated.index(fix) < dated.index(history.git("rev-parse", "back-out"))
 
-    assert repo.state() == "unknown"
+    assert (
+        _state(
+            history,
+        )
+        == "unknown"
+    )
 
 
-def test_a_future_dated_merge_revert_is_read_in_topological_order(repo: Repo) -> None:
-    repo.git("switch", "-q", "-c", "fix-664")
-    repo.commit("Cache the tokenizer", "Closes #664", date="2099-06-01T00:00:00+00:00")
-    repo.git("switch", "-q", "main")
-    merge = repo.merge("fix-664", "Merge pull request #12 from octo/fix-664")
-    repo.git("revert", "--no-edit", "-m", "1", merge)
-    assert repo.state() == "unknown"
+def test_a_future_dated_merge_revert_is_read_in_topological_order(history: Repo) -> None:
+    history.git("switch", "-q", "-c", "fix-664")
+    history.commit("Cache the tokenizer", "Closes #664", date="2099-06-01T00:00:00+00:00")
+    history.git("switch", "-q", "main")
+    merge = history.merge("fix-664", "Merge pull request #12 from octo/fix-664")
+    history.git("revert", "--no-edit", "-m", "1", merge)
+    assert (
+        _state(
+            history,
+        )
+        == "unknown"
+    )
 
 
 # --- which branch is the default -----------------------------------------------------------
 
 
-def test_a_trunk_repository_with_head_on_an_unmerged_branch_is_unknown(tmp_path: Path, repo: Repo) -> None:
+def test_a_trunk_repository_with_head_on_an_unmerged_branch_is_unknown(tmp_path: Path, history: Repo) -> None:
     trunk = Repo(tmp_path / "trunk", branch="trunk")
     trunk.git("switch", "-q", "-c", "feature")
     trunk.commit("Fixes #664")
-    assert trunk.state() == "unknown"
+    assert _state(trunk) == "unknown"
     note = notes(trunk)
     assert "cannot tell the default branch" in note
     assert "[holds.git] branch" in note
 
     (trunk.path / ".claude").mkdir()
     (trunk.path / ".claude" / "gotchas.toml").write_text('[holds.git]\nbranch = "trunk"\n', encoding="utf-8")
-    assert trunk.state() == "unknown"
+    assert _state(trunk) == "unknown"
     trunk.git("switch", "-q", "trunk")
     trunk.git("merge", "-q", "feature")
-    assert trunk.state() == "released"
+    assert _state(trunk) == "released"
 
 
 def test_a_side_branch_named_main_next_to_master_is_not_taken_for_the_default(
-    tmp_path: Path, repo: Repo
+    tmp_path: Path, history: Repo
 ) -> None:
     legacy = Repo(tmp_path / "legacy", branch="master")
     legacy.git("switch", "-q", "-c", "main")
     legacy.commit("Fixes #664")
     legacy.git("switch", "-q", "master")
     assert Git(legacy.path).default_branch() is None
-    assert legacy.state() == "unknown"
+    assert _state(legacy) == "unknown"
     assert "both main and master exist" in notes(legacy)
 
 
-def test_init_default_branch_picks_a_local_only_default(tmp_path: Path, repo: Repo) -> None:
+def test_init_default_branch_picks_a_local_only_default(tmp_path: Path, history: Repo) -> None:
     trunk = Repo(tmp_path / "trunk", branch="trunk")
     trunk.git("config", "init.defaultBranch", "trunk")
     trunk.commit("Fixes #664")
-    assert trunk.state() == "released"
+    assert _state(trunk) == "released"
 
 
-def test_an_origin_without_head_does_not_count_an_unpushed_fix(tmp_path: Path, repo: Repo) -> None:
+def test_an_origin_without_head_does_not_count_an_unpushed_fix(tmp_path: Path, history: Repo) -> None:
     upstream = tmp_path / "upstream.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(upstream)], check=True, env=repo.env)
-    repo.git("remote", "add", "origin", str(upstream))
-    repo.git("push", "-q", "-u", "origin", "main")
-    assert repo.git("for-each-ref", "refs/remotes/origin/HEAD") == ""
-    repo.commit("Cache the tokenizer", "Fixes #664")  # committed, never pushed
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(upstream)], check=True, env=history.env)
+    history.git("remote", "add", "origin", str(upstream))
+    history.git("push", "-q", "-u", "origin", "main")
+    assert history.git("for-each-ref", "refs/remotes/origin/HEAD") == ""
+    history.commit("Cache the tokenizer", "Fixes #664")  # committed, never pushed
 
-    assert Git(repo.path).default_branch() == "origin/main"
-    assert repo.state() == "unknown"
-    repo.git("push", "-q", "origin", "main")
-    assert repo.state() == "released"
+    assert Git(history.path).default_branch() == "origin/main"
+    assert (
+        _state(
+            history,
+        )
+        == "unknown"
+    )
+    history.git("push", "-q", "origin", "main")
+    assert (
+        _state(
+            history,
+        )
+        == "released"
+    )
 
 
-def test_an_origin_that_was_never_fetched_is_unknown_not_the_local_branch(repo: Repo) -> None:
-    repo.git("remote", "add", "origin", "https://github.com/octo/proj.git")
-    repo.commit("Fixes #664")
-    assert repo.state() == "unknown"
-    assert "git remote set-head origin --auto" in notes(repo)
+def test_an_origin_that_was_never_fetched_is_unknown_not_the_local_branch(history: Repo) -> None:
+    history.git("remote", "add", "origin", "https://github.com/octo/proj.git")
+    history.commit("Fixes #664")
+    assert (
+        _state(
+            history,
+        )
+        == "unknown"
+    )
+    assert "git remote set-head origin --auto" in notes(history)
 
 
-def test_a_fresh_clone_uses_origin_head_with_no_configuration(tmp_path: Path, repo: Repo) -> None:
+def test_a_fresh_clone_uses_origin_head_with_no_configuration(tmp_path: Path, history: Repo) -> None:
     upstream = tmp_path / "upstream.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "trunk", str(upstream)], check=True, env=repo.env)
-    repo.git("push", "-q", str(upstream), "main:trunk")
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "trunk", str(upstream)], check=True, env=history.env)
+    history.git("push", "-q", str(upstream), "main:trunk")
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", str(upstream), str(clone)], check=True, env=repo.env)
+    subprocess.run(["git", "clone", "-q", str(upstream), str(clone)], check=True, env=history.env)
     assert Git(clone).default_branch() == "origin/trunk"
-    subprocess.run(["git", "switch", "-q", "-c", "feature"], cwd=clone, check=True, env=repo.env)
+    subprocess.run(["git", "switch", "-q", "-c", "feature"], cwd=clone, check=True, env=history.env)
     (clone / "f.txt").write_text("x\n", encoding="utf-8")
-    subprocess.run(["git", "add", "-A"], cwd=clone, check=True, env=repo.env)
-    subprocess.run(["git", "commit", "-q", "-m", "Fixes #664"], cwd=clone, check=True, env=repo.env)
+    subprocess.run(["git", "add", "-A"], cwd=clone, check=True, env=history.env)
+    subprocess.run(["git", "commit", "-q", "-m", "Fixes #664"], cwd=clone, check=True, env=history.env)
     assert check_hold("predicate-664-lands", clone).state == "unknown"
-    subprocess.run(["git", "push", "-q", "origin", "feature:trunk"], cwd=clone, check=True, env=repo.env)
-    subprocess.run(["git", "fetch", "-q", "origin"], cwd=clone, check=True, env=repo.env)
+    subprocess.run(["git", "push", "-q", "origin", "feature:trunk"], cwd=clone, check=True, env=history.env)
+    subprocess.run(["git", "fetch", "-q", "origin"], cwd=clone, check=True, env=history.env)
     assert check_hold("predicate-664-lands", clone).state == "released"
+
+
+def _state(history: Repo, task: str = "664") -> str:
+    return check_hold(f"predicate-{task}-lands", history.path).state
