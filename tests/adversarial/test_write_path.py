@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from gotchas import errors, journal, operations, proposal, workspace
-from gotchas.edit import Insertion
+from gotchas import errors, journal, operations, proposal, verification, workspace
+from gotchas.edit import Insertion, apply_insertions
 from gotchas.workspace import Workspace
 from support.project import RECORD, TARGET, git_init
 
@@ -87,7 +87,15 @@ def test_replayed_insertions_moved_into_another_entry_are_refused(project: Path)
     stored = proposal.load(state(project) / "proposals", made["proposal_id"])
     # same intent (so the same id), same diff; the inserted lines moved into the first entry
     moved = tuple(Insertion(3, i.lines) for i in stored.insertions)
-    forged_id = forge(project, made["proposal_id"], insertions=moved)
+    # ... and the result hash and entries digest recomputed to match, as anyone can
+    forged_bytes = apply_insertions(before, moved, stored.eol.encode())
+    forged_id = forge(
+        project,
+        made["proposal_id"],
+        insertions=moved,
+        result_sha256=workspace_sha(forged_bytes),
+        entries_digest=verification.entries_digest(Workspace(project).parse(forged_bytes)),
+    )
     assert forged_id == made["proposal_id"]
 
     result = operations.apply(Workspace(project), proposal_id=forged_id)
