@@ -44,7 +44,7 @@ def is_temp(fd):
     return os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp")
 
 if point == "before-write":
-    workspace.write_atomic = lambda path, data: stop_here()
+    workspace.write_atomic = lambda *args, **kwargs: stop_here()
 elif point == "temp-written":
     def fsync(fd):
         real_fsync(fd)
@@ -52,10 +52,10 @@ elif point == "temp-written":
             stop_here()
     os.fsync = fsync
 elif point == "before-rename":
-    os.replace = lambda src, dst: stop_here()
+    os.replace = lambda *args, **kwargs: stop_here()
 elif point == "after-rename":
-    def replace(src, dst):
-        real_replace(src, dst)
+    def replace(*args, **kwargs):
+        real_replace(*args, **kwargs)
         stop_here()
     os.replace = replace
 elif point == "before-journal":
@@ -147,7 +147,9 @@ def kill_at(root: Path, proposal_id: str, point: str) -> None:
 
 
 def temp_files(root: Path) -> list[Path]:
-    return sorted((root / ".claude" / "rules").glob(".gotchas.md.*.tmp"))
+    """Temp files of the record: kept in the state's tmp folder (ignored by git), none beside it."""
+    assert not list((root / ".claude" / "rules").glob(".gotchas.md*.tmp"))
+    return sorted((root / ".claude" / "gotchas" / "tmp").glob(".gotchas.md.gotchas-*.tmp"))
 
 
 @pytest.mark.parametrize("point", list(POINTS))

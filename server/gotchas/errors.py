@@ -96,3 +96,15 @@ class SourceError(GotchasError):
 
 class ConfigError(GotchasError):
     code = "config-error"
+
+
+class UnsafePath(GotchasError):
+    """A path to write or lock goes through a symlink, or names what is not a regular file."""
+
+    code = "unsafe-path"
+
+
+class RecordReadOnly(GotchasError):
+    """The record is read-only or belongs to another user: it is refused, never replaced."""
+
+    code = "record-read-only"

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gotchas.workspace import append_jsonl
+from gotchas.workspace import append_jsonl, read_confined
 
 
 def append(path: Path, event: Mapping[str, object]) -> None:
@@ -20,10 +20,12 @@ def append(path: Path, event: Mapping[str, object]) -> None:
 
 
 def read(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
+    try:
+        text = read_confined(path).decode("utf-8", errors="replace")
+    except FileNotFoundError:
         return []
     events = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         try:
             events.append(json.loads(line))
         except ValueError:

@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from gotchas import edit, journal, proposal, query, taskref, verification
-from gotchas.errors import Conflict, GotchasError, HoldNotReleased, InvalidArgument
+from gotchas.errors import (
+    Conflict,
+    GotchasError,
+    HoldNotReleased,
+    InvalidArgument,
+    ProposalInvalid,
+    RecordReadOnly,
+    UnsafePath,
+)
 from gotchas.proposal import Proposal
 from gotchas.record import Entry, Record
 from gotchas.results import (
@@ -35,7 +43,7 @@ from gotchas.results import (
     RecordedCheckView,
     VerifyResult,
 )
-from gotchas.workspace import Workspace
+from gotchas.workspace import RecordChanged, Workspace
 
 if TYPE_CHECKING:
     from gotchas.holds.decision import HoldAnswer
@@ -52,7 +60,7 @@ def _load(ws: Workspace, record: str | None) -> tuple[Path, Record]:
 
 def _load_or_empty(ws: Workspace, record: str | None) -> tuple[Path, Record]:
     """A missing record reads as empty, so the first captured lesson can create it."""
-    path = ws.record_path(record)
+    path = ws.writable_record(record)
     if not path.exists() and not path.is_symlink():
         return path, ws.parse(b"")
     return path, ws.load(path)
@@ -130,7 +138,8 @@ def propose_supersede(
             "record a suspected cause with propose_lesson and supersede once it is confirmed"
         )
     task_ref = taskref.normalize(task)
-    path, parsed = _load(ws, record)
+    path = ws.writable_record(record)
+    parsed = ws.load(path)
     target = parsed.get(target_id)
     existing = _existing_successor(parsed, target, task_ref)
     if existing is not None:
@@ -408,21 +417,47 @@ def list_proposals(ws: Workspace) -> list[ProposalSummary]:
 
 
 def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:
-    """Apply a stored proposal under the record lock; refuse unless the hold is released."""
+    """Apply a stored proposal under the record lock; refuse unless the hold is released.
+
+    The stored proposal is a request, not an authority: the record it may touch is the
+    configured one, and the edit is recomputed from its intent on the current bytes and
+    verified before anything is written.
+    """
     stored = proposal.load(ws.proposals_dir, proposal_id)
-    path = ws.inside(stored.record)
+    path = ws.writable_record(stored.record)
     with ws.lock(path):
         result = _apply_locked(ws, path, stored)
         report = result["verification"]
-        event = {"at": _now(), **{k: v for k, v in result.items() if k != "verification"}}
+        event = {"at": _now(), **{k: v for k, v in result.items() if k not in ("verification", "warnings")}}
         event["verified"] = bool(report and report["ok"])
-        journal.append(ws.journal_path, event)
+        if result["status"] == "already-applied" and not _journaled(ws, stored.id):
+            event["reconciled"] = True  # the record holds the result, but its event was lost
+            event["status"] = "applied"
+        try:
+            journal.append(ws.journal_path, event)
+        except (OSError, GotchasError) as exc:
+            if result["status"] != "applied":
+                raise
+            result.setdefault("warnings", []).append(
+                f"the record was written, but the journal could not be: {exc}; "
+                "the next apply of this proposal records it"
+            )
     return result
+
+
+def _journaled(ws: Workspace, proposal_id: str) -> bool:
+    """Whether the journal holds an ``applied`` event for ``proposal_id``."""
+    try:
+        events = journal.read(ws.journal_path)
+    except (OSError, GotchasError, UnicodeDecodeError):
+        return False
+    return any(e.get("proposal_id") == proposal_id and e.get("status") == "applied" for e in events)
 
 
 def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     creates = stored.base_sha256 == _sha(b"") and not path.exists() and not path.is_symlink()
-    data = b"" if creates else ws.read(path)
+    snapshot = ws.snapshot(path, missing_ok=creates)
+    data = snapshot.data
     before_sha = _sha(data)
 
     def answer(
@@ -434,6 +469,7 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         report: verification.AppliedCheck | None = None,
         rebased: bool = False,
         after_sha256: str = before_sha,
+        warnings: Sequence[str] = (),
     ) -> ApplyResult:
         out = ApplyResult(
             status=status,
@@ -448,11 +484,14 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         )
         if code is not None:
             out["code"] = code
+        if warnings:
+            out["warnings"] = list(warnings)
         return out
 
-    unchanged = before_sha == stored.base_sha256
-    current = None if unchanged else ws.parse(data)
-    if before_sha == stored.result_sha256 or (current is not None and _is_applied(current, stored)):
+    current = ws.parse(data)
+    if before_sha == stored.result_sha256 or (
+        before_sha != stored.base_sha256 and _is_applied(current, stored)
+    ):
         return answer("already-applied", f"{stored.new_id!r} is already in the record; nothing written")
     hold_answer = check_hold(ws, predicate=stored.hold) if stored.hold else None
     if hold_answer is not None and hold_answer.state != "released":
@@ -462,36 +501,62 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             hold=hold_answer,
             code=HoldNotReleased.code,
         )
+    for _ in range(_REBASES):
+        try:
+            plan = _recompute(ws, current, stored, unchanged=_sha(current.data) == stored.base_sha256)
+        except GotchasError as exc:
+            return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+        try:
+            warnings = ws.write_atomic(path, plan.data, expect=snapshot)
+        except (RecordReadOnly, UnsafePath) as exc:
+            return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+        except RecordChanged:
+            snapshot = ws.snapshot(path, missing_ok=False)
+            current = ws.parse(snapshot.data)
+            if _is_applied(current, stored):
+                return answer(
+                    "already-applied", f"{stored.new_id!r} is already in the record; nothing written"
+                )
+            continue
+        break
+    else:
+        return answer(
+            "refused",
+            "conflict: the record kept changing while the edit was being written; apply again",
+            hold=hold_answer,
+            code=Conflict.code,
+        )
+    rebased = _sha(current.data) != stored.base_sha256
+    reason = "applied"
+    report = None
     try:
-        plan = _as_proposed(data, stored) if current is None else _replan(ws, current, stored)
-    except GotchasError as exc:
-        return answer("refused", str(exc), hold=hold_answer, code=exc.code)
-    ws.write_atomic(path, plan.data)
-    written = ws.read(path)
-    after = ws.parse(written)
-    report = verification.check_written(current, after, written, plan, stored.adds, stored.entries_digest)
-    reason = "applied and verified" if report.ok else "applied, but verification found problems"
-    if current is not None:
+        written = ws.read(path)
+        after = ws.parse(written)
+        report = verification.check_written(current, after, written, plan, stored.adds, stored.entries_digest)
+        reason += " and verified" if report.ok else ", but verification found problems"
+        after_sha = after.sha256
+    except (OSError, GotchasError) as exc:
+        warnings.append(f"the record was written, but reading it back failed: {exc}")
+        after_sha = _sha(plan.data)
+    if rebased:
         reason += " (rebased: the record changed elsewhere since the proposal)"
     return answer(
         "applied",
         reason,
-        rebased=current is not None,
-        after_sha256=after.sha256,
+        rebased=rebased,
+        after_sha256=after_sha,
         hold=hold_answer,
         report=report,
+        warnings=warnings,
     )
 
 
-def _as_proposed(data: bytes, stored: Proposal) -> edit.Plan:
-    """The proposed edit on the very bytes it was planned on: no parse, same result hash."""
-    new = edit.apply_insertions(data, stored.insertions, stored.eol.encode("ascii"))
-    if _sha(new) != stored.result_sha256:
-        raise Conflict("conflict: the edit no longer produces the proposed bytes; propose again")
-    return stored.as_plan(new)
-
-
 def _is_applied(current: Record, stored: Proposal) -> bool:
+    """Whether ``current`` already holds this very proposal: same task, link scope and content.
+
+    A same id and title is not enough: a second correction of the same target with another
+    task or body must not be dropped as a duplicate.
+    """
     if stored.kind == "annotate" and stored.target_id and stored.task:
         try:
             target, successor = current.get(stored.target_id), current.get(stored.new_id)
@@ -499,16 +564,73 @@ def _is_applied(current: Record, stored: Proposal) -> bool:
             return False
         return _marked(target, successor, stored.task)
     for entry in current.entries:
-        if entry.id != stored.new_id or not edit.carries_title(entry.title, stored.lesson.title):
+        if entry.id != stored.new_id or not _same_lesson(current, entry, stored.lesson):
             continue
         if stored.kind == "capture":
             return True
-        return any(link.target == stored.target_id for link in entry.supersedes)
+        return any(
+            link.target == stored.target_id and (not link.tasks or stored.task in link.tasks)
+            for link in entry.supersedes
+        )
     return False
 
 
-def _replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
-    """The same edit on a record that changed since the proposal: rebased, or a conflict."""
+def _same_lesson(record: Record, entry: Entry, lesson: edit.Lesson) -> bool:
+    """``entry`` carries ``lesson``: its title, tasks, cause, diagnostic and every body line."""
+    if not edit.carries_title(entry.title, lesson.title) or not set(lesson.tasks) <= set(entry.tasks):
+        return False
+    if (entry.root_cause or "") != lesson.root_cause or (entry.diagnostic or None) != lesson.diagnostic:
+        return False
+    text = " ".join(record.data[entry.start : entry.end].decode("utf-8", errors="replace").split())
+    return all(" ".join(line.split()) in text for line in lesson.body.splitlines() if line.strip())
+
+
+_REBASES = 8
+"""How often an apply re-reads and rebases when the record changes under its write."""
+
+
+def _recompute(ws: Workspace, current: Record, stored: Proposal, *, unchanged: bool) -> edit.Plan:
+    """The proposal's edit, computed again from its intent on ``current``, verified.
+
+    Nothing the proposal file stores about the result (insertions, diff) is replayed: on
+    the base bytes the recomputed result must hash to the stored ``result_sha256`` or the
+    file was forged; on changed bytes the edit is rebased, or refused as a conflict.
+    """
+    lesson = _checked_lesson(stored)
+    try:
+        plan = _replan(ws, current, stored, lesson, unchanged=unchanged)
+    except Conflict as exc:
+        if unchanged:
+            raise ProposalInvalid(
+                f"proposal {stored.id} does not describe an edit of the record it was made on "
+                f"({exc.message}); it was forged or edited: propose again"
+            ) from None
+        raise
+    if unchanged and _sha(plan.data) != stored.result_sha256:
+        raise ProposalInvalid(
+            f"proposal {stored.id} does not produce the result it claims on the bytes it was made "
+            "on: it was forged, edited, or made by another version; propose again"
+        )
+    return plan
+
+
+def _checked_lesson(stored: Proposal) -> edit.Lesson:
+    """The stored lesson, validated as a propose call would have (an annotation adds none)."""
+    if stored.kind == "annotate":
+        return stored.lesson
+    raw = stored.lesson
+    lesson = edit.lesson(
+        raw.title, raw.body, raw.tasks, raw.root_cause, raw.diagnostic, raw.ruled_out, raw.evidence
+    )
+    if lesson != raw:
+        raise ProposalInvalid(f"proposal {stored.id} holds a lesson no propose call makes; propose again")
+    return lesson
+
+
+def _replan(
+    ws: Workspace, current: Record, stored: Proposal, lesson: edit.Lesson, *, unchanged: bool
+) -> edit.Plan:
+    """The edit the proposal asks for, on ``current``: its own bytes, rebased, or a conflict."""
     anchor_id = stored.target_id or stored.after_id
     anchor = None
     if anchor_id is not None:
@@ -524,18 +646,22 @@ def _replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
                 f"conflict: {anchor_id!r} or the lines right after it changed since the proposal; "
                 "propose again against the current record"
             )
-    else:
+    elif not unchanged:
         raise Conflict("conflict: the record changed since the proposal; propose again")
-    if stored.kind == "annotate" and stored.task:
+    if stored.kind == "annotate":
+        if not stored.task or anchor is None:
+            raise Conflict("conflict: an annotation names no task or target")
         try:
             successor = current.get(stored.new_id)
         except GotchasError:
             raise Conflict(f"conflict: {stored.new_id!r} is no longer in the record; propose again") from None
         plan = edit.plan_annotate(current, anchor, stored.task, successor, stored.red_herring_note)
-    elif stored.kind == "supersede" and stored.task:
-        plan = edit.plan_supersede(current, anchor, stored.task, stored.lesson, stored.red_herring_note)
+    elif stored.kind == "supersede":
+        if not stored.task or anchor is None or stored.target_id is None:
+            raise Conflict("conflict: a supersede names no task or target")
+        plan = edit.plan_supersede(current, anchor, stored.task, lesson, stored.red_herring_note)
     else:
-        plan = edit.plan_capture(current, stored.lesson, anchor)
+        plan = edit.plan_capture(current, lesson, anchor)
     if plan.new_id != stored.new_id:
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"
@@ -543,5 +669,5 @@ def _replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
     try:
         verification.check_plan(current, ws.parse(plan.data), plan, stored.adds)
     except InvalidArgument as exc:
-        raise Conflict(f"conflict: rebased on the current record, {exc.message}") from None
+        raise Conflict(f"conflict: on the current record, {exc.message}") from None
     return plan

@@ -16,7 +16,7 @@ from typing import Literal
 
 from gotchas.edit import Insertion, Lesson, Plan
 from gotchas.errors import ProposalInvalid, ProposalNotFound
-from gotchas.workspace import write_atomic
+from gotchas.workspace import read_confined, write_atomic
 
 FORMAT = "gotchas-proposal/1"
 _ID = re.compile(r"^p-[0-9a-f]{12}$")
@@ -177,7 +177,7 @@ def load(directory: Path, proposal_id: str) -> Proposal:
     pid = check_id(proposal_id)
     path = directory / f"{pid}.json"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_confined(path).decode("utf-8")
     except FileNotFoundError:
         raise ProposalNotFound(
             f"no proposal {pid} in {directory.name}/; propose again (list_proposals shows stored ones)"

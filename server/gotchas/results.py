@@ -159,6 +159,7 @@ class ApplyResult(TypedDict):
     hold: HoldView | None
     verification: AppliedCheckView | None
     code: NotRequired[str]
+    warnings: NotRequired[list[str]]
 
 
 class ProposalSummary(TypedDict):

@@ -11,17 +11,27 @@ fsync the directory) and the one JSON-lines appender.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
-import tempfile
-from collections.abc import Iterator, Mapping
+import secrets
+import stat
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gotchas.errors import PathOutsideRoot, RecordNotFound, RecordUnreadable
+from gotchas.errors import (
+    GotchasError,
+    PathOutsideRoot,
+    RecordNotFound,
+    RecordReadOnly,
+    RecordUnreadable,
+    UnsafePath,
+)
 
 if TYPE_CHECKING:
     from gotchas.config import Config
@@ -38,6 +48,34 @@ PROPOSALS_DIR = f"{STATE_DIR}/proposals"
 JOURNAL_FILE = f"{STATE_DIR}/journal.jsonl"
 LEDGER_FILE = f"{STATE_DIR}/tasks.jsonl"
 LOCKS_DIR = f"{STATE_DIR}/locks"
+TEMP_DIR = f"{STATE_DIR}/tmp"
+TEMP_MARK = ".gotchas-"
+"""Every temp file we make carries this in its name (and ends in ``.tmp``): how orphans are known."""
+ORPHAN_AGE = 300.0
+"""Seconds after which a temp file of ours, left by a killed process, is removed."""
+MARKDOWN = (".md", ".markdown")
+
+
+class RecordChanged(GotchasError):
+    """The record changed between the read and the rename: re-read and rebase, never overwrite."""
+
+    code = "conflict"
+
+
+Signature = tuple[int, int, int, int, int, int]
+
+
+def signature(info: os.stat_result) -> Signature:
+    """What identifies one version of a file: device, inode, size, mtime, ctime, mode."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_mode)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The bytes of a file and the signature they were read under (None: there was no file)."""
+
+    data: bytes
+    signature: Signature | None
 
 
 def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Path:
@@ -123,20 +161,67 @@ class Workspace:
     def record_path(self, record: str | None = None) -> Path:
         return self.inside(record or self.default_record)
 
+    def writable_record(self, record: str | None = None) -> Path:
+        """The record an edit may write: the configured one or a Markdown file under ``.claude/``.
+
+        Either way it must be Markdown, outside ``.git/`` and outside the state folder; a
+        record a stored proposal names is held to the same rule, so no file of the
+        repository (config, hooks, scripts, workflows) can be made a write target.
+        """
+        path = self.record_path(record)
+        name = self.name(path)
+        parts = name.split("/")
+        configured = path == self.record_path(None)
+        if not name.lower().endswith(MARKDOWN) or ".git" in parts or f"{name}/".startswith(f"{STATE_DIR}/"):
+            raise UnsafePath(
+                f"{name!r} cannot be written: a lessons file is a Markdown file outside .git/ and "
+                f"{STATE_DIR}/"
+            )
+        if not configured and parts[0] != ".claude":
+            raise UnsafePath(
+                f"{name!r} cannot be written: besides the configured record ({self.default_record}), "
+                "only Markdown files under .claude/ may be edited; set `record` in .claude/gotchas.toml "
+                "or pass --record to choose another"
+            )
+        return path
+
+    def snapshot(self, path: Path, *, missing_ok: bool = False) -> Snapshot:
+        """The record's bytes and signature, read without following a symlink or blocking on a FIFO."""
+        from gotchas.record import MAX_RECORD_BYTES
+
+        try:
+            fd = open_beneath(self.root, self.name(path), os.O_RDONLY)
+        except FileNotFoundError:
+            if missing_ok:
+                return Snapshot(b"", None)
+            raise RecordNotFound(
+                f"no record at {self.name(path)} under {self.root}; create it, or point to another "
+                "file with --record / the `record` argument"
+            ) from None
+        try:
+            info = os.fstat(fd)
+            if info.st_size > MAX_RECORD_BYTES:
+                raise RecordUnreadable(
+                    f"{self.name(path)} is {info.st_size:,} bytes; the limit is {MAX_RECORD_BYTES:,} (16 MiB)"
+                )
+            return Snapshot(_read_all(fd), signature(info))
+        finally:
+            os.close(fd)
+
     def name(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
     @property
     def state_dir(self) -> Path:
-        return self.inside(STATE_DIR)
+        return self.root / STATE_DIR  # reached without following symlinks, by the writers
 
     @property
     def proposals_dir(self) -> Path:
-        return self.inside(PROPOSALS_DIR)
+        return self.root / PROPOSALS_DIR  # reached without following symlinks, by the writers
 
     @property
     def journal_path(self) -> Path:
-        return self.inside(JOURNAL_FILE)
+        return self.root / JOURNAL_FILE  # reached without following symlinks, by the writers
 
     @property
     def ledger_path(self) -> Path:
@@ -144,26 +229,11 @@ class Workspace:
 
     @property
     def locks_dir(self) -> Path:
-        return self.inside(LOCKS_DIR)
+        return self.root / LOCKS_DIR  # reached without following symlinks, by the writers
 
     def read(self, path: Path) -> bytes:
-        """The bytes of a record, refusing what is missing, a directory, or over the size limit."""
-        from gotchas.record import MAX_RECORD_BYTES
-
-        try:
-            info = path.stat()
-        except FileNotFoundError:
-            raise RecordNotFound(
-                f"no record at {self.name(path)} under {self.root}; create it, or point to another "
-                "file with --record / the `record` argument"
-            ) from None
-        if path.is_dir():
-            raise RecordUnreadable(f"{self.name(path)} is a directory, not a lessons file")
-        if info.st_size > MAX_RECORD_BYTES:
-            raise RecordUnreadable(
-                f"{self.name(path)} is {info.st_size:,} bytes; the limit is {MAX_RECORD_BYTES:,} (16 MiB)"
-            )
-        return path.read_bytes()
+        """The bytes of a record, refusing what is missing, not a regular file, or over the size limit."""
+        return self.snapshot(path).data
 
     def load(self, path: Path) -> Record:
         """The parsed record, re-read only when the file changed (size, mtime or inode)."""
@@ -200,49 +270,314 @@ class Workspace:
     @contextlib.contextmanager
     def lock(self, path: Path) -> Iterator[None]:
         """Exclusive across processes; the kernel drops it if the holder dies, so it never sticks."""
-        locks = self.locks_dir
-        if not locks.is_dir():
-            locks.mkdir(parents=True, exist_ok=True)
-            # Lock files are empty and per machine: the folder keeps itself out of git.
-            (locks / ".gitignore").write_text("*\n", encoding="utf-8")
-        digest = hashlib.sha256(self.name(path).encode()).hexdigest()[:16]
-        with open(locks / f"{digest}.lock", "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        locks = open_dir_beneath(self.root, LOCKS_DIR, create=True)
+        try:
+            _keep_out_of_git(locks)
+            digest = hashlib.sha256(self.name(path).encode()).hexdigest()[:16]
+            fd = _open_regular(locks, f"{digest}.lock", os.O_RDWR | os.O_CREAT, f"{LOCKS_DIR}/{digest}.lock")
+        finally:
+            os.close(locks)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def write_atomic(self, path: Path, data: bytes, *, expect: Snapshot | None = None) -> list[str]:
+        """Replace the record at ``path`` with ``data``: a crash leaves the old file or the new one.
+
+        With ``expect``, the record must still be the version read (same signature) at the
+        last moment before the rename, else :class:`RecordChanged` and nothing is written.
+        A read-only or foreign record is refused. Returns warnings about failures after the
+        rename (the new bytes are in place by then).
+        """
+        return write_atomic(path, data, root=self.root, expect=expect, record=True)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _split(root: Path | None, path: Path) -> tuple[Path, tuple[str, ...]]:
+    """``path`` as a base directory and the parts below it that must not be symlinks.
+
+    Without a root, the base is the parent of the last ``.claude`` folder in the path (where
+    the state lives), else the file's own directory.
+    """
+    if root is not None:
+        return root, path.relative_to(root).parts
+    parts = path.parts
+    if ".claude" in parts:
+        at = len(parts) - 1 - parts[::-1].index(".claude")
+        return Path(*parts[:at]), parts[at:]
+    return path.parent, (path.name,)
+
+
+def open_dir_beneath(root: Path, relative: str | Sequence[str], *, create: bool = False) -> int:
+    """A descriptor of the folder ``relative`` under ``root``, walked without following symlinks."""
+    parts = relative.split("/") if isinstance(relative, str) else list(relative)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts:
+            if part in ("", ".", ".."):
+                raise UnsafePath(f"{'/'.join(parts)!r} is not a plain path below the project root")
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
             try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-    def write_atomic(self, path: Path, data: bytes) -> None:
-        """Replace ``path`` with ``data`` so a crash leaves the old file or the new one, never a mix."""
-        write_atomic(path, data)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    directory = path.parent
-    directory.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = None
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
+                nxt = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                nxt = _open_dir_part(part, flags, fd, parts)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise UnsafePath(_unsafe(parts, part)) from None
+                raise
+            os.close(fd)
+            fd = nxt
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+        os.close(fd)
         raise
-    dir_fd = os.open(directory, os.O_RDONLY)
+    return fd
+
+
+def _open_dir_part(part: str, flags: int, fd: int, parts: Sequence[str]) -> int:
     try:
-        os.fsync(dir_fd)
+        return os.open(part, flags, dir_fd=fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise UnsafePath(_unsafe(parts, part)) from None
+        raise
+
+
+def _unsafe(parts: Sequence[str], part: str) -> str:
+    return (
+        f"{part!r} in {'/'.join(parts)!r} is a symlink or not a folder; state and records are "
+        "never reached through a symlink: replace it with a real folder"
+    )
+
+
+def _open_regular(dir_fd: int, name: str, flags: int, shown: str, mode: int = 0o644) -> int:
+    """Open ``name`` in ``dir_fd``: no symlink followed, no FIFO waited on, only a regular file."""
+    try:
+        fd = os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            raise UnsafePath(f"{shown} is a symlink or a special file; only a regular file is used") from None
+        if exc.errno == errno.EISDIR:
+            raise RecordUnreadable(f"{shown} is a directory, not a regular file") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordUnreadable(f"{shown} is {_kind(info.st_mode)}, not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def open_beneath(root: Path, relative: str, flags: int, mode: int = 0o644) -> int:
+    """Open the regular file ``relative`` under ``root``; no component may be a symlink."""
+    parts = relative.split("/")
+    folder = open_dir_beneath(root, parts[:-1], create=bool(flags & os.O_CREAT))
+    try:
+        return _open_regular(folder, parts[-1], flags, relative, mode)
     finally:
-        os.close(dir_fd)
+        os.close(folder)
+
+
+def read_confined(path: Path, root: Path | None = None) -> bytes:
+    """The bytes of a state file, read without following symlinks (FileNotFoundError if none)."""
+    base, parts = _split(root, path)
+    fd = open_beneath(base, "/".join(parts), os.O_RDONLY)
+    try:
+        return _read_all(fd)
+    finally:
+        os.close(fd)
+
+
+def _keep_out_of_git(dir_fd: int) -> None:
+    """A ``.gitignore`` of ``*`` in a folder of per-machine files (locks, temp files)."""
+    try:
+        fd = os.open(
+            ".gitignore",
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o644,
+            dir_fd=dir_fd,
+        )
+    except FileExistsError:
+        return
+    try:
+        os.write(fd, b"*\n")
+    finally:
+        os.close(fd)
+
+
+def write_atomic(
+    path: Path,
+    data: bytes,
+    *,
+    root: Path | None = None,
+    expect: Snapshot | None = None,
+    record: bool = False,
+) -> list[str]:
+    """Replace ``path`` with ``data`` so a crash leaves the old file or the new one, never a mix.
+
+    Every folder from ``root`` down is opened without following symlinks, and the rename is
+    made relative to those descriptors, so nothing lands outside the tree. The temp file
+    lives in ``.claude/gotchas/tmp/`` (ignored by git; orphans of killed processes are
+    removed there) when that is on the same filesystem, else beside the file. Failures
+    after the rename do not raise: they come back as warnings.
+    """
+    base, parts = _split(root, path)
+    folder = open_dir_beneath(base, parts[:-1], create=True)
+    leaf = parts[-1]
+    shown = "/".join(parts)
+    try:
+        old = _old_version(folder, leaf, shown, record)
+        if expect is not None and (old is None) != (expect.signature is None):
+            raise RecordChanged(f"{shown} appeared or vanished while it was being edited")
+        temp_dir = _temp_dir(base, parts, folder)
+        try:
+            _write_and_rename(temp_dir, folder, leaf, shown, data, old, expect)
+        finally:
+            if temp_dir != folder:
+                os.close(temp_dir)
+        warnings = []
+        try:
+            os.fsync(folder)
+        except OSError as exc:
+            warnings.append(
+                f"{shown} was replaced, but syncing its folder failed ({exc}); a power cut may undo it"
+            )
+        return warnings
+    finally:
+        os.close(folder)
+
+
+def _old_version(folder: int, leaf: str, shown: str, record: bool) -> os.stat_result | None:
+    try:
+        old = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(old.st_mode):
+        kind = "a symlink" if stat.S_ISLNK(old.st_mode) else _kind(old.st_mode)
+        raise UnsafePath(f"{shown} is {kind}; only a regular file is replaced")
+    if record and not old.st_mode & stat.S_IWUSR:
+        raise RecordReadOnly(f"{shown} is read-only; make it writable (chmod u+w) if it should be edited")
+    return old
+
+
+def _temp_dir(base: Path, parts: Sequence[str], folder: int) -> int:
+    """The folder for temp files: ``.claude/gotchas/tmp`` on the file's filesystem, else its own."""
+    if base.joinpath(*parts).parent == base / TEMP_DIR:
+        return folder
+    try:
+        temp = open_dir_beneath(base, TEMP_DIR, create=True)
+    except (OSError, GotchasError):
+        return folder
+    if os.fstat(temp).st_dev != os.fstat(folder).st_dev:
+        os.close(temp)
+        return folder
+    with contextlib.suppress(OSError):
+        _keep_out_of_git(temp)
+        remove_orphans(temp)
+    return temp
+
+
+def remove_orphans(dir_fd: int, *, older_than: float = ORPHAN_AGE) -> list[str]:
+    """Remove our temp files older than ``older_than`` seconds: regular files we own, by name."""
+    removed = []
+    now = time.time()
+    for name in os.listdir(dir_fd):
+        if TEMP_MARK not in name or not name.endswith(".tmp"):
+            continue
+        try:
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and now - info.st_mtime > older_than:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=dir_fd)
+                removed.append(name)
+    return removed
+
+
+def _write_and_rename(
+    temp_dir: int,
+    folder: int,
+    leaf: str,
+    shown: str,
+    data: bytes,
+    old: os.stat_result | None,
+    expect: Snapshot | None,
+) -> None:
+    temp = f".{leaf[:64]}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    fd = os.open(
+        temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=temp_dir
+    )
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+            _same_owner_and_mode(fd, old, shown)
+        finally:
+            os.close(fd)
+        if expect is not None:
+            _unchanged(folder, leaf, shown, expect)
+        os.replace(temp, leaf, src_dir_fd=temp_dir, dst_dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=temp_dir)
+        raise
+
+
+def _same_owner_and_mode(fd: int, old: os.stat_result | None, shown: str) -> None:
+    if old is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
+        return
+    if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.fchown(fd, old.st_uid, old.st_gid)
+        except PermissionError:
+            if old.st_uid != os.geteuid():
+                raise RecordReadOnly(
+                    f"{shown} belongs to another user (uid {old.st_uid}); it is not replaced by a copy "
+                    "owned by this one"
+                ) from None
+    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+
+
+def _unchanged(folder: int, leaf: str, shown: str, expect: Snapshot) -> None:
+    """The compare of compare-and-swap: one ``lstat`` right before the rename."""
+    try:
+        now: Signature | None = signature(os.stat(leaf, dir_fd=folder, follow_symlinks=False))
+    except FileNotFoundError:
+        now = None
+    if now != expect.signature:
+        raise RecordChanged(f"{shown} changed while the edit was being written")
 
 
 def ledger_path(root: Path) -> Path:
@@ -266,18 +601,21 @@ def append_jsonl(path: Path, value: Mapping[str, object], *, sort_keys: bool = F
 
     One ``O_APPEND`` write under an exclusive ``flock``, so lines from concurrent writers
     never interleave. A final line left without its newline (a hand edit) gets one first,
-    so two entries are never glued together.
+    so two entries are never glued together. The file and its folders are reached without
+    following symlinks, and only a regular file is appended to.
     """
     payload = json.dumps(value, ensure_ascii=False, sort_keys=sort_keys).encode("utf-8") + b"\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    base, parts = _split(None, path)
+    fd = open_beneath(base, "/".join(parts), os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             payload = b"\n" + payload
             size += 1
-        os.write(fd, payload)
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)  # closing releases the lock
