@@ -150,6 +150,8 @@ def section_tree(blocks: Sequence[Block], total: int) -> Section:
 # ---------------------------------------------------------------- evidence from text
 
 _ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
+# a list marker opening a block: followed by a space, so ``**bold**`` keeps its first star
+_BLOCK_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
 _CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
 _DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
 _BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
@@ -777,11 +779,15 @@ class _Reader:
         units = self.unit_spans(section, body, section.end, "")
         if not units:
             return [self.heading_span(section, "a lesson: a heading with text of its own")]
+        # fields before the first unit, or opening it, are the section's own: it is one lesson.
+        # Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
+        # mark there), so the reading stays stable after our own edits
+        owned = units[0].start if units[0].kind in ("block", "paragraph") else section.end
         if any(
             _ENTRY_FIELD.match(self.lines[n])
             for b in body
-            if b.kind == "paragraph"
-            for n in range(b.start, b.end)
+            if b.kind == "paragraph" and b.start <= owned
+            for n in range(b.start, b.end if b.start < owned else b.start + 1)
         ):
             return [
                 self.heading_span(
@@ -998,7 +1004,7 @@ def _title_of(kind: SpanKind, first_line: str) -> str:
     if kind == "row":
         cells = [c.strip() for c in first_line.strip().strip("|").split("|")]
         return _lead_title(cells[0] if cells else first_line.strip())
-    text = _ITEM_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
+    text = _BLOCK_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
     return _lead_title(text.strip("`> "))
 
 
