@@ -624,6 +624,7 @@ _ITEM_LINE = re.compile(
     r"^(?P<lead> {0,3})(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]{1,4})(?P<box>\[[ xX]\][ \t]+)?(?P<rest>.*)$"
 )
 _BOLD_LEAD = re.compile(r"^(?P<b>\*\*|__)(?P<inner>.+?)(?P=b)(?P<after>.*)$")
+_STAMP_LEAD = re.compile(r"^(\[\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\])\s")
 _INNER_PUNCT = re.compile(r"[:：.。]$")
 _AFTER_SEP = re.compile(r"^(?:\s*[—–-]\s+|\s*[:：]\s*|\s+)")
 _SENTENCE = re.compile(r"[.!?。]\s|\s[—–]\s")
@@ -694,6 +695,12 @@ def _lead_lines(
             more = body[1:]
         else:
             first, more = [head], body
+    elif stamp := _STAMP_LEAD.match(rest):
+        # ``[2030-01-02 10:00] Title: text``: the edit has no clock, so the successor reuses the
+        # target's stamp (the date its advice was recorded); `` — `` ends the title so it reads
+        # back whole even when it holds a colon
+        shown = f"{stamp[1]} {new.title}"
+        first, more = [f"{opening}{shown} — {body[0]}"], body[1:]
     else:
         shown = _styled_title(record, like, rest, new.title)
         plain = f"{opening}{shown} — {body[0]}"

@@ -365,19 +365,32 @@ class _Reader:
         leads: list[Block] = []
         if len(paragraphs) < 2:
             return leads
+        # a lead carrying this tool's own fields (a successor) owns the body paragraphs after
+        # it, and a paragraph only of those fields is a mark: neither counts against the share
+        owned = 0
+        ours = False
         for block in paragraphs:
             text = self.lines[block.start].strip()
-            if not text or text[0] not in "[*_0123456789":
+            carries = any(_ENTRY_FIELD.match(self.lines[n]) for n in range(block.start, block.end))
+            if _ENTRY_FIELD.match(text) or (ours and not self._is_lead(text)):
+                owned += 1
                 continue
-            if _TIMESTAMP_LEAD.match(text):
+            ours = False
+            if self._is_lead(text):
                 leads.append(block)
-                continue
-            found = lead_label(text)
-            if found and _BOLD_LABEL.match(text) and not self.is_field_label(*found) and found[0]:
-                leads.append(block)
-        if len(leads) >= 2 and len(leads) * 5 >= len(paragraphs) * 4:
+                ours = carries
+        if len(leads) >= 2 and len(leads) * 5 >= (len(paragraphs) - owned) * 4:
             return leads
         return []
+
+    def _is_lead(self, text: str) -> bool:
+        """A timestamp lead (``[2030-01-02] Title: …``) or a bold lead-in that is no field label."""
+        if not text or text[0] not in "[*_0123456789":
+            return False
+        if _TIMESTAMP_LEAD.match(text):
+            return True
+        found = lead_label(text)
+        return bool(found and _BOLD_LABEL.match(text) and not self.is_field_label(*found) and found[0])
 
     def hr_blocks(self, body: Sequence[Block]) -> list[Block]:
         """The first block of each run between ``---`` rules, when there are two runs or more."""
