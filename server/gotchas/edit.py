@@ -434,7 +434,10 @@ class BlockForm(Form):
     kind = "block"
 
     def _opening(self, lines: Sequence[bytes], entry: Entry) -> Form:
-        return HEADING if _ATX.match(_bare(lines[entry.start_line - 1])) else PARAGRAPH
+        first = _bare(lines[entry.start_line - 1])
+        if _ATX.match(first):
+            return HEADING
+        return ITEM if _ITEM_LINE.match(first) else PARAGRAPH
 
     def successor(
         self,
@@ -445,11 +448,26 @@ class BlockForm(Form):
         new_id: str,
         links: str | None,
     ) -> tuple[list[str], str]:
-        return self._opening(lines, like).successor(record, lines, like, new, new_id, links)
+        opening = self._opening(lines, like)
+        if opening is ITEM:
+            # a block of field bullets: the successor is a lead paragraph in the first bullet's
+            # lead style, its fields on the lines after it; the reading takes a block carrying
+            # this tool's own fields as a lesson
+            match = _ITEM_LINE.match(_bare(lines[like.start_line - 1]))
+            rest = match["rest"] if match else ""
+            return _lead_lines(record, like, rest, "", "", new, new_id, links)
+        return opening.successor(record, lines, like, new, new_id, links)
 
     def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
         if self._opening(lines, target) is HEADING:
             return _annotate_block(lines, target, target.start_line, marks, caveat)
+        if _OPENS_BLOCK.match(_bare(lines[target.start_line - 1])):
+            # a block opened by bullets (``- **Key:** value`` parts), a fence or a quote: after
+            # every part, as paragraphs of the block's own, never folded into a bullet, never
+            # inside the fence, never between two parts
+            end = target.end_line
+            tail: tuple[str, ...] = ("",) if end < len(lines) and _bare(lines[end]).strip() else ()
+            return [Insertion(end, ("", marks, "", caveat, *tail))]
         return _annotate_lead(lines, target, "", marks, caveat)
 
     def place(
@@ -459,8 +477,9 @@ class BlockForm(Form):
 
 
 HEADING = HeadingForm()
+ITEM = ItemForm()
 PARAGRAPH = ParagraphForm()
-FORMS: dict[str, Form] = {f.kind: f for f in (HEADING, ItemForm(), PARAGRAPH, BlockForm())}
+FORMS: dict[str, Form] = {f.kind: f for f in (HEADING, ITEM, PARAGRAPH, BlockForm())}
 
 
 def form_of(entry: Entry) -> Form:
@@ -605,6 +624,7 @@ _ITEM_LINE = re.compile(
     r"^(?P<lead> {0,3})(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]{1,4})(?P<box>\[[ xX]\][ \t]+)?(?P<rest>.*)$"
 )
 _BOLD_LEAD = re.compile(r"^(?P<b>\*\*|__)(?P<inner>.+?)(?P=b)(?P<after>.*)$")
+_STAMP_LEAD = re.compile(r"^(\[\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\])\s")
 _INNER_PUNCT = re.compile(r"[:：.。]$")
 _AFTER_SEP = re.compile(r"^(?:\s*[—–-]\s+|\s*[:：]\s*|\s+)")
 _SENTENCE = re.compile(r"[.!?。]\s|\s[—–]\s")
@@ -675,6 +695,12 @@ def _lead_lines(
             more = body[1:]
         else:
             first, more = [head], body
+    elif stamp := _STAMP_LEAD.match(rest):
+        # ``[2030-01-02 10:00] Title: text``: the edit has no clock, so the successor reuses the
+        # target's stamp (the date its advice was recorded); `` — `` ends the title so it reads
+        # back whole even when it holds a colon
+        shown = f"{stamp[1]} {new.title}"
+        first, more = [f"{opening}{shown} — {body[0]}"], body[1:]
     else:
         shown = _styled_title(record, like, rest, new.title)
         plain = f"{opening}{shown} — {body[0]}"

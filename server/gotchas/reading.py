@@ -150,6 +150,8 @@ def section_tree(blocks: Sequence[Block], total: int) -> Section:
 # ---------------------------------------------------------------- evidence from text
 
 _ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
+# a list marker opening a block: followed by a space, so ``**bold**`` keeps its first star
+_BLOCK_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
 _CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
 _DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
 _BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
@@ -363,19 +365,32 @@ class _Reader:
         leads: list[Block] = []
         if len(paragraphs) < 2:
             return leads
+        # a lead carrying this tool's own fields (a successor) owns the body paragraphs after
+        # it, and a paragraph only of those fields is a mark: neither counts against the share
+        owned = 0
+        ours = False
         for block in paragraphs:
             text = self.lines[block.start].strip()
-            if not text or text[0] not in "[*_0123456789":
+            carries = any(_ENTRY_FIELD.match(self.lines[n]) for n in range(block.start, block.end))
+            if _ENTRY_FIELD.match(text) or (ours and not self._is_lead(text)):
+                owned += 1
                 continue
-            if _TIMESTAMP_LEAD.match(text):
+            ours = False
+            if self._is_lead(text):
                 leads.append(block)
-                continue
-            found = lead_label(text)
-            if found and _BOLD_LABEL.match(text) and not self.is_field_label(*found) and found[0]:
-                leads.append(block)
-        if len(leads) >= 2 and len(leads) * 5 >= len(paragraphs) * 4:
+                ours = carries
+        if len(leads) >= 2 and len(leads) * 5 >= (len(paragraphs) - owned) * 4:
             return leads
         return []
+
+    def _is_lead(self, text: str) -> bool:
+        """A timestamp lead (``[2030-01-02] Title: …``) or a bold lead-in that is no field label."""
+        if not text or text[0] not in "[*_0123456789":
+            return False
+        if _TIMESTAMP_LEAD.match(text):
+            return True
+        found = lead_label(text)
+        return bool(found and _BOLD_LABEL.match(text) and not self.is_field_label(*found) and found[0])
 
     def hr_blocks(self, body: Sequence[Block]) -> list[Block]:
         """The first block of each run between ``---`` rules, when there are two runs or more."""
@@ -777,11 +792,15 @@ class _Reader:
         units = self.unit_spans(section, body, section.end, "")
         if not units:
             return [self.heading_span(section, "a lesson: a heading with text of its own")]
+        # fields before the first unit, or opening it, are the section's own: it is one lesson.
+        # Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
+        # mark there), so the reading stays stable after our own edits
+        owned = units[0].start if units[0].kind in ("block", "paragraph") else section.end
         if any(
             _ENTRY_FIELD.match(self.lines[n])
             for b in body
-            if b.kind == "paragraph"
-            for n in range(b.start, b.end)
+            if b.kind == "paragraph" and b.start <= owned
+            for n in range(b.start, b.end if b.start < owned else b.start + 1)
         ):
             return [
                 self.heading_span(
@@ -998,7 +1017,7 @@ def _title_of(kind: SpanKind, first_line: str) -> str:
     if kind == "row":
         cells = [c.strip() for c in first_line.strip().strip("|").split("|")]
         return _lead_title(cells[0] if cells else first_line.strip())
-    text = _ITEM_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
+    text = _BLOCK_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
     return _lead_title(text.strip("`> "))
 
 
