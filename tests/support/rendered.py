@@ -2,8 +2,9 @@
 
 The caveat must be a block of its own inside the target: a direct child of the target's
 list item, or a top-level block within the target's heading section, and every block of the
-target before it is the target's title or holds nothing but metadata lines (so it never sits
-between two of the lesson's parts, and the block right before it carries the mark).
+target before it is the target's title or holds nothing but metadata lines, or it closes
+the target after all of its parts — either way it never sits between two of the lesson's
+parts, and the mark line comes before it.
 """
 
 from __future__ import annotations
@@ -73,7 +74,11 @@ def caveat_problems(data: bytes, target: Entry, task: str) -> list[str]:
     siblings = siblings[1:] if siblings and siblings[0].map and siblings[0].map[0] == first else siblings
     if not siblings and target.kind == "heading":
         return ["no block with the mark comes before the caveat"]
-    for block in siblings:
+    closes = not any(
+        t.nesting >= 0 and t.level == level and t.map and quote.map[1] <= t.map[0] < last for t in tokens
+    )
+    # closing the target, the caveat still needs the mark as a block of its own right before it
+    for block in siblings[-1:] if closes else siblings:
         assert block.map is not None
         if not _metadata_only(lines, *block.map):
             where = f"lines {block.map[0] + 1}-{block.map[1]}"
