@@ -9,12 +9,20 @@ other records live in ``support.project``; the one CLI runner is ``support.clien
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from support.gitrepo import GIT_ENV, Repo
 from support.project import SCENARIO, git_init, write_record
+
+# In CI every property test draws the same examples on every run, so a red run is reproducible
+# and names a real regression; locally they draw new examples each run and keep exploring.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 
 @pytest.fixture

@@ -50,7 +50,7 @@ def test_fixture(source: str, expected: list[str]) -> None:
 
 def test_fixtures_cover_every_entry_kind() -> None:
     kinds = {line.split()[1] for case in cases() for line in case.values[1] if line != "none"}  # type: ignore[attr-defined]
-    assert kinds == {"heading", "item", "paragraph", "block", "row"}
+    assert kinds == {"heading", "item", "paragraph", "block", "row", "document"}
 
 
 def test_a_pin_overrides_the_reading() -> None:
@@ -60,7 +60,7 @@ def test_a_pin_overrides_the_reading() -> None:
     assert [e.title for e in record.parse(data, "list").entries] == ["Pin it", "Cache it"]
     assert record.parse(data, "none").entries == ()
     single = record.parse(data, "single").entries
-    assert [(e.kind, e.start_line) for e in single] == [("block", 1)]
+    assert [(e.kind, e.start_line) for e in single] == [("document", 1)]
 
 
 def test_a_pinned_lessons_section_limits_the_reading() -> None:

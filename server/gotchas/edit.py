@@ -476,10 +476,42 @@ class BlockForm(Form):
         return Insertion(anchor.end_line, ("", "---", "", *entry_lines))
 
 
+class DocumentForm(Form):
+    """A whole file that is one lesson (a write-up, a memory file): the caveat closes the
+    document, and the successor follows it after a ``---`` rule as a ``##`` section (one level
+    below the document's own title) whose fields say what it supersedes; the reading takes
+    such sections after a one-lesson document as lessons of their own."""
+
+    kind = "document"
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        levels = [len(m[1]) for m in (_ATX.match(_bare(x)) for x in lines[: like.end_line]) if m]
+        level = min(max(min(levels, default=1) + 1, 2), 6)
+        return _heading_lines(level, new.title, new, new_id, links), new.title
+
+    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+        end = target.end_line
+        tail: tuple[str, ...] = ("",) if end < len(lines) and _bare(lines[end]).strip() else ()
+        return [Insertion(end, ("", marks, "", caveat, *tail))]
+
+    def place(
+        self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
+    ) -> Insertion:
+        return Insertion(anchor.end_line, ("", "---", "", *entry_lines))
+
+
 HEADING = HeadingForm()
 ITEM = ItemForm()
 PARAGRAPH = ParagraphForm()
-FORMS: dict[str, Form] = {f.kind: f for f in (HEADING, ITEM, PARAGRAPH, BlockForm())}
+FORMS: dict[str, Form] = {f.kind: f for f in (HEADING, ITEM, PARAGRAPH, BlockForm(), DocumentForm())}
 
 
 def form_of(entry: Entry) -> Form:

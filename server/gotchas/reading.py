@@ -24,7 +24,7 @@ from typing import Literal
 from gotchas import vocabulary
 from gotchas.blocks import Block
 
-SpanKind = Literal["heading", "item", "paragraph", "block", "row"]
+SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
 FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
 UNITS = ("h1", "h2", "h3", "h4", "h5", "h6", "list", "paragraph", "hr-block", "table-row", "single", "none")
 
@@ -99,7 +99,13 @@ class Reading:
 def _shape(span: Span) -> str:
     if span.kind == "heading":
         return f"h{span.level}"
-    return {"item": "list-item", "paragraph": "paragraph", "block": "hr-block", "row": "table-row"}[span.kind]
+    return {
+        "item": "list-item",
+        "paragraph": "paragraph",
+        "block": "hr-block",
+        "row": "table-row",
+        "document": "single",
+    }[span.kind]
 
 
 # ---------------------------------------------------------------- the section tree
@@ -553,11 +559,17 @@ class _Reader:
             return top, note
         return root, None
 
-    def has_entry_fields(self, section: Section) -> bool:
-        """A leaf section carrying this tool's own entry fields (``tasks:``, ``supersedes:``…) is a lesson."""
+    def has_entry_fields(self, section: Section, marks: bool = True) -> bool:
+        """A leaf section carrying this tool's own entry fields (``tasks:``, ``supersedes:``…) is a
+        lesson. With ``marks=False`` a red-herring mark alone does not count: it annotates a lesson
+        already there and must not change how its section reads."""
         if section.children:
             return False
-        return any(_ENTRY_FIELD.match(self.lines[n]) for b in section.body for n in range(b.start, b.end))
+        return any(
+            _ENTRY_FIELD.match(line) and (marks or not _MARK.match(line))
+            for b in section.body
+            for line in self.lines[b.start : b.end]
+        )
 
     def find_sections(
         self, root: Section, test: Callable[[str], bool], also: Callable[[Section], bool] | None = None
@@ -591,7 +603,7 @@ class _Reader:
 
     def single(self, reason: str) -> Reading:
         title = self.document_title()
-        span = Span("block", 0, 1, self.total, title, 0, "", None, reason)
+        span = Span("document", 0, 1, self.total, title, 0, "", None, reason)
         return Reading("single-lesson", [span] if self.total else [], reason)
 
     def document_title(self) -> str:
@@ -768,10 +780,16 @@ class _Reader:
         out: list[Span] = []
         for child, spans in read:
             lone = len(spans) == 1 and spans[0].kind == "heading" and not child.children
-            if shapes and lone and title_evidence(child.title)[0] > 0 and not self.has_entry_fields(child):
+            if (
+                shapes
+                and lone
+                and title_evidence(child.title)[0] > 0
+                and not self.has_entry_fields(child, False)
+            ):
                 kind = shapes.most_common(1)[0][0]
                 first = next((b for b in child.body if b.kind not in ("html", "hr")), None)
-                if first is not None:
+                # a heading whose body opens with a red-herring mark was itself the lesson
+                if first is not None and not _MARK.match(self.lines[first.start]):
                     why = f"a lesson in the group {child.title!r}: its siblings are groups of {_plural(kind)}"
                     self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
                     out.extend(self._spans_from(kind, [first], child.end, child, why))
@@ -1025,4 +1043,46 @@ def read(
     blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None, pin: Pin | None = None
 ) -> Reading:
     """The reading of a document from its block map and its lines (without line endings)."""
+    if pin is None or not pin.unit:
+        tail = _successors_tail(blocks, lines)
+        if tail is not None:
+            # the document is read as it was before its own red-herring mark was added
+            unmarked = ["" if _MARK.match(line) else line for line in lines[:tail]]
+            head = _Reader([b for b in blocks if b.end <= tail], unmarked, matter).read(pin)
+            if head.kind == "single-lesson" and head.spans:
+                return _with_successors(head, blocks, lines, tail)
     return _Reader(blocks, lines, matter).read(pin)
+
+
+_MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
+
+
+def _successors_tail(blocks: Sequence[Block], lines: Sequence[str]) -> int | None:
+    """Where lessons appended after a one-lesson document start: a ``---`` rule, then a heading
+    whose first line of text supersedes something (this tool's fields); else ``None``."""
+    for index in range(len(blocks) - 1):
+        rule, heading = blocks[index], blocks[index + 1]
+        if rule.kind != "hr" or heading.kind != "heading" or rule.start == 0:
+            continue
+        first = next((n for n in range(heading.end, len(lines)) if lines[n].strip()), None)
+        if first is not None and _ENTRY_FIELD.match(lines[first]) and "supersedes:" in lines[first].lower():
+            return rule.start
+    return None
+
+
+def _with_successors(head: Reading, blocks: Sequence[Block], lines: Sequence[str], tail: int) -> Reading:
+    """The document lesson up to ``tail``, then each heading after it at the first one's level."""
+    headings = [b for b in blocks if b.kind == "heading" and b.start > tail]
+    level = headings[0].level
+    own = [b for b in headings if b.level <= level]
+    document = head.spans[0]
+    spans = [Span(document.kind, 0, 1, tail, document.title, 0, "", None, document.reason)]
+    why = "a lesson appended after a one-lesson document, superseding it"
+    for block, following in zip(own, [*own[1:], None], strict=True):
+        end = following.start if following is not None else len(lines)
+        spans.append(
+            Span(
+                "heading", block.start, block.end, end, block.title, block.level, "#" * block.level, None, why
+            )
+        )
+    return Reading("lessons", spans, f"{head.reason}; lessons appended after it supersede it")

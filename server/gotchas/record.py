@@ -34,7 +34,7 @@ class Entry:
     id: str
     explicit_id: bool
     title: str
-    kind: Literal["heading", "item", "paragraph", "block", "row"]
+    kind: Literal["heading", "item", "paragraph", "block", "row", "document"]
     level: int
     marker: str
     section: str | None
