@@ -15,6 +15,14 @@ import pytest
 from support.project import SCENARIO, git_init, write_record
 
 
+@pytest.fixture(autouse=True)
+def user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's trust file for this test (absent until written): never the real one."""
+    path = tmp_path_factory.mktemp("user-config") / "config.toml"
+    monkeypatch.setenv("GOTCHAS_USER_CONFIG", str(path))
+    return path
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
