@@ -66,6 +66,12 @@ class UnsupportedEntry(InvalidArgument):
     code = "unsupported-entry"
 
 
+class ForgedStructure(InvalidArgument):
+    """Lesson text that would create structure (a heading, a rule, a field line) in the record."""
+
+    code = "forged-structure"
+
+
 class ProposalNotFound(GotchasError):
     code = "proposal-not-found"
 
