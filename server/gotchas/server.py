@@ -32,7 +32,7 @@ from mcp.types import (
 )
 from pydantic import Field
 
-from gotchas import __version__, results
+from gotchas import __version__, quoting, results
 from gotchas.errors import GotchasError
 from gotchas.workspace import Workspace
 
@@ -99,10 +99,8 @@ async def _run(func: Callable[[], T]) -> T:
 
 
 def _quoted(text: str) -> str:
-    """Lesson text inside a fence longer than any it contains, so it reads as data."""
-    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
-    fence = "`" * max(4, longest + 1)
-    return f"{fence}markdown\n{text}\n{fence}"
+    """Lesson text inside a fence it cannot close, so it reads as data (:mod:`gotchas.quoting`)."""
+    return quoting.quoted(text)
 
 
 def _json_text(value: object) -> TextContent:
