@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from gotchas import blocks, status
-from gotchas.errors import ForgedStructure
+from gotchas.errors import ForgedStructure, InvalidArgument
 from gotchas.fields import KNOWN, parse_line
 
 ENTRY_KEYS = KNOWN | status.STATUS_KEYS
@@ -30,10 +30,38 @@ def refuse_structure(
     ruled_out: Sequence[str] = (),
     evidence: str | None = None,
 ) -> None:
-    """Raise :class:`ForgedStructure` naming the first part and line that would add structure."""
+    """Raise :class:`ForgedStructure` naming the first part and line that would add structure,
+    or :class:`InvalidArgument` for a control character (a NUL would make the record binary)."""
+    control = control_problem(title, body, diagnostic, ruled_out, evidence)
+    if control is not None:
+        raise InvalidArgument(control)
     problem = structure_problem(title, body, diagnostic, ruled_out, evidence)
     if problem is not None:
         raise ForgedStructure(problem)
+
+
+_CONTROL = frozenset(chr(c) for c in (*range(0x20), 0x7F)) - {"\t", "\n", "\r"}
+
+
+def control_problem(
+    title: str,
+    body: str,
+    diagnostic: str | None = None,
+    ruled_out: Sequence[str] = (),
+    evidence: str | None = None,
+) -> str | None:
+    """The first control character (other than tab and line ends) in any part, named with where."""
+    parts = [("title", title), ("body", body), ("diagnostic", diagnostic or ""), ("evidence", evidence or "")]
+    parts += [("ruled_out item", item) for item in ruled_out]
+    for name, text in parts:
+        if _CONTROL.isdisjoint(text):
+            continue
+        at = next(i for i, char in enumerate(text) if char in _CONTROL)
+        return (
+            f"{name} holds the control character U+{ord(text[at]):04X} at position {at}; "
+            "lesson text must be printable: remove it"
+        )
+    return None
 
 
 def structure_problem(

@@ -32,8 +32,8 @@ from mcp.types import (
 )
 from pydantic import Field
 
-from gotchas import __version__, quoting, results
-from gotchas.errors import GotchasError
+from gotchas import __version__, arguments, quoting, results
+from gotchas.errors import GotchasError, from_os_error
 from gotchas.workspace import Workspace
 
 INSTRUCTIONS = """\
@@ -96,6 +96,9 @@ async def _run(func: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(func)
     except GotchasError as exc:
         raise ToolError(f"{exc.code}: {exc.message}") from None
+    except OSError as exc:
+        failure = from_os_error(exc)
+        raise ToolError(f"{failure.code}: {failure.message}") from None
 
 
 def _quoted(text: str) -> str:
@@ -112,6 +115,7 @@ def build(ws: Workspace) -> MCPServer:
     mcp = MCPServer("gotchas", version=__version__, instructions=INSTRUCTIONS)
     for register in TOOLS:
         register(mcp, ws)
+    arguments.refuse_unknown(mcp._tool_manager.list_tools())
     _resources(mcp, ws)
     _prompt_and_completion(mcp, ws)
     return mcp
