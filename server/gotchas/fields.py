@@ -112,7 +112,7 @@ def parse_line(line: str, number: int) -> list[Field]:
         fields.append(field)
         values.append([field.value])
     return [
-        field if len(value) == 1 else Field(field.key, SEPARATOR.join(value), number, field.raw_key)
+        field if len(value) == 1 else Field(field.key, SEPARATOR.join(value).strip(), number, field.raw_key)
         for field, value in zip(fields, values, strict=True)
     ]
 
