@@ -25,6 +25,14 @@ if os.environ.get("CI") == "true":
     settings.load_profile("ci")
 
 
+@pytest.fixture(autouse=True)
+def user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's trust file for this test (absent until written): never the real one."""
+    path = tmp_path_factory.mktemp("user-config") / "config.toml"
+    monkeypatch.setenv("GOTCHAS_USER_CONFIG", str(path))
+    return path
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -305,8 +305,6 @@ def test_other_top_level_tables_are_left_to_their_owners(tmp_path: Path) -> None
         ('[holds.github]\nbase_url = "ftp://x"', "http(s) URL"),
         ("[holds.github]\ntimeout = 0", "positive number"),
         ('[holds.git]\nbranch = ""', "non-empty"),
-        ('[holds]\nsources = ["command"]\n[holds.command]\nargv = ["tool"]', "{task}"),
-        ('[holds]\nsources = ["command"]', "{task}"),
         ('[holds.command]\nargv = "tool {task}"', "list of strings"),
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from gotchas.holds.check import check_hold
 from gotchas.holds.sources import SourceFailed
 from gotchas.holds.sources.command import CommandSource, command_argv, parse_command_output
 from gotchas.workspace import CONFIG_PATH
+from support.project import allow
 
 TRACKER = """
 import json, sys, time
@@ -117,10 +119,12 @@ def test_state_names_are_case_insensitive() -> None:
 
 
 def configure(root: Path, tracker: Path, *extra: str) -> None:
-    argv = json.dumps([sys.executable, str(tracker), "{task}", *extra])
+    """The repository asks for the command source; the user's trust file names the program."""
     path = root / CONFIG_PATH
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f'[holds]\nsources = ["ledger", "command"]\n[holds.command]\nargv = {argv}\n')
+    path.write_text('[holds]\nsources = ["ledger", "command"]\n')
+    user_config = Path(os.environ["GOTCHAS_USER_CONFIG"])
+    allow(user_config, root, command=[sys.executable, str(tracker), "{task}", *extra])
 
 
 def test_through_check_hold_a_tracker_landing_releases(tmp_path: Path, tracker: Path) -> None:

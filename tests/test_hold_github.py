@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from gotchas.holds.sources.github import GitHubSource, rate_limit_retry_at
 from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import CONFIG_PATH
 from support.fake_github import FakeGitHub, issue, pull_request
+from support.project import allow
 
 REPO = "octo/proj"
 
@@ -220,6 +222,7 @@ def test_rate_limit_headers_give_the_retry_time(
 
 
 def configure(root: Path, fake: FakeGitHub, sources: str) -> None:
+    """The repository asks for the stand-in host and variable; the user's trust file allows both."""
     path = root / CONFIG_PATH
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
@@ -227,6 +230,8 @@ def configure(root: Path, fake: FakeGitHub, sources: str) -> None:
         f'repo = "{REPO}"\nbase_url = "{fake.base_url}"\ntoken_env = "FAKE_GH_TOKEN"\n',
         encoding="utf-8",
     )
+    user_config = Path(os.environ["GOTCHAS_USER_CONFIG"])
+    allow(user_config, root, github_base_url=fake.base_url, github_token_env="FAKE_GH_TOKEN")
 
 
 def test_a_merged_pull_request_releases_the_hold_with_its_evidence(

@@ -16,6 +16,7 @@ from gotchas.holds.decision import evaluate
 from gotchas.holds.predicate import parse_predicates
 from gotchas.holds.registry import SourceSpec
 from gotchas.holds.sources import Observation, Source
+from gotchas.trust import Trust
 
 NOW = "2026-11-30T06:00:00Z"
 
@@ -23,7 +24,7 @@ NOW = "2026-11-30T06:00:00Z"
 def test_each_row_builds_a_source_of_its_own_name(tmp_path: Path) -> None:
     holds = HoldsConfig(command=CommandConfig(argv=("true", "{task}")))
     for spec in registry.SOURCES:
-        assert spec.build(tmp_path, holds).name == spec.name
+        assert spec.build(tmp_path, holds, Trust(tmp_path / "user.toml", tmp_path)).name == spec.name
 
 
 def test_config_accepts_exactly_the_table_s_names(tmp_path: Path) -> None:
@@ -68,7 +69,7 @@ class _Board:
         return Observation("board", "abandoned", [{"source": "board", "column": "Won't do"}], NOW)
 
 
-def _board(root: Path, holds: HoldsConfig) -> Source:
+def _board(root: Path, holds: HoldsConfig, trust: Trust) -> Source:
     return _Board()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gotchas import __version__
-from gotchas.errors import GotchasError, InvalidArgument
+from gotchas.errors import GotchasError, InvalidArgument, from_os_error
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -39,6 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        failure = from_os_error(exc)
+        print(f"gotchas: {failure.code}: {failure.message}", file=sys.stderr)
+        return EXIT_ERROR
     except Exception as exc:  # a bug: still one line, never a traceback
         print(f"gotchas: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -149,6 +153,7 @@ _PROPOSE_KEYS = (
 
 def _propose(args: argparse.Namespace) -> int:
     from gotchas import operations
+    from gotchas.arguments import json_types_problem
 
     spec: dict[str, Any] = {}
     if args.from_json:
@@ -162,6 +167,9 @@ def _propose(args: argparse.Namespace) -> int:
         unknown = set(spec) - set(_PROPOSE_KEYS)
         if unknown:
             raise InvalidArgument(f"--from-json: unknown keys {sorted(unknown)}")
+        problem = json_types_problem(spec)
+        if problem:
+            raise InvalidArgument(problem)
     for key in _PROPOSE_KEYS:
         value = getattr(args, key, None)
         if value not in (None, []):

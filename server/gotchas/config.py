@@ -29,6 +29,10 @@ class GitConfig:
 
 @dataclass(frozen=True)
 class GitHubConfig:
+    """``[holds.github]``. ``base_url`` and ``token_env`` are only requests: a host other than
+    the public API, or another variable, takes effect only when the user's trust file
+    (:mod:`gotchas.trust`) names the same for this repository."""
+
     repo: str | None = None  # None: the origin remote's owner/name
     base_url: str = DEFAULT_GITHUB_API
     token_env: str = "GITHUB_TOKEN"
@@ -37,6 +41,9 @@ class GitHubConfig:
 
 @dataclass(frozen=True)
 class CommandConfig:
+    """``[holds.command]``: what the repository suggests; the program that runs is the one the
+    user's trust file names for this repository (:mod:`gotchas.trust`), or none."""
+
     argv: tuple[str, ...] = ()
     timeout: float = 30.0
 
@@ -102,11 +109,6 @@ def parse_config(text: str, root: Path) -> Config:
         github=_github(_table(holds_table.get("github", {}), "holds.github")),
         command=_command(_table(holds_table.get("command", {}), "holds.command")),
     )
-    if "command" in holds.sources and not any("{task}" in arg for arg in holds.command.argv):
-        raise ConfigError(
-            f"{CONFIG_PATH}: holds.sources uses 'command' but holds.command.argv has no "
-            '{task} argument; write it like argv = ["tool", "{task}"]'
-        )
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
     return Config(root=root, record=record, entries=entries, holds=holds, tasks=tasks)
 

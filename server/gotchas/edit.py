@@ -22,6 +22,7 @@ from typing import Literal
 from gotchas import blocks, taskref
 from gotchas.errors import InvalidArgument, UnsupportedEntry
 from gotchas.fields import KNOWN, SEPARATOR, is_plain_field_line
+from gotchas.lesson_text import refuse_structure
 from gotchas.record import THEMATIC_BREAK, Entry, Record, slugify
 
 MAX_TITLE = 200
@@ -101,6 +102,7 @@ def lesson(
     if not refs:
         raise InvalidArgument("tasks is empty; name the task(s) that taught this lesson")
     items = tuple(i for i in (_one_line(x, "ruled_out item") for x in ruled_out) if i)
+    refuse_structure(title, body, clean_diag, items, evidence)
     return Lesson(
         title=clean_title,
         body=body.strip("\r\n"),

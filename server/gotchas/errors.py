@@ -66,6 +66,12 @@ class UnsupportedEntry(InvalidArgument):
     code = "unsupported-entry"
 
 
+class ForgedStructure(InvalidArgument):
+    """Lesson text that would create structure (a heading, a rule, a field line) in the record."""
+
+    code = "forged-structure"
+
+
 class ProposalNotFound(GotchasError):
     code = "proposal-not-found"
 
@@ -108,3 +114,39 @@ class RecordReadOnly(GotchasError):
     """The record is read-only or belongs to another user: it is refused, never replaced."""
 
     code = "record-read-only"
+
+
+class SystemFailure(GotchasError):
+    """The operating system refused a read or write (permissions, a full disk, a vanished
+    file): said with the path and what to check, never as an internal error."""
+
+    code = "os-error"
+
+
+def from_os_error(exc: OSError) -> SystemFailure:
+    """A typed error for ``exc`` that names the file and what to do about it."""
+    import errno
+
+    where = f" on {exc.filename}" if exc.filename else ""
+    reason = exc.strerror or type(exc).__name__
+    hint = {
+        errno.EACCES: "check the file's permissions and owner",
+        errno.EPERM: "check the file's permissions and owner",
+        errno.EROFS: "the file system is read-only; run where the project is writable",
+        errno.ENOSPC: "the disk is full; free space and retry",
+        errno.EDQUOT: "the disk quota is exhausted; free space and retry",
+        errno.EIO: "the disk reported an I/O error; check it, then retry",
+        errno.ENOENT: "the file vanished while it was used; retry",
+    }.get(exc.errno or 0, "check the path and retry")
+    return SystemFailure(f"the system refused{where}: {reason}; {hint}")
+
+
+MAX_SHOWN = 80
+
+
+def shown(value: str, limit: int = MAX_SHOWN) -> str:
+    """``value`` quoted for a message, cut to ``limit`` characters: an error never echoes
+    megabytes of its input back."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value)} characters)"

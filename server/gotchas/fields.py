@@ -24,8 +24,10 @@ SEPARATOR = " · "
 _PREFIX = re.compile(r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
 _SEGMENT = re.compile(
     r"^(?P<b1>\*\*|__)?(?P<key>[^\W\d_][\w.'/ -]{0,39}?)(?P<b2>\*\*|__)?\s*"
-    r"(?:(?::(?P<b3>\*\*|__)?\s+)|(?:：(?P<b4>\*\*|__)?\s*))(?P<value>\S.*?)\s*$"
+    r"(?:(?::(?P<b3>\*\*|__)?\s+)|(?:：(?P<b4>\*\*|__)?\s*))(?P<value>\S.*)"
 )
+# Linear on any line: every repetition is bounded, or greedy with nothing after it to trade
+# characters with (a lazy value before a trailing-space run was quadratic); callers strip.
 _MAX_KEY_WORDS = 4
 
 ALIASES = {
@@ -98,17 +100,21 @@ def parse_line(line: str, number: int) -> list[Field]:
     body = _PREFIX.sub("", line, count=1)
     parts = body.split(SEPARATOR)
     fields: list[Field] = []
+    values: list[list[str]] = []  # joined once at the end: growing a string per part is quadratic
     for index, part in enumerate(parts):
         field = _parse_segment(part, number)
         if field is None:
             if index == 0:
                 return []
             # A stray " · " inside a value: keep it in the previous value.
-            last = fields[-1]
-            fields[-1] = Field(last.key, f"{last.value}{SEPARATOR}{part}", number, last.raw_key)
+            values[-1].append(part)
             continue
         fields.append(field)
-    return fields
+        values.append([field.value])
+    return [
+        field if len(value) == 1 else Field(field.key, SEPARATOR.join(value).strip(), number, field.raw_key)
+        for field, value in zip(fields, values, strict=True)
+    ]
 
 
 def _parse_segment(text: str, number: int) -> Field | None:
@@ -121,7 +127,7 @@ def _parse_segment(text: str, number: int) -> Field | None:
     raw_key = match["key"].strip()
     if len(raw_key.split()) > _MAX_KEY_WORDS:
         return None
-    value = match["value"]
+    value = match["value"].rstrip()
     if match["b1"] and not (match["b2"] or match["b3"] or match["b4"]):
         return None
     if (match["b3"] or match["b4"]) is None and value.startswith(("**", "__")):
@@ -141,7 +147,8 @@ def is_plain_field_line(line: str) -> bool:
     return key in KNOWN or len(match["key"].split()) <= 3
 
 
-_LINK = re.compile(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^)]*)\))?")
+_LINK = re.compile(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^()]*)\))?")
+"""A scope stops at the next parenthesis either way, so unclosed ``(`` runs stay linear."""
 
 
 def parse_links(value: str) -> list[Link]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from gotchas.edit import Insertion, Lesson, Plan
-from gotchas.errors import ProposalInvalid, ProposalNotFound
+from gotchas.errors import ProposalInvalid, ProposalNotFound, shown
 from gotchas.workspace import read_confined, write_atomic
 
 FORMAT = "gotchas-proposal/1"
@@ -161,7 +161,7 @@ def check_id(proposal_id: str) -> str:
     text = proposal_id.strip()
     if not _ID.match(text):
         raise ProposalNotFound(
-            f"{proposal_id!r} is not a proposal id (they look like p-1a2b3c4d5e6f); "
+            f"{shown(proposal_id)} is not a proposal id (they look like p-1a2b3c4d5e6f); "
             "list_proposals shows the stored ones"
         )
     return text

@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Literal
 
 from gotchas import outline, status, taskref
-from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable
+from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, Link, parse_line, parse_links, parse_root_cause
 
 BOM = b"\xef\xbb\xbf"
@@ -115,20 +115,25 @@ class Record:
     def _by_id(self) -> dict[str, list[Entry]]:
         index: dict[str, list[Entry]] = {}
         for entry in self.entries:
-            index.setdefault(entry.id, []).append(entry)
-        return index
+            index.setdefault(unicodedata.normalize("NFC", entry.id), []).append(entry)
+        return index  # keyed in NFC, so an id typed decomposed or composed finds its entry
 
     def get(self, entry_id: str) -> Entry:
         """The entry with this id; a clear error for none or several."""
-        found = self._by_id.get(entry_id.strip())
+        found = self._by_id.get(unicodedata.normalize("NFC", entry_id.strip()))
         if not found:
-            close = difflib.get_close_matches(entry_id, list(self._by_id), n=3, cutoff=0.5)
+            close = (
+                []
+                if len(entry_id) > 4 * MAX_ID_LENGTH
+                else difflib.get_close_matches(entry_id, list(self._by_id), n=3, cutoff=0.5)
+            )
             hint = f"; did you mean {', '.join(close)}?" if close else "; list_gotchas shows the ids"
-            raise EntryNotFound(f"no entry with id {entry_id!r}{hint}")
+            raise EntryNotFound(f"no entry with id {shown(entry_id)}{hint}")
         if len(found) > 1:
             where = ", ".join(f"lines {e.start_line}-{e.end_line}" for e in found)
             raise AmbiguousEntry(
-                f"id {entry_id!r} names {len(found)} entries ({where}); give one of them a unique `id:` field"
+                f"id {shown(entry_id)} names {len(found)} entries ({where}); "
+                "give one of them a unique `id:` field"
             )
         return found[0]
 

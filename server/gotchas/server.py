@@ -32,8 +32,8 @@ from mcp.types import (
 )
 from pydantic import Field
 
-from gotchas import __version__, results
-from gotchas.errors import GotchasError
+from gotchas import __version__, arguments, quoting, results
+from gotchas.errors import GotchasError, from_os_error
 from gotchas.workspace import Workspace
 
 INSTRUCTIONS = """\
@@ -96,13 +96,14 @@ async def _run(func: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(func)
     except GotchasError as exc:
         raise ToolError(f"{exc.code}: {exc.message}") from None
+    except OSError as exc:
+        failure = from_os_error(exc)
+        raise ToolError(f"{failure.code}: {failure.message}") from None
 
 
 def _quoted(text: str) -> str:
-    """Lesson text inside a fence longer than any it contains, so it reads as data."""
-    longest = max((len(run) for run in text.split("\n") if set(run) == {"`"}), default=0)
-    fence = "`" * max(4, longest + 1)
-    return f"{fence}markdown\n{text}\n{fence}"
+    """Lesson text inside a fence it cannot close, so it reads as data (:mod:`gotchas.quoting`)."""
+    return quoting.quoted(text)
 
 
 def _json_text(value: object) -> TextContent:
@@ -114,6 +115,7 @@ def build(ws: Workspace) -> MCPServer:
     mcp = MCPServer("gotchas", version=__version__, instructions=INSTRUCTIONS)
     for register in TOOLS:
         register(mcp, ws)
+    arguments.refuse_unknown(mcp._tool_manager.list_tools())
     _resources(mcp, ws)
     _prompt_and_completion(mcp, ws)
     return mcp

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
-from gotchas.errors import TaskRefError
+from gotchas.errors import TaskRefError, shown
 
 _REPO = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}"
 _KEY = r"[A-Za-z][A-Za-z0-9]{0,9}-\d{1,9}(?:-\d{1,9})?"
@@ -32,7 +32,7 @@ def normalize(raw: str) -> str:
     text = raw.strip()
     match = _EXACT.match(text)
     if match is None:
-        raise TaskRefError(f"not a task reference: {raw!r}; use {ACCEPTED_FORMS}")
+        raise TaskRefError(f"not a task reference: {shown(raw)}; use {ACCEPTED_FORMS}")
     if match["repo"]:
         return f"{match['repo']}#{int(match['rnum'])}"
     if match["urepo"]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -23,3 +24,12 @@ def write_record(root: Path, data: bytes, record: str = RECORD) -> Path:
 def git_init(root: Path) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
     return root
+
+
+def allow(user_config: Path, root: Path, **settings: object) -> None:
+    """Write the user's trust for ``root``: ``command=[...]``, ``github_base_url=...`` and so on."""
+    lines = [f"[repositories.{json.dumps(str(root.resolve()))}]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    with user_config.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")

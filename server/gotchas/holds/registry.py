@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gotchas.errors import ConfigError
-from gotchas.holds.sources import TASK_STATES, Source, TaskState
+from gotchas.holds.sources import TASK_STATES, Observation, Source, SourceFailed, TaskState
+from gotchas.trust import PUBLIC_GITHUB_API, Trust
 
 if TYPE_CHECKING:
     from gotchas.config import HoldsConfig
@@ -38,34 +39,82 @@ class SourceSpec:
     """One kind of hold source, as the rest of the package needs to know it."""
 
     name: str
-    build: Callable[[Path, HoldsConfig], Source]
+    build: Callable[[Path, HoldsConfig, Trust], Source]  # trust: what the user allows here
     can_report: frozenset[TaskState]
     observes: bool  # looks at the system of record, not at what people wrote down
     reaches_network: bool
 
 
-def _ledger(root: Path, holds: HoldsConfig) -> Source:
+class NotAllowed:
+    """A source the repository asked for and the user has not allowed: it answers nothing,
+    so the hold is ``unknown`` with evidence that says what to add, and where."""
+
+    def __init__(self, name: str, why: str, trust: Trust, line: str) -> None:
+        self.name = name
+        self.message = (
+            f"{why}; the repository cannot allow this itself. To allow it, {trust.how_to_allow(line)}"
+        )
+        self.user_config = str(trust.user_config)
+        self.add = f"{trust.table()}\n{line}"
+
+    def observe(self, task: str) -> Observation:
+        raise SourceFailed(self.message, not_allowed=True, user_config=self.user_config, add=self.add)
+
+
+def _ledger(root: Path, holds: HoldsConfig, trust: Trust) -> Source:
     from gotchas.holds.sources.ledger import LedgerSource
 
     return LedgerSource(root)
 
 
-def _git(root: Path, holds: HoldsConfig) -> Source:
+def _git(root: Path, holds: HoldsConfig, trust: Trust) -> Source:
     from gotchas.holds.sources.git import GitSource
 
     return GitSource(root, branch=holds.git.branch, github_repo=holds.github.repo, timeout=holds.git.timeout)
 
 
-def _github(root: Path, holds: HoldsConfig) -> Source:
+def _github(root: Path, holds: HoldsConfig, trust: Trust) -> Source:
+    """Tokens go only to the host the user named (default: the public API), read only from
+    the variable the user named; a repository asking for another gets :class:`NotAllowed`."""
     from gotchas.holds.sources.github import GitHubSource
 
-    return GitHubSource.from_config(root, holds.github)
+    asked = holds.github
+    if asked.base_url not in (PUBLIC_GITHUB_API, trust.github_base_url):
+        return NotAllowed(
+            "github",
+            f"the repository asks to query GitHub at {asked.base_url}, a host the user has not allowed",
+            trust,
+            f'github_base_url = "{asked.base_url}"',
+        )
+    if asked.token_env not in ("GITHUB_TOKEN", trust.github_token_env):
+        return NotAllowed(
+            "github",
+            f"the repository asks to read the token from ${asked.token_env}, "
+            "a variable the user has not named",
+            trust,
+            f'github_token_env = "{asked.token_env}"',
+        )
+    return GitHubSource.from_trust(root, asked, trust)
 
 
-def _command(root: Path, holds: HoldsConfig) -> Source:
+def _command(root: Path, holds: HoldsConfig, trust: Trust) -> Source:
+    """The program is the one the user named for this repository, never one the repository names."""
     from gotchas.holds.sources.command import CommandSource
 
-    return CommandSource(root, argv=holds.command.argv, timeout=holds.command.timeout)
+    if trust.command is None:
+        asked = holds.command.argv or ("tool", "{task}")
+        shown = "[" + ", ".join(_toml_quote(part) for part in asked) + "]"
+        return NotAllowed(
+            "command",
+            "the repository asks for the command source, which runs a program; the user has not allowed it",
+            trust,
+            f"command = {shown}  # review: this program runs on every hold check",
+        )
+    return CommandSource(root, argv=trust.command, timeout=trust.command_timeout)
+
+
+def _toml_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 SOURCES: tuple[SourceSpec, ...] = (
@@ -90,9 +139,13 @@ def spec(name: str) -> SourceSpec:
     return found
 
 
-def build_sources(holds: HoldsConfig, root: Path) -> list[Source]:
-    """The configured sources, in configured order."""
-    return [spec(name).build(root, holds) for name in holds.sources]
+def build_sources(holds: HoldsConfig, root: Path, trust: Trust | None = None) -> list[Source]:
+    """The configured sources, in configured order; ``trust`` defaults to the user's file."""
+    if trust is None:
+        from gotchas.trust import load_trust
+
+        trust = load_trust(root)
+    return [spec(name).build(root, holds, trust) for name in holds.sources]
 
 
 def observes(name: str) -> bool:

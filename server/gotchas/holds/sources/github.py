@@ -13,16 +13,18 @@ import json
 import os
 import re
 import urllib.error
+import urllib.parse
 import urllib.request
 from datetime import UTC, datetime, timedelta
 from email.message import Message
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from gotchas.holds.sources import Evidence, Observation, SourceFailed, TaskState, format_utc, utc_now
 
 if TYPE_CHECKING:
     from gotchas.config import GitHubConfig
+    from gotchas.trust import Trust
 
 API_VERSION = "2022-11-28"
 _TASK = re.compile(r"^(?:(?P<repo>[^#\s]+/[^#\s]+))?#(?P<number>\d+)$")
@@ -52,14 +54,14 @@ class GitHubSource:
         self.timeout = timeout
 
     @classmethod
-    def from_config(cls, root: Path, config: GitHubConfig) -> GitHubSource:
-        token = os.environ.get(config.token_env) or None
+    def from_trust(cls, root: Path, config: GitHubConfig, trust: Trust) -> GitHubSource:
+        """Host and token variable from the user's trust, never from the repository's config."""
         return cls(
             root,
             repo=config.repo,
-            base_url=config.base_url,
-            token=token,
-            token_env=config.token_env,
+            base_url=trust.github_base_url,
+            token=os.environ.get(trust.github_token_env) or None,
+            token_env=trust.github_token_env,
             timeout=config.timeout,
         )
 
@@ -102,7 +104,7 @@ class GitHubSource:
             headers["Authorization"] = f"Bearer {self.token}"
         request = urllib.request.Request(url, headers=headers, method="GET")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with _OPENER.open(request, timeout=self.timeout) as response:
                 body = response.read(_MAX_BODY + 1)
         except urllib.error.HTTPError as exc:
             raise self._http_error(exc, what, url) from None
@@ -162,6 +164,27 @@ class GitHubSource:
         if status == 403:
             return SourceFailed(f"GitHub forbids reading {what} (403): {message}", status=status, url=url)
         return SourceFailed(f"GitHub answered {status} for {what}: {message}", status=status, url=url)
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to the same scheme and host: the token must not travel on."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: http.client.HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
+        if (old.scheme, old.netloc) != (new.scheme, new.netloc):
+            return None  # the 3xx is then reported as an HTTP error
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SameOriginRedirects)
 
 
 def rate_limit_retry_at(status: int, headers: Message | None, now: datetime) -> str | None:

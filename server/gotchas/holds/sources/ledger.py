@@ -104,7 +104,7 @@ def parse_ledger(raw: bytes) -> LedgerContents:
 def _parse_line(text: bytes, number: int) -> LedgerLine | None:
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: damaged, like any bad line
         return None
     if not isinstance(data, dict):
         return None

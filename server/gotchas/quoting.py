@@ -1,0 +1,25 @@
+"""Lesson text shown as data: a code fence the text inside cannot close.
+
+A CommonMark fence closes on a line of at least as many of its characters, indented up to
+three spaces and followed only by spaces — so the only safe fence is longer than every
+backtick run anywhere in the text, whatever the indentation or what follows it on the
+line. Tilde runs are counted too, so the bound holds for either fence character.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RUN = re.compile(r"`+|~+")
+
+
+def fence_for(text: str) -> str:
+    """A backtick fence longer than any backtick or tilde run in ``text`` (at least four)."""
+    longest = max((len(run) for run in _RUN.findall(text)), default=0)
+    return "`" * max(4, longest + 1)
+
+
+def quoted(text: str, info: str = "markdown") -> str:
+    """``text`` inside a fence it cannot close, labelled with ``info``."""
+    fence = fence_for(text)
+    return f"{fence}{info}\n{text}\n{fence}"

@@ -1,0 +1,92 @@
+"""Every line parses in linear time, whatever a hostile record puts on it.
+
+A lazy value before ``\\s*$`` in the field pattern made one ``key: value`` line with 100k
+inner spaces cost 83 s; an unclosed ``(`` run in a link list and a long run of stray
+`` · `` separators were quadratic too. Each shape below is a megabyte on one line, placed
+as a body line, a list item and a heading title, and read by the whole reading pipeline.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gotchas import fields, record
+from support.watchdog import finishes_within
+
+MB = 1_000_000
+
+SHAPES: dict[str, str] = {
+    "inner spaces": "key: a" + " " * MB + "b",
+    "trailing spaces": "key: a" + " " * MB,
+    "tabs and spaces": "key:\t" + "\t " * (MB // 2) + "z",
+    "colons": "key" + ":" * MB,
+    "colon pairs": "key: " + ": " * (MB // 2),
+    "fullwidth colons": "key：" + "：" * MB,
+    "leading bold markers": "**" * (MB // 2) + "key:** x",
+    "bold markers in the value": "**key:** " + "**" * (MB // 2) + "x",
+    "underscore markers": "__" * (MB // 2) + "k: v",
+    "separators with values": "tasks: #1" + " · x" * (MB // 4),
+    "bare separators": "a: b" + " · " * (MB // 3),
+    "separators of fields": "a: b · " * (MB // 7),
+    "unclosed scopes": "supersedes: a (" * (MB // 15),
+    "task hashes": "#664 " * (MB // 5),
+    "tracker keys": "ABC-" * (MB // 4),
+    "list markers": "- " * (MB // 2) + "x: y",
+    "brackets": "[" * MB + "x",
+    "backticks": "`" * MB,
+    "status words": "status: " + "landed " * (MB // 7),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_megabyte_field_line_parses_in_linear_time(shape: str) -> None:
+    line = SHAPES[shape]
+    with finishes_within(20, f"parsing a 1 MB line of {shape}"):
+        parsed = fields.parse_line(line, 1)
+        fields.is_plain_field_line(line)
+        for field in parsed:
+            fields.parse_links(field.value)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> None:
+    line = SHAPES[shape]
+    data = f"# Lessons\n\n## Lesson one\n\n{line}\n\n- {line}\n\n## {line}\n\nprose\n".encode()
+    with finishes_within(30, f"reading a record with a 1 MB line of {shape}"):
+        parsed = record.parse(data)
+    assert parsed.entries
+
+
+def test_a_long_inner_space_run_keeps_the_value_whole() -> None:
+    [field] = fields.parse_line("key: a" + " " * 1000 + "b   ", 3)
+    assert (field.key, field.value, field.line) == ("key", "a" + " " * 1000 + "b", 3)
+
+
+def test_stray_separators_stay_in_the_value_they_interrupt() -> None:
+    parsed = fields.parse_line("tasks: #1 · x · y · status: open", 1)
+    assert [(f.key, f.value) for f in parsed] == [("tasks", "#1 · x · y"), ("status", "open")]
+
+
+def test_an_unclosed_scope_is_a_plain_target_and_a_closed_one_still_scopes() -> None:
+    links = fields.parse_links("a (for #1 (b), c (for #7)")
+    assert [(link.target, link.tasks) for link in links][-1] == ("c", ("#7",))
+
+
+ALPHABET = st.sampled_from(
+    [" ", "\t", ":", "：", "**", "__", " · ", "(", ")", "#1", "-", "a", "key", "`", "\u00a0"]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ALPHABET, max_size=40), st.integers(min_value=1, max_value=3000))
+def test_any_line_parses_without_error_and_without_blowing_up(pieces: list[str], repeat: int) -> None:
+    """The fuzz: any mix of the characters field parsing cares about, repeated, never raises
+    and never goes superlinear."""
+    line = "".join(pieces) * repeat
+    with finishes_within(20, "parsing a fuzzed line"):
+        for field in fields.parse_line(line, 1):
+            assert field.value == field.value.strip()
+            fields.parse_links(field.value)
+        fields.is_plain_field_line(line)
