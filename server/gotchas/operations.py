@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from gotchas import edit, journal, proposal, query, taskref, verification
+from gotchas import edit, journal, link, proposal, query, taskref, verification
 from gotchas.errors import (
     Conflict,
     GotchasError,
@@ -267,13 +267,7 @@ def _view(answer: HoldAnswer | None) -> HoldView | None:
 
 def _existing_successor(parsed: Record, target: Entry, task: str) -> Entry | None:
     """A confirmed entry that already supersedes ``target`` for ``task`` (or for every task)."""
-    for entry in parsed.entries:
-        if entry.root_cause != "confirmed":
-            continue
-        for link in entry.supersedes:
-            if link.target == target.id and (task in link.tasks or not link.tasks):
-                return entry
-    return None
+    return link.successor(parsed, target, task)
 
 
 def _already_recorded(
@@ -313,9 +307,7 @@ def _already_recorded(
 
 
 def _marked(target: Entry, successor: Entry, task: str) -> bool:
-    return task in target.red_herring_for and any(
-        link.target == successor.id for link in target.superseded_by
-    )
+    return link.marked(target, successor, task)
 
 
 def _propose_annotation(
@@ -428,7 +420,11 @@ def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:
     with ws.lock(path):
         result = _apply_locked(ws, path, stored)
         report = result["verification"]
-        event = {"at": _now(), **{k: v for k, v in result.items() if k not in ("verification", "warnings")}}
+        event = {
+            "at": _now(),
+            **{k: v for k, v in result.items() if k not in ("verification", "warnings")},
+            **journal.about(stored),
+        }
         event["verified"] = bool(report and report["ok"])
         if result["status"] == "already-applied" and not _journaled(ws, stored.id):
             event["reconciled"] = True  # the record holds the result, but its event was lost
@@ -568,10 +564,7 @@ def _is_applied(current: Record, stored: Proposal) -> bool:
             continue
         if stored.kind == "capture":
             return True
-        return any(
-            link.target == stored.target_id and (not link.tasks or stored.task in link.tasks)
-            for link in entry.supersedes
-        )
+        return link.links_to(entry, stored.target_id, stored.task)
     return False
 
 
