@@ -221,20 +221,53 @@ def _require(spec: dict[str, Any], *keys: str) -> None:
 def _apply(args: argparse.Namespace) -> int:
     from gotchas import operations
 
+    if args.released:
+        if args.proposal_id:
+            raise InvalidArgument("give a proposal id or --released, not both")
+        return _apply_released(args)
+    if not args.proposal_id:
+        raise InvalidArgument("give the proposal id to apply, or --released for every released one")
     result = operations.apply(_workspace(args), proposal_id=args.proposal_id)
     _emit(result, args.json, f"{result['status']}: {result['reason']}")
     return 0 if result["status"] in ("applied", "already-applied") else 3
+
+
+EXIT_HELD = 3
+EXIT_REFUSED = 6
+
+
+def _apply_released(args: argparse.Namespace) -> int:
+    """Exit 0: nothing left to apply; 3: some proposals are still held; 6: some were refused."""
+    from gotchas import pending
+
+    result = pending.apply_released(_workspace(args))
+    lines = [f"applied {r['proposal_id']}: {r['reason']}" for r in result["applied"]]
+    lines += [f"refused {r['proposal_id']}: {r['reason']}" for r in result["refused"]]
+    lines += [f"held    {p['proposal_id']}: {p['reason']}" for p in result["held"]]
+    if not result["applied"] and not result["refused"]:
+        lines.append("nothing to apply")
+    _emit(result, args.json, "\n".join(lines))
+    if result["refused"]:
+        return EXIT_REFUSED
+    return EXIT_HELD if result["held"] else 0
 
 
 def _proposals(args: argparse.Namespace) -> int:
     from gotchas import operations
 
     found = operations.list_proposals(_workspace(args))
-    text = (
-        "\n".join(f"{p['proposal_id']}  {p['kind']:<9} {p['new_id']}  hold={p['hold'] or '-'}" for p in found)
-        or "no stored proposals"
-    )
-    _emit({"proposals": found}, args.json, text)
+    lines = []
+    for p in found:
+        hold = p["hold_state"]
+        held = f"hold={p['hold']} ({hold['state']})" if hold else f"hold={p['hold'] or '-'}"
+        lines.append(f"{p['proposal_id']}  {p['kind']:<9} {p['status']:<11} {p['new_id']}  {held}")
+        lines.append(f"    {p['reason']}")
+        for task in hold["tasks"] if hold else []:
+            state, source = task["state"] or "unknown", task["source"] or "-"
+            lines.append(f"    {task['task']}: {state} (source: {source})")
+            for item in task["evidence"]:
+                lines.append("      " + ", ".join(f"{k}={v}" for k, v in item.items()))
+    _emit({"proposals": found}, args.json, "\n".join(lines) or "no stored proposals")
     return 0
 
 
@@ -374,11 +407,9 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("--after", help="capture: entry id to place it after")
     json_flag(cmd)
 
-    cmd = command("apply", _apply, "apply a stored proposal (exit 3 when refused)")
-    cmd.add_argument("proposal_id")
-    json_flag(cmd)
+    _apply_command(command("apply", _apply, "apply a stored proposal (exit 3 when refused)"))
 
-    cmd = command("proposals", _proposals, "list stored proposals")
+    cmd = command("proposals", _proposals, "list stored proposals: status and hold now, with evidence")
     json_flag(cmd)
 
     for name in ("verify", "lint"):
@@ -394,3 +425,14 @@ def _parser() -> argparse.ArgumentParser:
     cmd = command("demo", _demo, "walk through the #664 correction on a scratch copy")
     cmd.add_argument("--no-pause", action="store_true")
     return parser
+
+
+def _apply_command(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("proposal_id", nargs="?")
+    cmd.add_argument(
+        "--released",
+        action="store_true",
+        help="apply every pending proposal whose hold is released, in creation order "
+        "(exit 0 nothing left, 3 some still held, 6 some refused)",
+    )
+    cmd.add_argument("--json", action="store_true", help="print the JSON object the tool returns")

@@ -392,20 +392,20 @@ def _sha(data: bytes) -> str:
 
 
 def list_proposals(ws: Workspace) -> list[ProposalSummary]:
-    return [
-        ProposalSummary(
-            proposal_id=p.id,
-            kind=p.kind,
-            record=p.record,
-            target_id=p.target_id,
-            task=p.task,
-            new_id=p.new_id,
-            title=p.lesson.title,
-            hold=p.hold,
-            created_at=p.created_at,
-        )
-        for p in proposal.stored(ws.proposals_dir)
-    ]
+    """Every stored proposal with its status and its hold now; reads only."""
+    from gotchas import pending
+
+    return pending.assess(ws)
+
+
+def is_applied(current: Record, stored: Proposal) -> bool:
+    """Whether ``current`` already holds this very proposal (see :func:`_is_applied`)."""
+    return current.sha256 == stored.result_sha256 or _is_applied(current, stored)
+
+
+def replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
+    """The proposal's edit recomputed on ``current``, verified; GotchasError when it cannot be."""
+    return _recompute(ws, current, stored, unchanged=current.sha256 == stored.base_sha256)
 
 
 def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:

@@ -163,6 +163,10 @@ class ApplyResult(TypedDict):
 
 
 class ProposalSummary(TypedDict):
+    """A stored proposal and where it stands now: ``status`` is read from the current record
+    (pending, applied, superseded by a newer proposal for the same entry and task, or
+    conflicting with the record), ``hold_state`` is its hold evaluated now, with evidence."""
+
     proposal_id: str
     kind: str
     record: str
@@ -172,3 +176,17 @@ class ProposalSummary(TypedDict):
     title: str
     hold: str | None
     created_at: str
+    status: Literal["pending", "applied", "superseded", "conflicting"]
+    reason: str
+    hold_state: HoldView | None
+    superseded_by: NotRequired[str]
+
+
+class ReleasedResult(TypedDict):
+    """``apply --released``: what was applied, what stays held, what was refused, in creation order."""
+
+    applied: list[ApplyResult]
+    held: list[ProposalSummary]
+    refused: list[ApplyResult]
+    skipped: list[ProposalSummary]
+    commit: NotRequired[str]
