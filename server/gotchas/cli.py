@@ -271,6 +271,29 @@ def _proposals(args: argparse.Namespace) -> int:
     return 0
 
 
+def _history(args: argparse.Namespace) -> int:
+    from gotchas.history import history
+
+    result = history(_workspace(args), task=args.task)
+    lines = [f"{result['task']}: {len(result['entries'])} hypotheses, current: {result['current'] or '-'}"]
+    for n, entry in enumerate(result["entries"], start=1):
+        mark = " (red herring)" if entry["red_herring"] else ""
+        lines.append(
+            f"{n}. {entry['id']}  {entry['root_cause']}{mark}  lines {entry['lines'][0]}-{entry['lines'][1]}"
+        )
+        lines.append(f"   {entry['title']}")
+        for later in entry["superseded_by"]:
+            when = later["at"] or "when unknown"
+            how = later["proposal_id"] or (later["commit"] or "")[:12] or "-"
+            lines.append(
+                f"   superseded by {later['id']} at {when} ({later['source'] or 'record only'}: {how})"
+            )
+        if entry["ruled_out"]:
+            lines.append("   ruled out: " + "; ".join(entry["ruled_out"]))
+    _emit(result, args.json, "\n".join(lines))
+    return 0
+
+
 def _verify(args: argparse.Namespace) -> int:
     from gotchas import operations
 
@@ -410,6 +433,10 @@ def _parser() -> argparse.ArgumentParser:
     _apply_command(command("apply", _apply, "apply a stored proposal (exit 3 when refused)"))
 
     cmd = command("proposals", _proposals, "list stored proposals: status and hold now, with evidence")
+    json_flag(cmd)
+
+    cmd = command("history", _history, "the chain of root-cause hypotheses recorded for a task")
+    cmd.add_argument("task", help="#664, 664, owner/repo#664 or ABC-123")
     json_flag(cmd)
 
     for name in ("verify", "lint"):

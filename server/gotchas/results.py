@@ -190,3 +190,40 @@ class ReleasedResult(TypedDict):
     refused: list[ApplyResult]
     skipped: list[ProposalSummary]
     commit: NotRequired[str]
+
+
+class SupersededView(TypedDict):
+    """What superseded a hypothesis, and when: from the journal, from git, or not known."""
+
+    id: str
+    at: str | None
+    by: str | None
+    source: Literal["journal", "git"] | None
+    proposal_id: str | None
+    commit: str | None
+
+
+class HistoryEntry(TypedDict):
+    """One hypothesis for the task. ``root_cause`` is its standing for the task now:
+    ``superseded`` once a later entry replaced it, else as written (``written_root_cause``)."""
+
+    id: str
+    title: str
+    lines: list[int]
+    tasks: list[str]
+    root_cause: str
+    written_root_cause: str | None
+    red_herring: bool
+    supersedes: list[str]
+    superseded_by: list[SupersededView]
+    ruled_out: list[str]
+    diagnostic: str | None
+
+
+class HistoryResult(TypedDict):
+    """The chain of hypotheses recorded for a task, oldest first; ``current`` is the one standing."""
+
+    task: str
+    record: str
+    entries: list[HistoryEntry]
+    current: str | None

@@ -311,12 +311,26 @@ def _verifying_tools(mcp: MCPServer, ws: Workspace) -> None:
         return await _run(lambda: operations.verify_record(ws, record=record))
 
 
+def _history_tools(mcp: MCPServer, ws: Workspace) -> None:
+    """history: how a task's root cause evolved."""
+
+    @mcp.tool(title="Root-cause history of a task", annotations=READ_ONLY)
+    async def history(task: Task, record: RecordArg = None) -> results.HistoryResult:
+        """The chain of hypotheses recorded for a task, oldest first: each entry's root-cause
+        standing (superseded or as written), whether it is a red herring for the task, what
+        superseded it and when, and what it ruled out. current names the one standing."""
+        from gotchas.history import history as read_history
+
+        return await _run(lambda: read_history(ws, task=task, record=record))
+
+
 TOOLS: tuple[Callable[[MCPServer, Workspace], None], ...] = (
     _reading_tools,
     _hold_tools,
     _proposing_tools,
     _applying_tools,
     _verifying_tools,
+    _history_tools,
 )
 """Every tool family, in the order the tools are listed."""
 
