@@ -227,8 +227,19 @@ def _apply(args: argparse.Namespace) -> int:
         return _apply_released(args)
     if not args.proposal_id:
         raise InvalidArgument("give the proposal id to apply, or --released for every released one")
-    result = operations.apply(_workspace(args), proposal_id=args.proposal_id)
-    _emit(result, args.json, f"{result['status']}: {result['reason']}")
+    ws = _workspace(args)
+    if args.commit:
+        from gotchas.commit import preflight
+
+        preflight(ws)
+    result = operations.apply(ws, proposal_id=args.proposal_id)
+    text = f"{result['status']}: {result['reason']}"
+    if args.commit and result["status"] == "applied":
+        from gotchas.commit import commit_applied
+
+        result["commit"] = commit_applied(ws, [result["proposal_id"]])
+        text += f"\ncommitted {result['commit']}"
+    _emit(result, args.json, text)
     return 0 if result["status"] in ("applied", "already-applied") else 3
 
 
@@ -240,8 +251,19 @@ def _apply_released(args: argparse.Namespace) -> int:
     """Exit 0: nothing left to apply; 3: some proposals are still held; 6: some were refused."""
     from gotchas import pending
 
-    result = pending.apply_released(_workspace(args))
+    ws = _workspace(args)
+    if args.commit:
+        from gotchas.commit import preflight
+
+        preflight(ws)
+    result = pending.apply_released(ws)
+    if args.commit and result["applied"]:
+        from gotchas.commit import commit_applied
+
+        result["commit"] = commit_applied(ws, [r["proposal_id"] for r in result["applied"]])
     lines = [f"applied {r['proposal_id']}: {r['reason']}" for r in result["applied"]]
+    if "commit" in result:
+        lines.append(f"committed {result['commit']}")
     lines += [f"refused {r['proposal_id']}: {r['reason']}" for r in result["refused"]]
     lines += [f"held    {p['proposal_id']}: {p['reason']}" for p in result["held"]]
     if not result["applied"] and not result["refused"]:
@@ -461,5 +483,10 @@ def _apply_command(cmd: argparse.ArgumentParser) -> None:
         action="store_true",
         help="apply every pending proposal whose hold is released, in creation order "
         "(exit 0 nothing left, 3 some still held, 6 some refused)",
+    )
+    cmd.add_argument(
+        "--commit",
+        action="store_true",
+        help="commit exactly the record, the journal and the applied proposals (nothing else staged)",
     )
     cmd.add_argument("--json", action="store_true", help="print the JSON object the tool returns")

@@ -160,6 +160,7 @@ class ApplyResult(TypedDict):
     verification: AppliedCheckView | None
     code: NotRequired[str]
     warnings: NotRequired[list[str]]
+    commit: NotRequired[str]
 
 
 class ProposalSummary(TypedDict):
