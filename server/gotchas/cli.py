@@ -316,6 +316,15 @@ def _history(args: argparse.Namespace) -> int:
     return 0
 
 
+def _merge_record(args: argparse.Namespace) -> int:
+    """The git merge driver: exit 0 merged (into %A), 1 conflict markers left in %A."""
+    from gotchas import merge
+
+    status, line = merge.run(Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours)
+    print(f"gotchas: {line}", file=sys.stderr)
+    return status
+
+
 def _verify(args: argparse.Namespace) -> int:
     from gotchas import operations
 
@@ -456,6 +465,16 @@ def _parser() -> argparse.ArgumentParser:
 
     cmd = command("proposals", _proposals, "list stored proposals: status and hold now, with evidence")
     json_flag(cmd)
+
+    cmd = command(
+        "merge-record",
+        _merge_record,
+        "git merge driver for the record: keeps both sides' corrections (exit 1 on conflict)",
+    )
+    cmd.add_argument("base", help="%%O: the common ancestor's version")
+    cmd.add_argument("ours", help="%%A: our version; the merge is written here")
+    cmd.add_argument("theirs", help="%%B: their version")
+    cmd.add_argument("path", nargs="?", help="%%P: the record's path, for messages")
 
     cmd = command("history", _history, "the chain of root-cause hypotheses recorded for a task")
     cmd.add_argument("task", help="#664, 664, owner/repo#664 or ABC-123")
