@@ -325,6 +325,30 @@ def _merge_record(args: argparse.Namespace) -> int:
     return status
 
 
+def _init(args: argparse.Namespace) -> int:
+    from gotchas import initialize
+
+    changes = initialize.run(_workspace(args), dry_run=args.dry_run)
+    verb = "would change" if args.dry_run else "changed"
+    lines = [f"{verb} {c.target}: {c.what}" for c in changes] or ["nothing to change: already set up"]
+    view = {"dry_run": args.dry_run, "changes": [{"target": c.target, "what": c.what} for c in changes]}
+    _emit(view, args.json, "\n".join(lines))
+    return 0
+
+
+def _session_start(args: argparse.Namespace) -> int:
+    """The SessionStart hook: always exit 0, print nothing unless proposals are ready."""
+    from gotchas import session_start
+
+    try:
+        text = session_start.hook_output(_workspace(args))
+    except Exception:  # a failing hook must not stop the session from starting
+        return 0
+    if text:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
 def _verify(args: argparse.Namespace) -> int:
     from gotchas import operations
 
@@ -475,6 +499,20 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("ours", help="%%A: our version; the merge is written here")
     cmd.add_argument("theirs", help="%%B: their version")
     cmd.add_argument("path", nargs="?", help="%%P: the record's path, for messages")
+
+    cmd = command(
+        "init",
+        _init,
+        "set the repository up: record, .mcp.json, allowed tools, session hook, merge driver",
+    )
+    cmd.add_argument("--dry-run", action="store_true", help="print the changes without making them")
+    json_flag(cmd)
+
+    command(
+        "session-start",
+        _session_start,
+        "Claude Code SessionStart hook: report held proposals whose hold is released (reads only)",
+    )
 
     cmd = command("history", _history, "the chain of root-cause hypotheses recorded for a task")
     cmd.add_argument("task", help="#664, 664, owner/repo#664 or ABC-123")
