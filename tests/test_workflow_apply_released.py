@@ -31,9 +31,9 @@ WORKFLOW = REPO / "docs" / "workflows" / "gotchas-apply-released.yml"
 TITLE = "Per-call tokenizer reloads starved generation"
 
 
-def workflow() -> dict[str, Any]:
+def workflow() -> dict[Any, Any]:
     yaml: Any = importlib.import_module("yaml")
-    loaded: dict[str, Any] = yaml.safe_load(WORKFLOW.read_text("utf-8"))
+    loaded: dict[Any, Any] = yaml.safe_load(WORKFLOW.read_text("utf-8"))
     return loaded
 
 
