@@ -45,7 +45,7 @@ def apply_step() -> dict[str, Any]:
 
 def test_the_workflow_runs_on_landing_and_on_closed_issues() -> None:
     loaded = workflow()
-    triggers = loaded.get("on", loaded.get(True))  # YAML 1.1 reads a bare `on` as true
+    triggers: Any = loaded["on"] if "on" in loaded else loaded[True]  # YAML 1.1 reads `on` as true
     assert triggers["push"]["branches"] == ["main"]
     assert triggers["issues"]["types"] == ["closed"]
     assert loaded["jobs"]["apply"]["env"]["GOTCHAS_LAND"] == "pull-request"
