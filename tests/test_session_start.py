@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.clients import HOLD, git, gotchas, land_task, make_scenario_repo, run_gotchas
+from support.clients import HOLD, REPO, git, gotchas, land_task, make_scenario_repo, run_gotchas
 from support.project import TARGET
 
 
@@ -75,3 +75,16 @@ def test_a_broken_state_never_fails_the_session(root: Path) -> None:
     (root / ".claude" / "gotchas.toml").write_text("this is [not toml", "utf-8")
     done = gotchas(root, "session-start")
     assert (done.returncode, done.stdout) == (0, "")
+
+
+def test_the_plugin_ships_the_hook_pinned_to_its_own_version() -> None:
+    plugin = REPO / "plugin"
+    version = json.loads((plugin / ".claude-plugin" / "plugin.json").read_text("utf-8"))["version"]
+    hooks = json.loads((plugin / "hooks" / "hooks.json").read_text("utf-8"))["hooks"]
+    [group] = hooks["SessionStart"]
+    [hook] = group["hooks"]
+    assert hook["type"] == "command"
+    assert f"--from 'gotchas=={version}' gotchas session-start" in hook["command"]
+    assert ".venv" not in hook["command"], "the plugin never runs a program the repository holds"
+    project = json.loads((REPO / ".claude" / "settings.json").read_text("utf-8"))
+    assert any("session-start" in h["command"] for g in project["hooks"]["SessionStart"] for h in g["hooks"])
