@@ -11,6 +11,7 @@ config from running a program (no hooks, no signing program); paths come after `
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Sequence
@@ -133,4 +134,14 @@ def corrections_of(ws: Workspace, proposal_ids: Sequence[str]) -> tuple[list[Cor
 def commit_applied(ws: Workspace, proposal_ids: Sequence[str]) -> str:
     """Commit the applied proposals: their record, the journal and their proposal files."""
     corrections, paths = corrections_of(ws, proposal_ids)
-    return commit(ws, paths, message(corrections))
+    records = sorted({ws.writable_record(c) for c in _records(ws, proposal_ids)})
+    with contextlib.ExitStack() as held:
+        for path in records:  # no apply may write the record between what we commit and the commit
+            held.enter_context(ws.lock(path))
+        return commit(ws, paths, message(corrections))
+
+
+def _records(ws: Workspace, proposal_ids: Sequence[str]) -> list[str]:
+    from gotchas import proposal
+
+    return [proposal.load(ws.proposals_dir, pid).record for pid in proposal_ids]

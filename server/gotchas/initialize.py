@@ -5,7 +5,9 @@ read-only tools allowed, the server enabled, the session-start hook), ``.gitattr
 (the record's merge driver, the journal merged as a union) and the merge driver in the
 repository's git config. Existing JSON is merged key by key, never replaced; existing
 lines are kept byte for byte. Every file is read and checked before anything is written,
-so a malformed file stops the run with nothing changed; a second run changes nothing.
+so a malformed file stops the run with nothing changed; each write holds the file's lock
+and replaces it only if it is still the version read (else the run stops, asking for
+another); a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gotchas.errors import ConfigError
-from gotchas.workspace import JOURNAL_FILE, Workspace, read_confined, write_atomic
+from gotchas.workspace import JOURNAL_FILE, Snapshot, Workspace, write_atomic
 
 SERVER = {"type": "stdio", "command": "gotchas", "args": ["serve"]}
 ALLOWED_TOOLS = (
@@ -50,8 +52,11 @@ def plan(ws: Workspace) -> list[Change]:
     """Every change the repository needs, computed from what is there; nothing is written."""
     changes: list[Change] = []
     record = ws.writable_record(None)
-    if not record.exists() and not record.is_symlink():
-        changes.append(Change(ws.name(record), "create the lessons file", _writer(ws, record, NEW_RECORD)))
+    found = ws.snapshot(record, missing_ok=True)
+    if found.signature is None:
+        changes.append(
+            Change(ws.name(record), "create the lessons file", _writer(ws, record, NEW_RECORD, found))
+        )
     changes += _json_change(ws, ".mcp.json", _with_server, "add the gotchas MCP server")
     changes += _json_change(
         ws,
@@ -64,24 +69,25 @@ def plan(ws: Workspace) -> list[Change]:
     return changes
 
 
-def _writer(ws: Workspace, path: Path, data: bytes) -> Callable[[], None]:
+def _writer(ws: Workspace, path: Path, data: bytes, read: Snapshot) -> Callable[[], None]:
+    """Replace ``path`` with ``data`` under its lock, only if it is still the version ``read``."""
+
     def write() -> None:
-        write_atomic(path, data, root=ws.root)
+        with ws.lock(path):
+            write_atomic(path, data, root=ws.root, expect=read)
 
     return write
 
 
-def _read(ws: Workspace, name: str) -> bytes | None:
-    try:
-        return read_confined(ws.inside(name), ws.root)
-    except FileNotFoundError:
-        return None
+def _read(ws: Workspace, name: str) -> Snapshot:
+    return ws.snapshot(ws.inside(name), missing_ok=True)
 
 
 def _json_change(
     ws: Workspace, name: str, update: Callable[[dict[str, Any]], dict[str, Any]], what: str
 ) -> list[Change]:
-    raw = _read(ws, name)
+    found = _read(ws, name)
+    raw = found.data if found.signature is not None else None
     try:
         current = json.loads(raw.decode("utf-8")) if raw is not None else {}
     except (UnicodeDecodeError, ValueError) as exc:
@@ -95,7 +101,7 @@ def _json_change(
         return []
     data = (json.dumps(updated, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     verb = "create" if raw is None else "update"
-    return [Change(name, f"{verb}: {what}", _writer(ws, ws.inside(name), data))]
+    return [Change(name, f"{verb}: {what}", _writer(ws, ws.inside(name), data, found))]
 
 
 def _object(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:
@@ -143,7 +149,8 @@ def _with_settings(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def _attributes(ws: Workspace, record: str) -> list[Change]:
-    raw = _read(ws, ".gitattributes") or b""
+    found = _read(ws, ".gitattributes")
+    raw = found.data
     have = {line.strip() for line in raw.decode("utf-8", errors="replace").splitlines()}
     wanted = [f"{_quoted(record)} merge=gotchas", f"{JOURNAL_FILE} merge=union"]
     missing = [line for line in wanted if line not in have]
@@ -157,7 +164,7 @@ def _attributes(ws: Workspace, record: str) -> list[Change]:
         Change(
             ".gitattributes",
             f"{'update' if raw else 'create'}: {what}",
-            _writer(ws, ws.inside(".gitattributes"), data),
+            _writer(ws, ws.inside(".gitattributes"), data, found),
         )
     ]
 
