@@ -53,6 +53,11 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def _created() -> str:
+    """A proposal's creation time, to the microsecond: proposals are applied in this order."""
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
 def _load(ws: Workspace, record: str | None) -> tuple[Path, Record]:
     path = ws.record_path(record)
     return path, ws.load(path)
@@ -370,7 +375,7 @@ def _pinned(
         result_sha256=after.sha256,
         diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
         entries_digest=verification.entries_digest(after),
-        created_at=_now(),
+        created_at=_created(),
         target_sha256=target_sha256,
         anchor_sha256=anchor_sha256,
         red_herring_note=red_herring_note,

@@ -11,6 +11,7 @@ applies, in creation order, every pending proposal whose hold is released, each 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from gotchas import operations, proposal
 from gotchas.errors import GotchasError
@@ -22,7 +23,21 @@ from gotchas.workspace import Workspace
 
 def ordered(ws: Workspace) -> list[Proposal]:
     """The stored proposals in creation order (id breaks ties, so the order is stable)."""
-    return sorted(proposal.stored(ws.proposals_dir), key=lambda p: (p.created_at, p.id))
+    return sorted(proposal.stored(ws.proposals_dir), key=_order)
+
+
+def _order(p: Proposal) -> tuple[datetime, str]:
+    """When ``p`` was made, read as a time (a file without a readable time sorts first)."""
+    try:
+        made = datetime.fromisoformat(p.created_at)
+    except ValueError:
+        made = _EPOCH
+    if made.tzinfo is None:
+        made = made.replace(tzinfo=UTC)
+    return made, p.id
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def assess(ws: Workspace) -> list[ProposalSummary]:
@@ -41,7 +56,7 @@ def _newer(p: Proposal, stored: Sequence[Proposal]) -> Proposal | None:
         q
         for q in stored
         if q.id != p.id
-        and (q.created_at, q.id) > (p.created_at, p.id)
+        and _order(q) > _order(p)
         and (q.record, q.target_id, q.task) == (p.record, p.target_id, p.task)
     ]
     return later[-1] if later else None
