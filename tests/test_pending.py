@@ -154,3 +154,26 @@ def test_bad_arguments_are_one_line_and_exit_2(root: Path) -> None:
     for args in (("apply",), ("apply", "p-000000000000", "--released")):
         done = gotchas(root, *args)
         assert done.returncode == 2 and done.stderr.count("\n") == 1
+
+
+@pytest.mark.anyio
+async def test_list_proposals_through_the_stdio_server_tells_status_and_hold_and_reads_only(
+    root: Path,
+) -> None:
+    from mcp import Client, StdioServerParameters
+
+    from support.clients import gotchas_exe, isolated_env
+
+    proposed = propose(root)
+    land_task(root, 664)
+    before = tree(root)
+    params = StdioServerParameters(
+        command=gotchas_exe(), args=["serve"], cwd=str(root), env=isolated_env(root.parent / "home")
+    )
+    async with Client(params) as client:
+        result: Any = await client.call_tool("list_proposals", {})
+        assert not result.is_error, result.content
+        [listed] = result.structured_content["proposals"]
+    assert (listed["proposal_id"], listed["status"]) == (proposed["proposal_id"], "pending")
+    assert listed["hold_state"]["state"] == "released" and "ready to apply" in listed["reason"]
+    assert tree(root) == before
