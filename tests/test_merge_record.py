@@ -134,3 +134,16 @@ def test_a_crlf_record_keeps_its_line_endings() -> None:
     theirs = base + b"\r\n## Four\r\n\r\ntasks: #4\r\n\r\nFourth.\r\n"
     merged = merge.merge(base, ours, theirs, eol=b"\r\n")
     assert merged.conflicts == 0 and b"\n" not in merged.data.replace(b"\r\n", b"")
+
+
+def test_a_human_edit_of_the_lines_a_correction_touches_is_a_conflict(origin: Path) -> None:
+    a, b = clone(origin, "a"), clone(origin, "b")
+    path = a / RECORD_PATH
+    path.write_text(path.read_text("utf-8").replace("tasks: #664\n", "tasks: #664, #670\n"), "utf-8")
+    git(a, "commit", "-q", "-am", "The chunk-it advice also came from #670")
+    correct(b, TARGET, "#664", "Tokenizer reloads starved the #664 run")
+    done = pull(b, a)
+    assert done.returncode != 0
+    text = (b / RECORD_PATH).read_text("utf-8")
+    assert "<<<<<<< ours" in text and ">>>>>>> theirs" in text
+    assert "both sides changed the same lines" in done.stderr
