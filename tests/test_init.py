@@ -48,11 +48,14 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     done = run_gotchas(root, "init")
     assert done.stdout.count("\n") == len(planned) and "changed .mcp.json" in done.stdout
     assert (root / ".claude/rules/gotchas.md").read_text("utf-8").startswith("# Gotchas")
-    assert json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]["args"] == ["serve"]
+    assert json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]["args"] == [
+        "gotchas-mcp"
+    ]
     settings = json.loads((root / ".claude/settings.json").read_text("utf-8"))
     assert "mcp__gotchas__history" in settings["permissions"]["allow"]
     assert "mcp__gotchas__apply_supersede" not in settings["permissions"]["allow"]
-    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "gotchas session-start"
+    hook = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert "exec gotchas session-start" in hook and ".venv" not in hook
     attributes = (root / ".gitattributes").read_text("utf-8").splitlines()
     assert ".claude/rules/gotchas.md merge=gotchas" in attributes
     assert ".claude/gotchas/journal.jsonl merge=union" in attributes

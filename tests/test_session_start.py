@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from support.clients import HOLD, REPO, git, gotchas, land_task, make_scenario_repo, run_gotchas
+from support.clients import HOLD, REPO, git, gotchas, gotchas_exe, land_task, make_scenario_repo, run_gotchas
 from support.project import TARGET
 
 
@@ -88,3 +89,21 @@ def test_the_plugin_ships_the_hook_pinned_to_its_own_version() -> None:
     assert ".venv" not in hook["command"], "the plugin never runs a program the repository holds"
     project = json.loads((REPO / ".claude" / "settings.json").read_text("utf-8"))
     assert any("session-start" in h["command"] for g in project["hooks"]["SessionStart"] for h in g["hooks"])
+
+
+def test_the_hook_init_writes_runs_the_installed_gotchas(root: Path) -> None:
+    pid = propose(root, "Tokenizer reloads starved generation")
+    land_task(root, 664)
+    run_gotchas(root, "init")
+    settings = json.loads((root / ".claude" / "settings.json").read_text("utf-8"))
+    [group] = settings["hooks"]["SessionStart"]
+    command = group["hooks"][0]["command"]
+    env = {"PATH": f"{Path(gotchas_exe()).parent}:/usr/bin:/bin", "CLAUDE_PROJECT_DIR": str(root)}
+    done = subprocess.run(
+        ["/bin/sh", "-c", command], cwd=root, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and pid in done.stdout, done.stderr
+    bare = subprocess.run(
+        ["/bin/sh", "-c", command], cwd=root, env={"PATH": "/nonexistent"}, capture_output=True
+    )
+    assert (bare.returncode, bare.stdout) == (0, b""), "without gotchas or uvx the hook stays silent"

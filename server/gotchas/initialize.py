@@ -21,7 +21,8 @@ from typing import Any
 from gotchas.errors import ConfigError
 from gotchas.workspace import JOURNAL_FILE, Snapshot, Workspace, write_atomic
 
-SERVER = {"type": "stdio", "command": "gotchas", "args": ["serve"]}
+SERVER = {"type": "stdio", "command": "uvx", "args": ["gotchas-mcp"]}
+"""The server as the README adds it (``claude mcp add --scope project gotchas -- uvx gotchas-mcp``)."""
 ALLOWED_TOOLS = (
     "list_gotchas",
     "get_gotcha",
@@ -33,7 +34,12 @@ ALLOWED_TOOLS = (
     "history",
 )
 """Tools that never write the record; apply_supersede stays behind the permission prompt."""
-HOOK_COMMAND = "gotchas session-start"
+HOOK_COMMAND = (
+    "command -v gotchas >/dev/null 2>&1 && exec gotchas session-start; "
+    "command -v uvx >/dev/null 2>&1 && exec uvx --quiet --from gotchas gotchas session-start; exit 0"
+)
+"""The installed ``gotchas`` when there is one, else the published one through uvx; never a
+program from the repository, and silent when neither is there."""
 DRIVER = "gotchas merge-record %O %A %B %P"
 DRIVER_NAME = "gotchas: keep both sides' corrections of the lessons file"
 NEW_RECORD = b"# Gotchas\n\nLessons from past tasks, each naming the task that taught it.\n"
@@ -139,13 +145,17 @@ def _with_settings(settings: dict[str, Any]) -> dict[str, Any]:
         _object(settings, "hooks", f"{where} hooks"), "SessionStart", f"{where} hooks.SessionStart"
     )
     present = any(
-        isinstance(group, dict)
-        and any(isinstance(h, dict) and h.get("command") == HOOK_COMMAND for h in group.get("hooks") or [])
+        isinstance(group, dict) and any(_runs_session_start(h) for h in group.get("hooks") or [])
         for group in starts
     )
     if not present:
         starts.append({"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 30}]})
     return settings
+
+
+def _runs_session_start(hook: object) -> bool:
+    command = hook.get("command") if isinstance(hook, dict) else None
+    return isinstance(command, str) and "session-start" in command and "gotchas" in command
 
 
 def _attributes(ws: Workspace, record: str) -> list[Change]:
