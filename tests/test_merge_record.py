@@ -147,3 +147,26 @@ def test_a_human_edit_of_the_lines_a_correction_touches_is_a_conflict(origin: Pa
     text = (b / RECORD_PATH).read_text("utf-8")
     assert "<<<<<<< ours" in text and ">>>>>>> theirs" in text
     assert "both sides changed the same lines" in done.stderr
+
+
+def capture(root: Path, task: str, title: str) -> str:
+    args = ["propose", "--json", "--title", title, "--body", f"What {task} showed.", "--tasks", task]
+    proposed: dict[str, Any] = json.loads(run_gotchas(root, *args, "--root-cause", "suspected").stdout)
+    run_gotchas(root, "apply", proposed["proposal_id"], "--commit")
+    return str(proposed["new_id"])
+
+
+def test_two_lessons_appended_at_the_end_merge_where_git_alone_conflicts(origin: Path) -> None:
+    a, b = clone(origin, "a"), clone(origin, "b")
+    new_a = capture(a, "#701", "Warm caches hide cold-start regressions")
+    new_b = capture(b, "#702", "CI runners reuse stale wheels")
+    plain = clone(origin, "plain")  # the same two branches, without the driver configured
+    git(plain, "config", "--unset", "merge.gotchas.driver")
+    git(plain, "fetch", "-q", str(a), "main")
+    git(plain, "reset", "-q", "--hard", "FETCH_HEAD")
+    assert pull(plain, b).returncode != 0, "git's own merge conflicts on two appends"
+    done = pull(a, b)
+    assert done.returncode == 0, done.stdout + done.stderr
+    order = ids(a)
+    assert order[-2:] == [new_a, new_b]
+    assert run_gotchas(a, "verify").returncode == 0
