@@ -177,3 +177,16 @@ async def test_list_proposals_through_the_stdio_server_tells_status_and_hold_and
     assert (listed["proposal_id"], listed["status"]) == (proposed["proposal_id"], "pending")
     assert listed["hold_state"]["state"] == "released" and "ready to apply" in listed["reason"]
     assert tree(root) == before
+
+
+def test_a_proposal_file_edited_by_hand_is_left_out_and_said_so(root: Path) -> None:
+    proposed = propose(root, hold=None)
+    path = root / ".claude/gotchas/proposals" / f"{proposed['proposal_id']}.json"
+    path.write_text(path.read_text("utf-8").replace("#664", "#665"), "utf-8")
+    before = (root / RECORD_PATH).read_bytes()
+    listed = gotchas(root, "proposals", "--json")
+    assert json.loads(listed.stdout)["proposals"] == []
+    assert f"left out: proposal {proposed['proposal_id']} was changed after it was made" in listed.stderr
+    done = gotchas(root, "apply", "--released")
+    assert done.returncode == 0 and "nothing to apply" in done.stdout
+    assert (root / RECORD_PATH).read_bytes() == before

@@ -290,6 +290,10 @@ def _proposals(args: argparse.Namespace) -> int:
             for item in task["evidence"]:
                 lines.append("      " + ", ".join(f"{k}={v}" for k, v in item.items()))
     _emit({"proposals": found}, args.json, "\n".join(lines) or "no stored proposals")
+    from gotchas import proposal
+
+    for problem in proposal.unreadable(_workspace(args).proposals_dir):
+        print(f"gotchas: left out: {problem}", file=sys.stderr)
     return 0
 
 
