@@ -244,11 +244,11 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 EXIT_HELD = 3
-EXIT_REFUSED = 6
+EXIT_REFUSED = 7
 
 
 def _apply_released(args: argparse.Namespace) -> int:
-    """Exit 0: nothing left to apply; 3: some proposals are still held; 6: some were refused."""
+    """Exit 0: nothing left to apply; 3: some proposals are still held; 7: some were refused."""
     from gotchas import pending
 
     ws = _workspace(args)
@@ -543,7 +543,7 @@ def _apply_command(cmd: argparse.ArgumentParser) -> None:
         "--released",
         action="store_true",
         help="apply every pending proposal whose hold is released, in creation order "
-        "(exit 0 nothing left, 3 some still held, 6 some refused)",
+        "(exit 0 nothing left, 3 some still held, 7 some refused)",
     )
     cmd.add_argument(
         "--commit",
