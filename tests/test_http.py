@@ -74,7 +74,8 @@ async def scenario_calls(url: str, headers: dict[str, str] | None = None) -> dic
         tools = {tool.name for tool in (await client.list_tools()).tools}
         listed = await client.call_tool("list_gotchas", {"task": "#664", "verbose": True})
         hold = await client.call_tool("check_hold", {"predicate": HOLD})
-        return {"tools": tools, "listed": listed, "hold": hold}
+        missing = await client.call_tool("get_gotcha", {"id": "no-such-lesson-here"})
+        return {"tools": tools, "listed": listed, "hold": hold, "missing": missing}
 
 
 def test_a_real_client_works_over_streamable_http(repo: Path) -> None:
@@ -85,6 +86,9 @@ def test_a_real_client_works_over_streamable_http(repo: Path) -> None:
     (entry,) = got["listed"].structured_content["entries"]
     assert "chunk it" in entry["title"]
     assert got["hold"].structured_content["state"] == "held"
+    # `gotchas serve` is started by the CLI, but its hints speak to a model: tools, not commands
+    hint = got["missing"].content[0].text
+    assert got["missing"].is_error and "list_gotchas shows the ids" in hint and "gotchas list" not in hint
 
 
 def test_dns_rebinding_a_foreign_host_or_origin_is_rejected(repo: Path) -> None:

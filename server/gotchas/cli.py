@@ -366,6 +366,7 @@ def _serve(args: argparse.Namespace) -> int:
     # them during start-up is wasted work, so collection waits until the server is built, and
     # what exists then is frozen out of later collections.
     gc.disable()
+    surface.use("mcp")  # the server's hints name its tools, not these commands
     ws = _workspace(args)
     if args.http:
         from gotchas import endpoint
