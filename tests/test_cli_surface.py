@@ -218,3 +218,16 @@ def test_serve_help_shows_defaults_and_the_variables() -> None:
     assert "GOTCHAS_TOKEN" in text and "GOTCHAS_ALLOWED_HOSTS" in text and "--allowed-host" in text
     propose = run_help("propose", "--help")
     assert "GLOBAL_" not in propose and "--red-herring-note TEXT" in propose
+
+
+def test_the_readme_exit_code_table_is_the_cli_s() -> None:
+    from gotchas.cli import EXIT_CODES
+    from support.clients import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.partition("### Exit codes\n")[2].partition("\n### ")[0]
+    codes = [
+        int(row.split("|")[1]) for row in section.splitlines() if row.startswith("| ") and row[2].isdigit()
+    ]
+    assert codes == [code for code, _ in EXIT_CODES]
+    assert len(set(codes)) == len(codes)
