@@ -225,3 +225,40 @@ def test_a_malformed_allowed_host_is_refused(repo: Path) -> None:
     done = serve_once(repo, "--port", "0", "--allowed-host", "http://x.example/path")
     assert done.returncode == 2
     assert "--allowed-host" in done.stderr
+
+
+def test_the_accepted_names_follow_the_bind_address() -> None:
+    from gotchas import endpoint
+
+    specific = endpoint.policy("192.0.2.7", 8000, "t", ["proxy.example"])
+    assert specific.names == ("192.0.2.7", "proxy.example")
+    assert "192.0.2.7:8000" in specific.allowed_hosts and "proxy.example" in specific.allowed_hosts
+    assert "127.0.0.1:8000" not in specific.allowed_hosts
+    v6 = endpoint.policy("::1", 9000, None, [])
+    assert v6.names[0] == "[::1]" and v6.url == "http://[::1]:9000/mcp"
+    wildcard = endpoint.policy("0.0.0.0", 8000, "t", [])
+    assert {"127.0.0.1", "localhost", "[::1]"} <= set(wildcard.names)
+    assert socket.gethostname().lower() in wildcard.names
+    assert wildcard.url == "http://127.0.0.1:8000/mcp"
+    with pytest.raises(endpoint.InvalidArgument, match="GOTCHAS_TOKEN"):
+        endpoint.policy("192.0.2.7", 8000, None, [])
+
+
+@pytest.mark.parametrize(
+    "bad", ["*", "*.example", "name:*", "a%b", "http://x.example", "x.example/mcp", "u@x"]
+)
+def test_an_allowed_host_is_a_host_name_and_nothing_else(bad: str) -> None:
+    from gotchas import endpoint
+
+    with pytest.raises(endpoint.InvalidArgument):
+        endpoint.parse_hosts([bad])
+
+
+def test_allowed_hosts_are_lower_cased_and_deduplicated() -> None:
+    from gotchas import endpoint
+
+    assert endpoint.parse_hosts(["Lessons.Example, lessons.example", "[::1] 10.0.0.2:8443"]) == [
+        "lessons.example",
+        "[::1]",
+        "10.0.0.2:8443",
+    ]
