@@ -16,6 +16,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from gotchas.errors import InvalidArgument
 from support.clients import (
     HOLD,
     HttpServer,
@@ -240,7 +241,7 @@ def test_the_accepted_names_follow_the_bind_address() -> None:
     assert {"127.0.0.1", "localhost", "[::1]"} <= set(wildcard.names)
     assert socket.gethostname().lower() in wildcard.names
     assert wildcard.url == "http://127.0.0.1:8000/mcp"
-    with pytest.raises(endpoint.InvalidArgument, match="GOTCHAS_TOKEN"):
+    with pytest.raises(InvalidArgument, match="GOTCHAS_TOKEN"):
         endpoint.policy("192.0.2.7", 8000, None, [])
 
 
@@ -250,7 +251,7 @@ def test_the_accepted_names_follow_the_bind_address() -> None:
 def test_an_allowed_host_is_a_host_name_and_nothing_else(bad: str) -> None:
     from gotchas import endpoint
 
-    with pytest.raises(endpoint.InvalidArgument):
+    with pytest.raises(InvalidArgument):
         endpoint.parse_hosts([bad])
 
 
