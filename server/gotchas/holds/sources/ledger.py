@@ -1,7 +1,7 @@
 """The task ledger: ``.claude/gotchas/tasks.jsonl``, one JSON object per line, append-only.
 
 Appending one line per change through :func:`gotchas.workspace.append_jsonl` (an
-exclusive ``flock``, a single ``O_APPEND`` write) keeps concurrent writers from losing or
+exclusive lock, a single ``O_APPEND`` write) keeps concurrent writers from losing or
 interleaving each other's lines, and a history nobody rewrites doubles as the audit
 trail: the latest line for a task wins.
 A damaged line is skipped and reported, so one bad line never hides all the others.
@@ -9,11 +9,11 @@ A damaged line is skipped and reported, so one bad line never hides all the othe
 
 from __future__ import annotations
 
-import fcntl
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from gotchas import locking
 from gotchas.errors import InvalidArgument
 from gotchas.holds.sources import (
     TASK_STATES,
@@ -78,7 +78,7 @@ def read_ledger(root: Path) -> LedgerContents:
     path = ledger_path(root)
     try:
         with path.open("rb") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
+            locking.shared(handle.fileno())
             raw = handle.read()
     except FileNotFoundError:
         return LedgerContents(lines=[], damaged=[])
