@@ -260,6 +260,7 @@ def test_no_one_line_argument_can_smuggle_a_field_or_a_status(
 def test_an_ordinary_red_herring_note_lands_in_the_caveat(project: Path) -> None:
     note = "Chunking only hid it: the step loop still blocks (see the profile)."
     made = propose(project, red_herring_note=note)
+    assert made["proposal_id"] is not None
     result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
     assert result["status"] == "applied"
     assert note.encode() in (project / RECORD).read_bytes()
@@ -270,6 +271,7 @@ def test_an_ordinary_red_herring_note_lands_in_the_caveat(project: Path) -> None
 def test_a_stored_proposal_with_a_forged_note_is_refused_at_apply(project: Path, note: str) -> None:
     """The file is rewritten as anyone can: the note, its id and the hash of the bytes it makes."""
     made = propose(project)
+    assert made["proposal_id"] is not None
     proposals = project / ".claude" / "gotchas" / "proposals"
     stored = proposal.load(proposals, made["proposal_id"])
     ws = Workspace(project)
