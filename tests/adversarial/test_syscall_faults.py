@@ -274,6 +274,36 @@ def test_an_eio_at_each_write_path_call(scene: Scene, point: str) -> None:
     assert len(applied_events(root, scene.proposal_id)) == 1
 
 
+@pytest.mark.parametrize(
+    ("point", "error", "strerror"),
+    [
+        ("open the journal", "EROFS", "Read-only file system"),  # a read-only .claude/gotchas
+        ("write the journal", "ENOSPC", "No space left on device"),  # a full disk on the journal line
+    ],
+)
+def test_a_read_only_or_full_state_folder_after_the_rename_is_a_warning(
+    scene: Scene, point: str, error: str, strerror: str
+) -> None:
+    call = scene.at(POINTS[point][0], point)
+    root = scene.copy()
+    log = root.parent / "inject.trace"
+    done = traced_apply(
+        root, scene.proposal_id, "-o", str(log), "-e", f"trace={call.name}",
+        "-e", f"inject={call.name}:error={error}:when={call.nth}",
+    )  # fmt: skip
+    assert "(INJECTED)" in hit(log, call, root, scene.dry_root)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "applied"
+    assert any(strerror in w and "journal" in w for w in answer["warnings"]), answer["warnings"]
+    assert (root / RECORD).read_bytes() == scene.new
+    assert applied_events(root, scene.proposal_id) == []
+    again = cli(root, "apply", scene.proposal_id, "--json")
+    assert json.loads(again.stdout)["status"] == "already-applied"
+    events = applied_events(root, scene.proposal_id)
+    assert len(events) == 1 and events[0].get("reconciled") is True, events
+
+
 # -- SIGKILL at every call from the temp file to the answer ------------------------------------
 
 
