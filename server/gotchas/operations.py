@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from gotchas import edit, journal, lesson_text, proposal, query, taskref, verification
+from gotchas import edit, journal, proposal, query, taskref, verification
 from gotchas.errors import (
     Conflict,
     GotchasError,
@@ -31,6 +31,7 @@ from gotchas.errors import (
     RecordReadOnly,
     UnsafePath,
 )
+from gotchas.lesson_text import refuse_note
 from gotchas.proposal import Proposal
 from gotchas.record import Entry, Record
 from gotchas.results import (
@@ -137,7 +138,7 @@ def propose_supersede(
             f"root_cause {root_cause!r} cannot supersede: only a confirmed cause replaces a lesson; "
             "record a suspected cause with propose_lesson and supersede once it is confirmed"
         )
-    lesson_text.refuse_note(red_herring_note)
+    refuse_note(red_herring_note)
     task_ref = taskref.normalize(task)
     path = ws.writable_record(record)
     parsed = ws.load(path)
@@ -598,7 +599,7 @@ def _recompute(ws: Workspace, current: Record, stored: Proposal, *, unchanged: b
     file was forged; on changed bytes the edit is rebased, or refused as a conflict.
     """
     lesson = _checked_lesson(stored)
-    lesson_text.refuse_note(stored.red_herring_note)
+    refuse_note(stored.red_herring_note)
     try:
         plan = _replan(ws, current, stored, lesson, unchanged=unchanged)
     except Conflict as exc:
