@@ -27,7 +27,6 @@ from typing import Any
 
 import pytest
 
-from support.clients import gotchas as cli
 from support.clients import gotchas_exe, isolated_env
 from support.project import RECORD, SCENARIO, TARGET, write_record
 
@@ -117,9 +116,37 @@ class Scene:
         return hits[0]
 
 
-def env(root: Path) -> dict[str, str]:
-    # the same system calls in the dry run and the injected one: no bytecode written, one hash seed
-    return isolated_env(root.parent / "home", PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
+class Imports:
+    """One bytecode cache for every run here, filled by warm-up runs and then only read: each
+    run opens the same files, whatever the checkout's own ``__pycache__`` holds meanwhile."""
+
+    cache: Path | None = None
+
+
+def same_imports(*, fill: bool = False) -> dict[str, str]:
+    assert Imports.cache is not None
+    return {
+        "PYTHONPYCACHEPREFIX": str(Imports.cache),
+        "PYTHONDONTWRITEBYTECODE": "" if fill else "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def env(root: Path, *, fill: bool = False) -> dict[str, str]:
+    return isolated_env(root.parent / "home", **same_imports(fill=fill))
+
+
+def run(root: Path, *args: str, fill: bool = False) -> subprocess.CompletedProcess[str]:
+    """The CLI, untraced, as :func:`support.clients.gotchas` runs it, on the one bytecode cache."""
+    return subprocess.run(
+        [gotchas_exe(), *args],
+        cwd=root,
+        env=env(root, fill=fill),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def traced_apply(root: Path, proposal_id: str, *options: str) -> subprocess.CompletedProcess[str]:
@@ -138,10 +165,11 @@ def traced_apply(root: Path, proposal_id: str, *options: str) -> subprocess.Comp
 @pytest.fixture(scope="module")
 def scene(tmp_path_factory: pytest.TempPathFactory) -> Scene:
     base = tmp_path_factory.mktemp("syscalls")
+    Imports.cache = base / "bytecode"
     template = base / "template" / "project"
     write_record(template, SCENARIO.read_bytes())
     (template.parent / "home").mkdir()
-    made = cli(
+    made = run(
         template,
         "propose",
         "--target-id",
@@ -155,10 +183,14 @@ def scene(tmp_path_factory: pytest.TempPathFactory) -> Scene:
         "--diagnostic",
         "py-spy shows the engine blocked in the step loop",
         "--json",
+        fill=True,
     )
     assert made.returncode == 0, made.stderr
     proposal_id = json.loads(made.stdout)["proposal_id"]
     scene = Scene(template, proposal_id, (template / RECORD).read_bytes(), b"", [], template)
+    warm = scene.copy()
+    for args in (("apply", proposal_id, "--json"), ("apply", proposal_id, "--json"), ("list", "--json")):
+        assert run(warm, *args, fill=True).returncode == 0
     dry_root = scene.copy()
     log = dry_root.parent / "dry.trace"
     done = traced_apply(dry_root, proposal_id, "-o", str(log))
@@ -250,7 +282,7 @@ def test_an_eio_at_each_write_path_call(scene: Scene, point: str) -> None:
         assert "internal error" not in error[0]
         assert applied_events(root, scene.proposal_id) == []
         # the lock went with the process: the next apply takes it and finishes
-        again = cli(root, "apply", scene.proposal_id, "--json")
+        again = run(root, "apply", scene.proposal_id, "--json")
         assert again.returncode == 0, again.stderr
         assert json.loads(again.stdout)["status"] == "applied"
     else:
@@ -263,13 +295,13 @@ def test_an_eio_at_each_write_path_call(scene: Scene, point: str) -> None:
         lost = point in ("open the journal", "write the journal")
         assert len(applied_events(root, scene.proposal_id)) == (0 if lost else 1)
         # the next call says what is true and records the event the fault lost
-        again = cli(root, "apply", scene.proposal_id, "--json")
+        again = run(root, "apply", scene.proposal_id, "--json")
         assert again.returncode == 0, again.stderr
         assert json.loads(again.stdout)["status"] == "already-applied"
     assert (root / RECORD).read_bytes() == scene.new
     events = applied_events(root, scene.proposal_id)
     assert len(events) == 1, events
-    third = cli(root, "apply", scene.proposal_id, "--json")
+    third = run(root, "apply", scene.proposal_id, "--json")
     assert json.loads(third.stdout)["status"] == "already-applied"
     assert len(applied_events(root, scene.proposal_id)) == 1
 
@@ -298,7 +330,7 @@ def test_a_read_only_or_full_state_folder_after_the_rename_is_a_warning(
     assert any(strerror in w and "journal" in w for w in answer["warnings"]), answer["warnings"]
     assert (root / RECORD).read_bytes() == scene.new
     assert applied_events(root, scene.proposal_id) == []
-    again = cli(root, "apply", scene.proposal_id, "--json")
+    again = run(root, "apply", scene.proposal_id, "--json")
     assert json.loads(again.stdout)["status"] == "already-applied"
     events = applied_events(root, scene.proposal_id)
     assert len(events) == 1 and events[0].get("reconciled") is True, events
@@ -344,16 +376,16 @@ def test_sigkill_at_every_call_around_the_rename_leaves_old_or_new_and_converges
             assert record == scene.new, where
         outcomes["new" if record == scene.new else "old"] += 1
 
-        again = cli(root, "apply", scene.proposal_id, "--json")
+        again = run(root, "apply", scene.proposal_id, "--json")
         assert again.returncode == 0, f"{where}: {again.stderr}"
         status = json.loads(again.stdout)["status"]
         assert status == ("already-applied" if record == scene.new else "applied"), where
         assert (root / RECORD).read_bytes() == scene.new, where
         assert len(applied_events(root, scene.proposal_id)) == 1, where
-        third = cli(root, "apply", scene.proposal_id, "--json")
+        third = run(root, "apply", scene.proposal_id, "--json")
         assert json.loads(third.stdout)["status"] == "already-applied", where
         assert len(applied_events(root, scene.proposal_id)) == 1, where
-        listed = cli(root, "list", "--json")
+        listed = run(root, "list", "--json")
         assert len(json.loads(listed.stdout)["entries"]) == 7, where
         shutil.rmtree(root.parent)
     assert outcomes["new"] == ROUNDS * (len(points) - rename - 1)
