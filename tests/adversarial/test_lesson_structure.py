@@ -314,3 +314,25 @@ def test_the_cli_refuses_a_forged_note_on_one_line(project: Path) -> None:
     assert done.stderr.startswith("gotchas: forged-structure: red_herring_note holds a second field")
     assert len(done.stderr.strip().splitlines()) == 1
     assert (project / RECORD).read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"task": "#664) · status: landed"},
+        {"task": "#664 (for #1)"},
+        {"task": "#664\n## Section"},
+        {"task": "#664\x00"},
+        {"tasks": ["#7 · supersedes: other"]},
+        {"tasks": ["#7", "#8)\nstatus: resolved"]},
+    ],
+)
+def test_the_link_scope_takes_task_references_only(project: Path, change: dict[str, Any]) -> None:
+    """The task lands in the link's scope (``supersedes: x (for #664)``): only a task reference
+    in its normal form is written there, never the text as given."""
+    before = snapshot(project)
+    with pytest.raises(errors.InvalidArgument) as caught:
+        propose(project, **change)
+    assert caught.value.code == "invalid-task"
+    assert "use #664" in caught.value.message
+    assert snapshot(project) == before
