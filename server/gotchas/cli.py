@@ -154,10 +154,12 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _check_hold(args: argparse.Namespace) -> int:
-    from gotchas import operations
+    # the hold sources alone: no record model, no Markdown parser on this path
+    from gotchas.holds.check import check_hold
     from gotchas.holds.decision import EXIT_CODES
 
-    answer = operations.check_hold(_workspace(args), predicate=args.predicate).to_view()
+    ws = _workspace(args)
+    answer = check_hold(args.predicate, ws.root, ws.config).to_view()
     lines = [f"{answer['predicate']}: {answer['state']}"]
     for task in answer["tasks"]:
         lines.append(f"  {task['task']}: {task['state'] or 'unknown'} (source: {task['source'] or '-'})")

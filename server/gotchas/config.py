@@ -13,9 +13,9 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 
-from gotchas.errors import ConfigError
+from gotchas.errors import ConfigError, GotchasError
 from gotchas.holds import registry
-from gotchas.workspace import CONFIG_PATH, DEFAULT_RECORD
+from gotchas.workspace import CONFIG_PATH, DEFAULT_RECORD, read_confined
 
 DEFAULT_SOURCES: tuple[str, ...] = ("ledger", "git")
 DEFAULT_GITHUB_API = "https://api.github.com"
@@ -92,13 +92,14 @@ class Config:
 
 def load_config(root: Path) -> Config:
     """Read ``.claude/gotchas.toml`` under ``root``; defaults when it is absent."""
-    path = root / CONFIG_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # as every state file: never through a symlink, never waiting on a FIFO
+        text = read_confined(root / CONFIG_PATH, root).decode("utf-8")
     except FileNotFoundError:
         return Config(root=root)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{CONFIG_PATH}: cannot read it: {exc}") from None
+    except GotchasError as exc:
+        raise ConfigError(f"{CONFIG_PATH}: cannot read it: {exc.message}") from None
     return parse_config(text, root)
 
 

@@ -31,6 +31,7 @@ from gotchas.errors import (
     RecordReadOnly,
     UnsafePath,
 )
+from gotchas.lesson_text import refuse_note
 from gotchas.proposal import Proposal
 from gotchas.record import Entry, Record
 from gotchas.results import (
@@ -145,6 +146,7 @@ def propose_supersede(
             f"root_cause {root_cause!r} cannot supersede: only a confirmed cause replaces a lesson; "
             f"record a suspected cause with {surface.propose_lesson()} and supersede once it is confirmed"
         )
+    refuse_note(red_herring_note)
     task_ref = taskref.normalize(task)
     path = ws.writable_record(record)
     parsed = ws.load(path)
@@ -605,6 +607,7 @@ def _recompute(ws: Workspace, current: Record, stored: Proposal, *, unchanged: b
     file was forged; on changed bytes the edit is rebased, or refused as a conflict.
     """
     lesson = _checked_lesson(stored)
+    refuse_note(stored.red_herring_note)
     try:
         plan = _replan(ws, current, stored, lesson, unchanged=unchanged)
     except Conflict as exc:
