@@ -308,7 +308,7 @@ def test_a_configured_branch_that_does_not_exist_is_an_error_not_a_release(histo
     history.commit("Fixes #664")
     set_task_state(history.path, "664", "running", "s")
     config = load_config(history.path)
-    config = replace(config, holds=replace(config.holds, git=GitConfig(branch="no-such-branch")))
+    config = replace(config, hold_settings=replace(config.holds, git=GitConfig(branch="no-such-branch")))
 
     answer = check_hold("predicate-664-lands", history.path, config=config)
 

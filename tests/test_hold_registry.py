@@ -34,7 +34,7 @@ def test_config_accepts_exactly_the_table_s_names(tmp_path: Path) -> None:
     )
     assert config.holds.sources == registry.NAMES
     with pytest.raises(ConfigError, match="unknown source 'gitlab'; known: ledger, git, github, command"):
-        parse_config('[holds]\nsources = ["gitlab"]\n', tmp_path)
+        _ = parse_config('[holds]\nsources = ["gitlab"]\n', tmp_path).holds
 
 
 def test_every_settings_block_belongs_to_a_row() -> None:

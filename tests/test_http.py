@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from gotchas.errors import InvalidArgument
 from support.clients import (
     HOLD,
     HttpServer,
@@ -73,7 +75,8 @@ async def scenario_calls(url: str, headers: dict[str, str] | None = None) -> dic
         tools = {tool.name for tool in (await client.list_tools()).tools}
         listed = await client.call_tool("list_gotchas", {"task": "#664", "verbose": True})
         hold = await client.call_tool("check_hold", {"predicate": HOLD})
-        return {"tools": tools, "listed": listed, "hold": hold}
+        missing = await client.call_tool("get_gotcha", {"id": "no-such-lesson-here"})
+        return {"tools": tools, "listed": listed, "hold": hold, "missing": missing}
 
 
 def test_a_real_client_works_over_streamable_http(repo: Path) -> None:
@@ -84,6 +87,9 @@ def test_a_real_client_works_over_streamable_http(repo: Path) -> None:
     (entry,) = got["listed"].structured_content["entries"]
     assert "chunk it" in entry["title"]
     assert got["hold"].structured_content["state"] == "held"
+    # `gotchas serve` is started by the CLI, but its hints speak to a model: tools, not commands
+    hint = got["missing"].content[0].text
+    assert got["missing"].is_error and "list_gotchas shows the ids" in hint and "gotchas list" not in hint
 
 
 def test_dns_rebinding_a_foreign_host_or_origin_is_rejected(repo: Path) -> None:
@@ -130,3 +136,130 @@ def test_binding_beyond_loopback_without_a_token_is_refused(repo: Path) -> None:
     )
     assert done.returncode != 0
     assert "GOTCHAS_TOKEN" in done.stderr
+
+
+def test_beyond_loopback_a_real_client_with_the_token_and_an_allowed_host_works(repo: Path) -> None:
+    """A wildcard bind with a token: the client reaches it under a name given with
+    --allowed-host; a foreign Host is 421 and a request without the token 401."""
+    token = "beyond-loopback-7c1e"
+    name = "lessons.example"
+    with http_server(repo, "--allowed-host", name, host="0.0.0.0", env={"GOTCHAS_TOKEN": token}) as server:
+        port = server.port
+        loopback = HttpServer(server.process, "127.0.0.1", port, server.log)
+        bearer = {"Authorization": f"Bearer {token}"}
+        named = asyncio.run(scenario_calls(loopback.url, {**bearer, "Host": f"{name}:{port}"}))
+        direct = asyncio.run(scenario_calls(loopback.url, bearer))
+        foreign, _ = post(loopback, {**bearer, "Host": f"attacker.example:{port}"})
+        no_token, _ = post(loopback, {"Host": f"{name}:{port}"})
+        try:  # the same client under a name nobody allowed is turned away
+            asyncio.run(scenario_calls(loopback.url, {**bearer, "Host": f"attacker.example:{port}"}))
+            refused = ""
+        except BaseException as exc:  # whatever the client raises, it must raise
+            refused = repr(exc)
+        printed = server.output()
+    assert named["hold"].structured_content["state"] == "held"
+    assert direct["listed"].is_error is False
+    assert foreign == 421
+    assert no_token == 401
+    assert "error response" in refused, refused
+    assert f"http://127.0.0.1:{port}/mcp" in printed
+    assert name in printed and "GOTCHAS_TOKEN" in printed
+    assert token not in printed
+
+
+def test_the_allowed_hosts_variable_adds_names_like_the_flag(repo: Path) -> None:
+    token = "variable-hosts-0b3d"
+    env = {"GOTCHAS_TOKEN": token, "GOTCHAS_ALLOWED_HOSTS": "one.example, two.example:443"}
+    with http_server(repo, host="0.0.0.0", env=env) as server:
+        loopback = HttpServer(server.process, "127.0.0.1", server.port, server.log)
+        bearer = {"Authorization": f"Bearer {token}"}
+        one, _ = post(loopback, {**bearer, "Host": f"one.example:{server.port}"})
+        two, _ = post(loopback, {**bearer, "Host": "two.example:443"})
+        two_elsewhere, _ = post(loopback, {**bearer, "Host": f"two.example:{server.port}"})
+    assert (one, two, two_elsewhere) == (200, 200, 421)
+
+
+def test_a_second_loopback_address_accepts_its_own_host(repo: Path) -> None:
+    with http_server(repo, host="127.0.0.2") as server:
+        own, _ = post(server, {"Host": f"127.0.0.2:{server.port}"})
+        foreign, _ = post(server, {"Host": f"attacker.example:{server.port}"})
+        got = asyncio.run(scenario_calls(server.url))
+    assert own == 200
+    assert foreign == 421
+    assert got["listed"].is_error is False
+
+
+def serve_once(repo: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = git_env()
+    full.pop("GOTCHAS_TOKEN", None)
+    full.update(env)
+    return subprocess.run(
+        [*gotchas_cmd(repo), "serve", "--http", *args],
+        cwd=repo,
+        env=full,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("token", ["   ", "\t", "two words"])
+def test_a_token_of_whitespace_is_refused(repo: Path, token: str) -> None:
+    done = serve_once(repo, "--host", "0.0.0.0", "--port", "0", GOTCHAS_TOKEN=token)
+    assert done.returncode == 2
+    assert "GOTCHAS_TOKEN" in done.stderr and "whitespace" in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_a_busy_port_exits_6_never_the_code_for_held(repo: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = serve_once(repo, "--port", str(port))
+    assert done.returncode == 6
+    assert "cannot-listen" in done.stderr and "in use" in done.stderr and str(port) in done.stderr
+
+
+def test_a_malformed_allowed_host_is_refused(repo: Path) -> None:
+    done = serve_once(repo, "--port", "0", "--allowed-host", "http://x.example/path")
+    assert done.returncode == 2
+    assert "--allowed-host" in done.stderr
+
+
+def test_the_accepted_names_follow_the_bind_address() -> None:
+    from gotchas import endpoint
+
+    specific = endpoint.policy("192.0.2.7", 8000, "t", ["proxy.example"])
+    assert specific.names == ("192.0.2.7", "proxy.example")
+    assert "192.0.2.7:8000" in specific.allowed_hosts and "proxy.example" in specific.allowed_hosts
+    assert "127.0.0.1:8000" not in specific.allowed_hosts
+    v6 = endpoint.policy("::1", 9000, None, [])
+    assert v6.names[0] == "[::1]" and v6.url == "http://[::1]:9000/mcp"
+    wildcard = endpoint.policy("0.0.0.0", 8000, "t", [])
+    assert {"127.0.0.1", "localhost", "[::1]"} <= set(wildcard.names)
+    assert socket.gethostname().lower() in wildcard.names
+    assert wildcard.url == "http://127.0.0.1:8000/mcp"
+    with pytest.raises(InvalidArgument, match="GOTCHAS_TOKEN"):
+        endpoint.policy("192.0.2.7", 8000, None, [])
+
+
+@pytest.mark.parametrize(
+    "bad", ["*", "*.example", "name:*", "a%b", "http://x.example", "x.example/mcp", "u@x"]
+)
+def test_an_allowed_host_is_a_host_name_and_nothing_else(bad: str) -> None:
+    from gotchas import endpoint
+
+    with pytest.raises(InvalidArgument):
+        endpoint.parse_hosts([bad])
+
+
+def test_allowed_hosts_are_lower_cased_and_deduplicated() -> None:
+    from gotchas import endpoint
+
+    assert endpoint.parse_hosts(["Lessons.Example, lessons.example", "[::1] 10.0.0.2:8443"]) == [
+        "lessons.example",
+        "[::1]",
+        "10.0.0.2:8443",
+    ]

@@ -207,8 +207,19 @@ def test_the_sdist_builds_a_wheel_and_its_tests_run(builds: Builds, tmp_path: Pa
     assert [w.name for w in out.glob("*.whl")] == [builds.core_wheel.name]
     # The unpacked sdist's tests, against the unpacked sdist's code.
     done = run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not npm and not slow",
-         "tests/test_record.py", "tests/test_edit.py", "tests/test_skill_plugin.py"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not npm and not slow",
+            "tests/test_record.py",
+            "tests/test_edit.py",
+            "tests/test_skill_plugin.py",
+        ],
         cwd=unpacked,
         env={**builds.env(tmp_path / "home"), "PYTHONPATH": str(unpacked / "server")},
     )

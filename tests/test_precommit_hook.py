@@ -27,7 +27,9 @@ diagnostic: `pip download torch` picks the CPU wheel
 Install torch from the CUDA index, or the CPU wheel wins.
 """
 
-DANGLING = VALID + """
+DANGLING = (
+    VALID
+    + """
 ### Retry flaky downloads
 
 tasks: #13 · root-cause: confirmed · supersedes: no-such-lesson (for #13)
@@ -35,6 +37,7 @@ diagnostic: the log shows a reset connection
 
 Retry three times with backoff.
 """
+)
 
 
 def pre_commit(repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -137,8 +140,14 @@ def test_the_hook_environment_holds_only_the_linter(tmp_path: Path) -> None:
     (repo / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
     env = {**git_env(), "PRE_COMMIT_HOME": str(home), "HOME": str(home)}
     env.pop("VIRTUAL_ENV", None)
-    subprocess.run([sys.executable, "-m", "pre_commit", "install-hooks"], cwd=repo, env=env, check=True,
-                   capture_output=True, timeout=900)
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install-hooks"],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=900,
+    )
     (python,) = home.glob("repo*/py_env-*/bin/python")
     listed = subprocess.run(
         [str(python), "-m", "pip", "list", "--format", "json", "--disable-pip-version-check"],

@@ -81,4 +81,6 @@ def test_readme_links_work_on_the_package_index() -> None:
     text = (REPO / "README.md").read_text(encoding="utf-8")
     targets = re.findall(r"\]\(([^)]+)\)", text)
     assert targets, "the README links its docs"
-    assert all(t.startswith("https://") for t in targets), [t for t in targets if not t.startswith("https://")]
+    assert all(t.startswith("https://") for t in targets), [
+        t for t in targets if not t.startswith("https://")
+    ]

@@ -1,9 +1,9 @@
 """The ``gotchas`` command: the same operations as the MCP tools, for people and CI.
 
 Output is a readable table or, with ``--json``, the same object the tool returns. A
-refusal is one line on stderr and a non-zero exit (2 for bad input, 1 otherwise);
-``check-hold`` exits 0 released, 3 held, 4 unsatisfiable, 5 unknown. The MCP SDK is
-imported only by ``serve`` and ``demo``, so every other command starts fast.
+refusal is one line on stderr and a non-zero exit (:data:`EXIT_CODES`); hints name the
+commands and options of this surface (:mod:`gotchas.surface`). The MCP SDK is imported
+only by ``serve`` and ``demo``, so every other command starts fast.
 """
 
 from __future__ import annotations
@@ -17,14 +17,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gotchas import __version__
+from gotchas import __version__, surface
 from gotchas.errors import GotchasError, InvalidArgument, from_os_error
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_CANNOT_LISTEN = 6
+# One table, shown by --help and the README: a code means one thing whichever command exits.
+EXIT_CODES = (
+    (0, "success (check-hold: released; verify: no problem that fails)"),
+    (1, "an error: a refusal, a problem found by verify, a failed read or write"),
+    (2, "bad input: unknown option, invalid argument"),
+    (3, "held: check-hold's hold is held, apply refused, or apply --released left some held"),
+    (4, "check-hold: unsatisfiable (a task can no longer land)"),
+    (5, "check-hold: unknown (no source could tell)"),
+    (6, "serve --http cannot listen: port in use, address not this machine's, no permission"),
+    (7, "apply --released: some proposals were refused (a conflict, or verification found problems)"),
+    (130, "interrupted"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    surface.use("cli")
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
@@ -34,6 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except GotchasError as exc:
         print(f"gotchas: {exc.code}: {exc.message}", file=sys.stderr)
+        if exc.code == "cannot-listen":
+            return EXIT_CANNOT_LISTEN
         return EXIT_USAGE if isinstance(exc, InvalidArgument) else EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -64,20 +80,60 @@ def _emit(value: object, as_json: bool, text: str | None = None) -> None:
 def _list(args: argparse.Namespace) -> int:
     from gotchas import operations, query
 
-    result = operations.list_gotchas(
-        _workspace(args),
-        task=args.task,
-        query_text=args.query,
-        status=args.status,
-        root_cause=args.root_cause,
-        limit=args.limit,
-        cursor=args.cursor,
-        verbose=args.verbose,
-    )
-    _emit(result, args.json, query.table(result))
+    ws = _workspace(args)
+    named = bool(args.record or args.global_record)
+
+    def page(cursor: str | None, limit: int | None) -> Any:
+        return operations.list_gotchas(
+            ws,
+            task=args.task,
+            query_text=args.query,
+            status=args.status,
+            root_cause=args.root_cause,
+            limit=limit,
+            cursor=cursor,
+            verbose=args.verbose or not args.json,
+            missing_ok=not named,
+        )
+
+    result = page(args.cursor, query.MAX_LIMIT if args.all else args.limit)
+    while args.all and result["next_cursor"]:
+        following = page(result["next_cursor"], query.MAX_LIMIT)
+        following["entries"] = result["entries"] + following["entries"]
+        result = following
+    _emit(result, args.json, _listing_text(result))
     if "notice" in result and not args.json:
         print(f"gotchas: {result['notice']}", file=sys.stderr)
     return 0
+
+
+def _listing_text(result: Any) -> str:
+    """Aligned columns (id, lines, tasks, state, title), ids in full, and a count that reads."""
+    from gotchas.query import render_links
+
+    rows = [("ID", "LINES", "TASKS", "STATE", "TITLE")]
+    for item in result["entries"]:
+        start, end = item["lines"]
+        state = [item.get("status", "active")]
+        if "root_cause" in item:
+            state.append(item["root_cause"])
+        if "red_herring_for" in item:
+            state = ["red herring for " + ",".join(item["red_herring_for"])]
+        if "superseded_by" in item:
+            state.append("by " + render_links(item["superseded_by"]))
+        tasks = " ".join(item.get("tasks", [])) or " ".join(item.get("mentions", [])) or "-"
+        rows.append((item["id"], f"{start}-{end}", tasks, ", ".join(state), item.get("title", "")))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]
+        for row in rows
+    ]
+    shown, total = len(result["entries"]), result["total"]
+    count = f"{total} {'entry' if total == 1 else 'entries'}"
+    if shown < total:
+        count = f"{shown} of {count} shown; --all lists every one"
+    body = [line.rstrip() for line in lines] if shown else []
+    return "\n".join([*body, count])
 
 
 def _outline(args: argparse.Namespace) -> int:
@@ -99,10 +155,12 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _check_hold(args: argparse.Namespace) -> int:
-    from gotchas import operations
+    # the hold sources alone: no record model, no Markdown parser on this path
+    from gotchas.holds.check import check_hold
     from gotchas.holds.decision import EXIT_CODES
 
-    answer = operations.check_hold(_workspace(args), predicate=args.predicate).to_view()
+    ws = _workspace(args)
+    answer = check_hold(args.predicate, ws.root, ws.config).to_view()
     lines = [f"{answer['predicate']}: {answer['state']}"]
     for task in answer["tasks"]:
         lines.append(f"  {task['task']}: {task['state'] or 'unknown'} (source: {task['source'] or '-'})")
@@ -277,22 +335,28 @@ def _apply_released(args: argparse.Namespace) -> int:
 def _proposals(args: argparse.Namespace) -> int:
     from gotchas import operations
 
-    found = operations.list_proposals(_workspace(args))
-    lines = []
+    ws = _workspace(args)
+    found = operations.list_proposals(ws)
+    rows = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
+    details: list[str] = []
     for p in found:
         hold = p["hold_state"]
-        held = f"hold={p['hold']} ({hold['state']})" if hold else f"hold={p['hold'] or '-'}"
-        lines.append(f"{p['proposal_id']}  {p['kind']:<9} {p['status']:<11} {p['new_id']}  {held}")
-        lines.append(f"    {p['reason']}")
+        held = f"{p['hold']} ({hold['state']})" if hold else (p["hold"] or "-")
+        rows.append((p["proposal_id"], p["status"], p["kind"], p["new_id"], held))
+        details.append(f"{p['proposal_id']}: {p['reason']}")
         for task in hold["tasks"] if hold else []:
             state, source = task["state"] or "unknown", task["source"] or "-"
-            lines.append(f"    {task['task']}: {state} (source: {source})")
+            details.append(f"  {task['task']}: {state} (source: {source})")
             for item in task["evidence"]:
-                lines.append("      " + ", ".join(f"{k}={v}" for k, v in item.items()))
-    _emit({"proposals": found}, args.json, "\n".join(lines) or "no stored proposals")
+                details.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    table = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    count = f"{len(found)} {'proposal' if len(found) == 1 else 'proposals'}"
+    text = "\n".join([*table, *details, count]) if found else "no stored proposals"
+    _emit({"proposals": found}, args.json, text)
     from gotchas import proposal
 
-    for problem in proposal.unreadable(_workspace(args).proposals_dir):
+    for problem in proposal.unreadable(ws.proposals_dir):
         print(f"gotchas: left out: {problem}", file=sys.stderr)
     return 0
 
@@ -356,16 +420,55 @@ def _session_start(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from gotchas import operations
 
-    result = operations.verify_record(_workspace(args))
-    lines = [
-        f"{p['severity']}: {p['code']} {p['entry'] or ''} (line {p['line']}): {p['message']}"
-        for p in result["problems"]
+    ws = _workspace(args)
+    result = operations.verify_record(ws)
+    problems = result["problems"]
+    errors = sum(p["severity"] == "error" for p in problems)
+    warnings = len(problems) - errors
+    failing = not result["ok"] or (args.strict and bool(problems))
+    path = _shown_path(ws.root / result["record"])
+    if args.json:
+        _emit(result, True)
+        return EXIT_ERROR if failing else 0
+    lines = [_problem_line(path, p, args.format) for p in problems]
+    counts = [
+        f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"), (warnings, "warning")) if n
     ]
-    verdict = "ok" if result["ok"] else "problems found"
-    lines.append(f"{result['record']}: {result['entries']} entries, {verdict}")
-    _emit(result, args.json, "\n".join(lines))
-    failing = not result["ok"] or (args.strict and result["problems"])
+    entries = f"{result['entries']} {'entry' if result['entries'] == 1 else 'entries'}"
+    if not failing:
+        verdict = "ok" + (f" ({', '.join(counts)})" if counts else "")
+    elif result["ok"]:
+        verdict = f"failed: {', '.join(counts)} (--strict fails on warnings)"
+    else:
+        verdict = f"failed: {', '.join(counts)}"
+    lines.append(f"{path}: {entries}, {verdict}")
+    _emit(result, False, "\n".join(lines))
     return EXIT_ERROR if failing else 0
+
+
+def _shown_path(path: Path) -> str:
+    """The record as editors and CI resolve it: relative to where the command runs."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
+
+
+def _problem_line(path: str, problem: Any, style: str) -> str:
+    """``path:line:col: severity code message``, or a GitHub Actions annotation."""
+    line = problem["line"] or 1
+    message = f"{problem['entry']}: {problem['message']}" if problem["entry"] else problem["message"]
+    if style == "github":
+        level = "error" if problem["severity"] == "error" else "warning"
+        props = f"file={_gh(path, True)},line={line},col=1,title={_gh(problem['code'], True)}"
+        return f"::{level} {props}::{_gh(message, False)}"
+    return f"{path}:{line}:1: {problem['severity']} {problem['code']} {message}"
+
+
+def _gh(text: str, prop: bool) -> str:
+    """GitHub's workflow-command escaping: ``%``, CR and LF always; ``:`` and ``,`` in properties."""
+    out = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return out.replace(":", "%3A").replace(",", "%2C") if prop else out
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -373,12 +476,15 @@ def _serve(args: argparse.Namespace) -> int:
     # them during start-up is wasted work, so collection waits until the server is built, and
     # what exists then is frozen out of later collections.
     gc.disable()
+    surface.use("mcp")  # the server's hints name its tools, not these commands
     ws = _workspace(args)
     if args.http:
-        from gotchas.server import serve_http
+        from gotchas import endpoint
 
+        token = endpoint.parse_token(os.environ.get(endpoint.TOKEN_VARIABLE))
+        hosts = endpoint.parse_hosts([os.environ.get(endpoint.HOSTS_VARIABLE, ""), *args.allowed_host])
         _start_collecting()
-        serve_http(ws, args.host, args.port, os.environ.get("GOTCHAS_TOKEN") or None)
+        endpoint.serve(ws, args.host, args.port, token, hosts)
         return 0
     from gotchas.server import build
 
@@ -396,6 +502,7 @@ def _start_collecting() -> None:
 def _demo(args: argparse.Namespace) -> int:
     from gotchas.demo import run
 
+    surface.use("mcp")  # the demo shows the tool calls a model makes
     return run(interactive=sys.stdin.isatty() and not args.no_pause)
 
 
@@ -404,49 +511,66 @@ def _parser() -> argparse.ArgumentParser:
         target.add_argument(
             "--root",
             dest=f"{prefix}root",
-            help="project root (default: $GOTCHAS_ROOT, else the git top level)",
+            metavar="DIR",
+            help="project root (default: $GOTCHAS_ROOT, else $CLAUDE_PROJECT_DIR, else the git top "
+            "level, else the current directory)",
         )
         target.add_argument(
             "--record",
             dest=f"{prefix}record",
-            help="lessons file inside the root (default .claude/rules/gotchas.md)",
+            metavar="FILE",
+            help="lessons file inside the root (default: $GOTCHAS_RECORD, else `record` in "
+            ".claude/gotchas.toml, else .claude/rules/gotchas.md)",
         )
 
+    exit_table = "exit codes:\n" + "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES)
     common = argparse.ArgumentParser(add_help=False)
     locations(common, "")
     parser = argparse.ArgumentParser(
         prog="gotchas",
         description="Keep the team's lessons file correct: list, hold, propose, apply, verify.",
+        epilog=exit_table,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     locations(parser, "global_")
     parser.add_argument("--version", action="version", version=f"gotchas {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def command(name: str, run: Any, help_text: str) -> argparse.ArgumentParser:
-        cmd = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+    def command(name: str, run: Any, help_text: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        cmd = sub.add_parser(
+            name,
+            parents=[common],
+            help=help_text,
+            description=help_text,
+            epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         cmd.set_defaults(run=run)
         return cmd
 
     def json_flag(cmd: argparse.ArgumentParser) -> None:
         cmd.add_argument("--json", action="store_true", help="print the JSON object the tool returns")
 
-    cmd = command("list", _list, "list lessons compactly")
-    cmd.add_argument("--task", help="only entries for this task")
-    cmd.add_argument("--query", help="words that must all appear")
+    cmd = command("list", _list, "list lessons: id, lines, tasks, state and title")
+    cmd.add_argument("--task", metavar="TASK", help="only entries for this task (#664, ABC-123)")
+    cmd.add_argument("--query", metavar="WORDS", help="only entries where all these words appear")
     cmd.add_argument(
-        "--status", help="open, fixed, resolved, closed, wontfix, superseded, active or red-herring"
+        "--status",
+        metavar="STATUS",
+        help="open, fixed, resolved, closed, wontfix, superseded, active or red-herring",
     )
-    cmd.add_argument("--root-cause", choices=["confirmed", "suspected", "none"])
-    cmd.add_argument("--limit", type=int)
-    cmd.add_argument("--cursor")
-    cmd.add_argument("--verbose", action="store_true", help="also give each entry's title")
+    cmd.add_argument("--root-cause", choices=["confirmed", "suspected", "none"], help="only this root cause")
+    cmd.add_argument("--all", action="store_true", help="every entry, however many (default: the first 100)")
+    cmd.add_argument("--limit", type=int, metavar="N", help="at most N entries (default 100, up to 1000)")
+    cmd.add_argument("--cursor", help="the next_cursor of a --json page, for the page after it")
+    cmd.add_argument("--verbose", action="store_true", help="with --json, also give each entry's title")
     json_flag(cmd)
 
     cmd = command("outline", _outline, "show how the record was read: unit, sections, entries, left out")
     json_flag(cmd)
 
     cmd = command("show", _show, "show one lesson in full")
-    cmd.add_argument("id")
+    cmd.add_argument("id", help="the entry's id, as `gotchas list` shows it")
     json_flag(cmd)
 
     cmd = command(
@@ -458,35 +582,53 @@ def _parser() -> argparse.ArgumentParser:
     json_flag(cmd)
 
     cmd = command("task", _task, "record or show a task's state in the ledger")
-    task_sub = cmd.add_subparsers(dest="task_command", required=True)
+    task_sub = cmd.add_subparsers(dest="task_command", required=True, metavar="ACTION")
     setter = task_sub.add_parser("set", parents=[common], help="record a task state")
-    setter.add_argument("task")
-    setter.add_argument("state", choices=["open", "running", "landed", "abandoned", "cancelled", "failed"])
-    setter.add_argument("--by", help="who sets it (default $GOTCHAS_ACTOR or $USER)")
+    setter.add_argument("task", help="the task (#664, owner/repo#664, ABC-123)")
+    setter.add_argument(
+        "state",
+        choices=["open", "running", "landed", "abandoned", "cancelled", "failed"],
+        help="the state to record",
+    )
+    setter.add_argument("--by", metavar="NAME", help="who sets it (default: $GOTCHAS_ACTOR, else $USER)")
     json_flag(setter)
     shower = task_sub.add_parser("show", parents=[common], help="a task's ledger history")
-    shower.add_argument("task")
+    shower.add_argument("task", help="the task (#664, owner/repo#664, ABC-123)")
     json_flag(shower)
 
     cmd = command(
         "propose",
         _propose,
         "propose a supersession (--target-id) or a new lesson; writes only the proposal",
+        epilog="A supersession needs --target-id, --task, --title, --body and --diagnostic;\n"
+        "a new lesson needs --title, --body, --tasks and --root-cause. Apply with `gotchas apply`.",
     )
     cmd.add_argument("--from-json", metavar="FILE", help="arguments as a JSON object ('-': stdin)")
-    cmd.add_argument("--target-id")
-    cmd.add_argument("--task")
-    cmd.add_argument("--title")
-    cmd.add_argument("--body")
-    cmd.add_argument("--body-file")
-    cmd.add_argument("--diagnostic")
-    cmd.add_argument("--ruled-out", action="append", default=[])
-    cmd.add_argument("--evidence")
-    cmd.add_argument("--red-herring-note")
-    cmd.add_argument("--hold")
-    cmd.add_argument("--tasks", action="append", default=[], help="capture: tasks (repeat)")
-    cmd.add_argument("--root-cause", choices=["confirmed", "suspected"])
-    cmd.add_argument("--after", help="capture: entry id to place it after")
+    cmd.add_argument("--target-id", metavar="ID", help="supersede: the entry whose root cause was wrong")
+    cmd.add_argument("--task", metavar="TASK", help="supersede: the task the correction is for")
+    cmd.add_argument("--title", help="the new lesson's title")
+    cmd.add_argument("--body", help="the new lesson's text")
+    cmd.add_argument("--body-file", metavar="FILE", help="read the new lesson's text from FILE")
+    cmd.add_argument("--diagnostic", help="how the root cause was confirmed")
+    cmd.add_argument(
+        "--ruled-out", action="append", default=[], metavar="TEXT", help="a cause ruled out (repeat)"
+    )
+    cmd.add_argument("--evidence", metavar="TEXT", help="where the evidence is (a link, a commit)")
+    cmd.add_argument(
+        "--red-herring-note", metavar="TEXT", help="supersede: why the old lesson misled, kept beside it"
+    )
+    cmd.add_argument(
+        "--hold",
+        metavar="PREDICATE",
+        help="apply is refused until this hold is released (predicate-664-lands)",
+    )
+    cmd.add_argument(
+        "--tasks", action="append", default=[], metavar="TASK", help="new lesson: a task (repeat)"
+    )
+    cmd.add_argument(
+        "--root-cause", choices=["confirmed", "suspected"], help="new lesson: how sure the cause is"
+    )
+    cmd.add_argument("--after", metavar="ID", help="new lesson: the entry to place it after")
     json_flag(cmd)
 
     _apply_command(command("apply", _apply, "apply a stored proposal (exit 3 when refused)"))
@@ -523,22 +665,66 @@ def _parser() -> argparse.ArgumentParser:
     json_flag(cmd)
 
     for name in ("verify", "lint"):
-        cmd = command(name, _verify, "check the record's links and fields (exit 1 on errors)")
+        cmd = command(
+            name,
+            _verify,
+            "check the record's links and fields: one `path:line:col: severity code message` line "
+            "per problem (exit 1 on errors)",
+        )
         cmd.add_argument("--strict", action="store_true", help="warnings fail too")
+        cmd.add_argument(
+            "--format",
+            choices=["text", "github"],
+            default="text",
+            help="text lines, or GitHub Actions annotations (default: %(default)s)",
+        )
         json_flag(cmd)
 
-    cmd = command("serve", _serve, "run the MCP server (stdio; --http for streamable HTTP)")
-    cmd.add_argument("--http", action="store_true")
-    cmd.add_argument("--host", default="127.0.0.1")
-    cmd.add_argument("--port", type=int, default=8000)
+    cmd = command(
+        "serve",
+        _serve,
+        "run the MCP server (stdio; --http for streamable HTTP)",
+        epilog="environment:\n"
+        "  GOTCHAS_TOKEN          bearer token every HTTP request must carry; required beyond\n"
+        "                         loopback (clients send 'Authorization: Bearer <token>')\n"
+        "  GOTCHAS_ALLOWED_HOSTS  more Host names to accept, comma-separated (like --allowed-host)\n"
+        "exit 6 when the address cannot be listened on (port in use, not this machine's).",
+    )
+    cmd.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
+    cmd.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="address to listen on with --http (default: %(default)s; beyond loopback, "
+        "GOTCHAS_TOKEN is required)",
+    )
+    cmd.add_argument(
+        "--port",
+        type=int,
+        default=8000,
+        help="port to listen on with --http (default: %(default)s; 0: any free)",
+    )
+    cmd.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name clients use to reach the server (repeat; default: the bind address, "
+        "loopback names, and for 0.0.0.0 this machine's names)",
+    )
 
     cmd = command("demo", _demo, "walk through the #664 correction on a scratch copy")
-    cmd.add_argument("--no-pause", action="store_true")
+    cmd.add_argument("--no-pause", action="store_true", help="run through without waiting for Enter")
     return parser
 
 
 def _apply_command(cmd: argparse.ArgumentParser) -> None:
-    cmd.add_argument("proposal_id", nargs="?")
+    cmd.add_argument(
+        "proposal_id",
+        nargs="?",
+        metavar="PROPOSAL",
+        help="the proposal id (p-...), as `gotchas proposals` shows; or --released",
+    )
     cmd.add_argument(
         "--released",
         action="store_true",

@@ -13,9 +13,9 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 
-from gotchas.errors import ConfigError
+from gotchas.errors import ConfigError, GotchasError
 from gotchas.holds import registry
-from gotchas.workspace import CONFIG_PATH, DEFAULT_RECORD
+from gotchas.workspace import CONFIG_PATH, DEFAULT_RECORD, read_confined
 
 DEFAULT_SOURCES: tuple[str, ...] = ("ledger", "git")
 DEFAULT_GITHUB_API = "https://api.github.com"
@@ -73,23 +73,33 @@ class Config:
     root: Path
     record: str = DEFAULT_RECORD
     entries: str | None = None
-    holds: HoldsConfig = field(default_factory=HoldsConfig)
+    hold_settings: HoldsConfig = field(default_factory=HoldsConfig)
     tasks: TasksConfig = field(default_factory=TasksConfig)
+    holds_problem: str | None = None  # why [holds] was refused; raised only where holds are used
 
     @property
     def record_path(self) -> Path:
         return self.root / self.record
 
+    @property
+    def holds(self) -> HoldsConfig:
+        """``[holds]``, or the ConfigError that refused it: a typo there blocks deciding a
+        hold (never half-applied), not listing or reading lessons, which need no holds."""
+        if self.holds_problem is not None:
+            raise ConfigError(self.holds_problem)
+        return self.hold_settings
+
 
 def load_config(root: Path) -> Config:
     """Read ``.claude/gotchas.toml`` under ``root``; defaults when it is absent."""
-    path = root / CONFIG_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # as every state file: never through a symlink, never waiting on a FIFO
+        text = read_confined(root / CONFIG_PATH, root).decode("utf-8")
     except FileNotFoundError:
         return Config(root=root)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{CONFIG_PATH}: cannot read it: {exc}") from None
+    except GotchasError as exc:
+        raise ConfigError(f"{CONFIG_PATH}: cannot read it: {exc.message}") from None
     return parse_config(text, root)
 
 
@@ -101,16 +111,23 @@ def parse_config(text: str, root: Path) -> Config:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: {exc}") from None
     record = _record(data.get("record", DEFAULT_RECORD))
     entries = _entries(data.get("entries"), data.get("lessons-section"))
-    holds_table = _table(data.get("holds", {}), "holds")
+    tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
+    try:
+        holds = _holds(data.get("holds", {}))
+    except ConfigError as exc:
+        return Config(root=root, record=record, entries=entries, tasks=tasks, holds_problem=exc.message)
+    return Config(root=root, record=record, entries=entries, hold_settings=holds, tasks=tasks)
+
+
+def _holds(value: object) -> HoldsConfig:
+    holds_table = _table(value, "holds")
     _only(holds_table, {f.name for f in fields(HoldsConfig)}, "holds")
-    holds = HoldsConfig(
+    return HoldsConfig(
         sources=_sources(holds_table.get("sources", list(DEFAULT_SOURCES))),
         git=_git(_table(holds_table.get("git", {}), "holds.git")),
         github=_github(_table(holds_table.get("github", {}), "holds.github")),
         command=_command(_table(holds_table.get("command", {}), "holds.command")),
     )
-    tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
-    return Config(root=root, record=record, entries=entries, holds=holds, tasks=tasks)
 
 
 _TASK_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]{0,9}$")

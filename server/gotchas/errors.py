@@ -116,6 +116,12 @@ class RecordReadOnly(GotchasError):
     code = "record-read-only"
 
 
+class LockUnavailable(GotchasError):
+    """The platform offers no file lock, so a write that concurrent writers could race is refused."""
+
+    code = "lock-unavailable"
+
+
 class SystemFailure(GotchasError):
     """The operating system refused a read or write (permissions, a full disk, a vanished
     file): said with the path and what to check, never as an internal error."""

@@ -8,7 +8,8 @@ take as the new entry's own (``status:``, ``tasks:``, ``supersedes:``, ``id:`` �
 make a section, an entry or a field that nobody asked for. One-line parts (title,
 diagnostic, ruled-out items, evidence) may not smuggle a second field through the
 `` · `` separator or a status marker. Code (fenced or indented) is left alone except
-for a bolded status line, which the reader finds anywhere in an entry.
+for a bolded status line, which the reader finds anywhere in an entry. The red-herring
+note lands in the old entry's caveat line, so it is held to the one-line rule too.
 """
 
 from __future__ import annotations
@@ -43,6 +44,19 @@ def refuse_structure(
 _CONTROL = frozenset(chr(c) for c in (*range(0x20), 0x7F)) - {"\t", "\n", "\r"}
 
 
+def refuse_note(note: str | None) -> None:
+    """Raise as :func:`refuse_structure` does when the red-herring note would be more than words:
+    a control character, a second field after `` · `` or a bolded status line in the caveat."""
+    if not note:
+        return
+    control = _control_in([("red_herring_note", note)])
+    if control is not None:
+        raise InvalidArgument(control)
+    problem = _one_field_problem("red_herring_note", note)
+    if problem is not None:
+        raise ForgedStructure(problem)
+
+
 def control_problem(
     title: str,
     body: str,
@@ -53,6 +67,10 @@ def control_problem(
     """The first control character (other than tab and line ends) in any part, named with where."""
     parts = [("title", title), ("body", body), ("diagnostic", diagnostic or ""), ("evidence", evidence or "")]
     parts += [("ruled_out item", item) for item in ruled_out]
+    return _control_in(parts)
+
+
+def _control_in(parts: Iterable[tuple[str, str]]) -> str | None:
     for name, text in parts:
         if _CONTROL.isdisjoint(text):
             continue
@@ -166,6 +184,6 @@ def _changes_entry(key: str, value: str) -> bool:
 def _forged(part: str, number: int, what: str) -> str:
     where = part if part != "body" else f"body line {number}"
     return (
-        f"{where} holds {what}, which the reader would take as the new lesson's own metadata; "
+        f"{where} holds {what}, which the reader would take as an entry's own metadata; "
         "lesson text is data: reword it (for example, drop the colon or put it in a code span)"
     )

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from gotchas import edit, journal, link, proposal, query, taskref, verification
+from gotchas import edit, journal, link, proposal, query, surface, taskref, verification
 from gotchas.errors import (
     Conflict,
     GotchasError,
@@ -31,6 +31,7 @@ from gotchas.errors import (
     RecordReadOnly,
     UnsafePath,
 )
+from gotchas.lesson_text import refuse_note
 from gotchas.proposal import Proposal
 from gotchas.record import Entry, Record
 from gotchas.results import (
@@ -82,8 +83,16 @@ def list_gotchas(
     cursor: str | None = None,
     record: str | None = None,
     verbose: bool = False,
+    missing_ok: bool = False,
 ) -> ListResult:
-    path, parsed = _load(ws, record)
+    """One page of entries; with ``missing_ok``, a record not created yet lists as empty with a
+    notice that says how to start one, rather than failing."""
+    path = ws.record_path(record)
+    if missing_ok and not path.exists() and not path.is_symlink():
+        empty = query.listing(ws.parse(b""), ws.name(path), limit=limit)
+        empty["notice"] = f"no lessons record yet at {ws.name(path)}; {surface.create_record()}"
+        return empty
+    parsed = ws.load(path)
     return query.listing(
         parsed,
         ws.name(path),
@@ -140,8 +149,9 @@ def propose_supersede(
     if root_cause != "confirmed":
         raise InvalidArgument(
             f"root_cause {root_cause!r} cannot supersede: only a confirmed cause replaces a lesson; "
-            "record a suspected cause with propose_lesson and supersede once it is confirmed"
+            f"record a suspected cause with {surface.propose_lesson()} and supersede once it is confirmed"
         )
+    refuse_note(red_herring_note)
     task_ref = taskref.normalize(task)
     path = ws.writable_record(record)
     parsed = ws.load(path)
@@ -233,10 +243,10 @@ def _store(
     final = dataclasses.replace(draft, id=proposal.make_id(draft))
     proposal.save(ws.proposals_dir, final)
     step = (
-        f"review the diff; apply_supersede({final.id!r}) is refused until the hold "
+        f"review the diff; {surface.apply(final.id)} is refused until the hold "
         f"{final.hold} is released (now: {hold_answer.state})"
         if hold_answer is not None and hold_answer.state != "released"
-        else f"review the diff, then apply_supersede({final.id!r})"
+        else f"review the diff, then {surface.apply(final.id)}"
     )
     return ProposalResult(
         status="proposed",
@@ -595,6 +605,7 @@ def _recompute(ws: Workspace, current: Record, stored: Proposal, *, unchanged: b
     file was forged; on changed bytes the edit is rebased, or refused as a conflict.
     """
     lesson = _checked_lesson(stored)
+    refuse_note(stored.red_herring_note)
     try:
         plan = _replan(ws, current, stored, lesson, unchanged=unchanged)
     except Conflict as exc:

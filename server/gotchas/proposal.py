@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from gotchas import surface
 from gotchas.edit import Insertion, Lesson, Plan
 from gotchas.errors import ProposalInvalid, ProposalNotFound, shown
 from gotchas.workspace import read_confined, write_atomic
@@ -162,7 +163,7 @@ def check_id(proposal_id: str) -> str:
     if not _ID.match(text):
         raise ProposalNotFound(
             f"{shown(proposal_id)} is not a proposal id (they look like p-1a2b3c4d5e6f); "
-            "list_proposals shows the stored ones"
+            + surface.list_proposals()
         )
     return text
 
@@ -180,7 +181,7 @@ def load(directory: Path, proposal_id: str) -> Proposal:
         text = read_confined(path).decode("utf-8")
     except FileNotFoundError:
         raise ProposalNotFound(
-            f"no proposal {pid} in {directory.name}/; propose again (list_proposals shows stored ones)"
+            f"no proposal {pid} in {directory.name}/; propose again ({surface.list_proposals()})"
         ) from None
     except UnicodeDecodeError:
         raise ProposalInvalid(f"proposal {pid} is not UTF-8 text") from None

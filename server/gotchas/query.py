@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from gotchas import status as statuses
 from gotchas import taskref
 from gotchas.errors import InvalidArgument
+from gotchas.fields import Link
 from gotchas.record import Entry, Record
-from gotchas.results import EntryDetail, EntrySummary, FieldView, ListResult
+from gotchas.results import EntryDetail, EntrySummary, FieldView, LinkView, ListResult
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -117,6 +118,17 @@ def _decode_cursor(cursor: str, record: Record) -> int:
     return offset
 
 
+def link_view(link: Link) -> LinkView:
+    return LinkView(id=link.target, tasks=list(link.tasks))
+
+
+def render_links(links: Sequence[LinkView]) -> str:
+    """Links as the record writes them: ``id (for #664)``, joined by commas."""
+    return ",".join(
+        link["id"] + (f" (for {', '.join(link['tasks'])})" if link["tasks"] else "") for link in links
+    )
+
+
 def summary(entry: Entry, record: Record | None = None, verbose: bool = False) -> EntrySummary:
     out = EntrySummary(id=entry.id, lines=[entry.start_line, entry.end_line])
     if verbose or entry.explicit_id:
@@ -128,9 +140,9 @@ def summary(entry: Entry, record: Record | None = None, verbose: bool = False) -
     if entry.status != "active":
         out["status"] = entry.status
     if entry.supersedes:
-        out["supersedes"] = [link.render() for link in entry.supersedes]
+        out["supersedes"] = [link_view(link) for link in entry.supersedes]
     if entry.superseded_by:
-        out["superseded_by"] = [link.render() for link in entry.superseded_by]
+        out["superseded_by"] = [link_view(link) for link in entry.superseded_by]
     if entry.red_herring_for:
         out["red_herring_for"] = list(entry.red_herring_for)
     if not entry.tasks and record is not None:
@@ -155,8 +167,8 @@ def detail(entry: Entry, record: Record) -> EntryDetail:
         status=entry.status,
         status_text=entry.status_text,
         status_date=entry.status_date,
-        supersedes=[link.render() for link in entry.supersedes],
-        superseded_by=[link.render() for link in entry.superseded_by],
+        supersedes=[link_view(link) for link in entry.supersedes],
+        superseded_by=[link_view(link) for link in entry.superseded_by],
         red_herring_for=list(entry.red_herring_for),
         diagnostic=entry.diagnostic,
         fields=[FieldView(key=f.key, value=f.value, line=f.line) for f in entry.fields],
@@ -203,7 +215,7 @@ def table(result: ListResult) -> str:
         if "red_herring_for" in item:
             extra.append("red herring for " + ",".join(item["red_herring_for"]))
         if "supersedes" in item:
-            extra.append("supersedes " + ",".join(item["supersedes"]))
+            extra.append("supersedes " + render_links(item["supersedes"]))
         tail = f" [{'; '.join(extra)}]" if extra else ""
         rows.append(f"{item['id']}  L{start}-{end}  {meta}{tail}")
     shown = len(result["entries"])

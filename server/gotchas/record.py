@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
-from gotchas import outline, status, taskref
+from gotchas import outline, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause
 from gotchas.link import Link, parse_links
@@ -123,12 +123,8 @@ class Record:
         """The entry with this id; a clear error for none or several."""
         found = self._by_id.get(unicodedata.normalize("NFC", entry_id.strip()))
         if not found:
-            close = (
-                []
-                if len(entry_id) > 4 * MAX_ID_LENGTH
-                else difflib.get_close_matches(entry_id, list(self._by_id), n=3, cutoff=0.5)
-            )
-            hint = f"; did you mean {', '.join(close)}?" if close else "; list_gotchas shows the ids"
+            close = [] if len(entry_id) > 4 * MAX_ID_LENGTH else _suggestions(entry_id, list(self._by_id))
+            hint = f"; did you mean {', '.join(close)}?" if close else f"; {surface.list_ids()}"
             raise EntryNotFound(f"no entry with id {shown(entry_id)}{hint}")
         if len(found) > 1:
             where = ", ".join(f"lines {e.start_line}-{e.end_line}" for e in found)
@@ -404,3 +400,13 @@ def slugify(title: str) -> str:
     if not slug:
         slug = "entry-" + hashlib.sha256(title.encode("utf-8")).hexdigest()[:8]
     return slug
+
+
+def _suggestions(given: str, ids: list[str]) -> list[str]:
+    """Ids the reader may have meant: those that start with what was typed (an id prefix,
+    any case), then those that contain it, then the closest spellings; at most five."""
+    typed = unicodedata.normalize("NFC", given.strip()).casefold()
+    starting = [i for i in ids if typed and i.casefold().startswith(typed)]
+    within = [i for i in ids if len(typed) >= 3 and typed in i.casefold()]
+    close = difflib.get_close_matches(given, ids, n=3, cutoff=0.5)
+    return list(dict.fromkeys([*starting[:5], *within[:5], *close]))[:5]

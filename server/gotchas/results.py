@@ -11,6 +11,13 @@ from typing import Literal, NotRequired
 from typing_extensions import TypedDict
 
 
+class LinkView(TypedDict):
+    """A supersede link: the entry it points to and the tasks it is scoped to (empty: all)."""
+
+    id: str
+    tasks: list[str]
+
+
 class EntrySummary(TypedDict):
     """One entry in a listing, as small as it can be: an agent scans hundreds of these.
 
@@ -24,8 +31,8 @@ class EntrySummary(TypedDict):
     tasks: NotRequired[list[str]]
     root_cause: NotRequired[str]
     status: NotRequired[str]
-    supersedes: NotRequired[list[str]]
-    superseded_by: NotRequired[list[str]]
+    supersedes: NotRequired[list[LinkView]]
+    superseded_by: NotRequired[list[LinkView]]
     red_herring_for: NotRequired[list[str]]
     mentions: NotRequired[list[str]]
 
@@ -52,8 +59,8 @@ class EntryDetail(TypedDict):
     status: str
     status_text: str | None
     status_date: str | None
-    supersedes: list[str]
-    superseded_by: list[str]
+    supersedes: list[LinkView]
+    superseded_by: list[LinkView]
     red_herring_for: list[str]
     diagnostic: str | None
     fields: list[FieldView]

@@ -7,19 +7,16 @@ Lesson text is always handed back as quoted data, never as instructions.
 
 from __future__ import annotations
 
-import hmac
 import importlib
-import ipaddress
 import json
 import warnings
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.prompts.base import UserMessage
-from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import (
     CallToolResult,
     Completion,
@@ -111,9 +108,26 @@ def _json_text(value: object) -> TextContent:
     return TextContent(type="text", text=json.dumps(value, indent=1, ensure_ascii=False))
 
 
+def instructions(ws: Workspace) -> str:
+    """The instructions, led by a one-line notice when the repository has no record yet, so
+    the model knows at once that there is nothing to list or correct here."""
+    try:
+        path = ws.record_path()
+        missing = not path.exists() and not path.is_symlink()
+    except GotchasError:
+        missing = False
+    if not missing:
+        return INSTRUCTIONS
+    return (
+        f"This repository has no lessons record yet ({ws.name(path)}): there is nothing to list "
+        "or correct, so leave these tools unused unless the user wants to record a lesson "
+        "(propose_lesson, then apply_supersede, creates the file).\n\n" + INSTRUCTIONS
+    )
+
+
 def build(ws: Workspace) -> MCPServer:
     """The server for one workspace: every tool family, then resources, prompt, completion."""
-    mcp = MCPServer("gotchas", version=__version__, instructions=INSTRUCTIONS)
+    mcp = MCPServer("gotchas", version=__version__, instructions=instructions(ws))
     for register in TOOLS:
         register(mcp, ws)
     arguments.refuse_unknown(mcp._tool_manager.list_tools())
@@ -160,6 +174,7 @@ def _reading_tools(mcp: MCPServer, ws: Workspace) -> None:
                 cursor=cursor,
                 record=record,
                 verbose=verbose,
+                missing_ok=record is None,
             )
         )
         return CallToolResult(
@@ -405,64 +420,3 @@ def _holds_reach_network(ws: Workspace) -> bool:
     from gotchas.holds import registry
 
     return registry.reaches_network(sources)
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-class BearerAuth:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
-
-    def __init__(self, app: Callable[..., Awaitable[None]], token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b"Bearer"),
-                        ],
-                    }
-                )
-                await send(
-                    {
-                        "type": "http.response.body",
-                        "body": b'{"error":"missing or wrong bearer token"}',
-                    }
-                )
-                return
-        await self.app(scope, receive, send)
-
-
-def serve_http(ws: Workspace, host: str, port: int, token: str | None) -> None:
-    """Streamable HTTP at /mcp; loopback by default; a token is required beyond loopback."""
-    import uvicorn
-
-    if not is_loopback(host) and not token:
-        raise GotchasError(
-            f"refusing to listen on {host} without a token: set GOTCHAS_TOKEN (clients then send "
-            "Authorization: Bearer <token>), or bind to 127.0.0.1"
-        )
-    names = ["127.0.0.1", "localhost", "[::1]"] if is_loopback(host) else [host]
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{n}:{port}" for n in names] + names,
-        allowed_origins=[f"http://{n}:{port}" for n in names],
-    )
-    app: Any = build(ws).streamable_http_app(transport_security=security, host=host)
-    if token:
-        app = BearerAuth(app, token)
-    uvicorn.run(app, host=host, port=port, log_level="warning")

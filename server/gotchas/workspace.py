@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import json
 import os
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gotchas import locking, surface
 from gotchas.errors import (
     GotchasError,
     PathOutsideRoot,
@@ -196,7 +196,7 @@ class Workspace:
                 return Snapshot(b"", None)
             raise RecordNotFound(
                 f"no record at {self.name(path)} under {self.root}; create it, or point to another "
-                "file with --record / the `record` argument"
+                f"file with {surface.record_option()}"
             ) from None
         try:
             info = os.fstat(fd)
@@ -278,7 +278,7 @@ class Workspace:
         finally:
             os.close(locks)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            locking.exclusive(fd)
             yield
         finally:
             os.close(fd)  # closing releases the lock
@@ -599,7 +599,7 @@ def read_settings(root: Path) -> Config:
 def append_jsonl(path: Path, value: Mapping[str, object], *, sort_keys: bool = False) -> int:
     """Append ``value`` as one JSON line; returns the byte offset where the line starts.
 
-    One ``O_APPEND`` write under an exclusive ``flock``, so lines from concurrent writers
+    One ``O_APPEND`` write under an exclusive lock (:mod:`gotchas.locking`), so lines from concurrent writers
     never interleave. A final line left without its newline (a hand edit) gets one first,
     so two entries are never glued together. The file and its folders are reached without
     following symlinks, and only a regular file is appended to.
@@ -608,7 +608,7 @@ def append_jsonl(path: Path, value: Mapping[str, object], *, sort_keys: bool = F
     base, parts = _split(None, path)
     fd = open_beneath(base, "/".join(parts), os.O_RDWR | os.O_APPEND | os.O_CREAT)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        locking.exclusive(fd)
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             payload = b"\n" + payload

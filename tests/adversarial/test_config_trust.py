@@ -212,3 +212,20 @@ def test_a_malformed_user_file_is_refused_with_its_path(tmp_path: Path, text: st
         load_trust(tmp_path, path)
     assert str(path) in caught.value.message
     assert complaint in caught.value.message
+
+
+# --- the config file itself ------------------------------------------------------------------
+
+
+def test_a_symlinked_config_is_refused_not_followed(tmp_path: Path) -> None:
+    from gotchas.config import load_config
+
+    root = tmp_path / "project"
+    (root / ".claude").mkdir(parents=True)
+    outside = tmp_path / "elsewhere.toml"
+    outside.write_text('[holds]\nsources = ["command"]\n', encoding="utf-8")
+    (root / CONFIG_PATH).symlink_to(outside)
+    with pytest.raises(ConfigError) as caught:
+        load_config(root)
+    assert "symlink" in caught.value.message
+    assert caught.value.message.startswith(CONFIG_PATH)

@@ -1,5 +1,6 @@
 """Propose with any strings: a typed error, or a proposal whose checks verify; never a change
-to the record, never an untyped exception."""
+to the record, never an untyped exception. A proposal that is made applies, and the record it
+leaves verifies with exactly the one new entry and the target marked."""
 
 from __future__ import annotations
 
@@ -55,9 +56,16 @@ TEXT = st.lists(st.one_of(HOSTILE, st.text(max_size=8)), max_size=12).map("".joi
     ruled_out=st.lists(TEXT, max_size=3),
     evidence=st.one_of(st.none(), TEXT),
     task=st.sampled_from(["#664", "#7", "ABC-1"]) | TEXT,
+    note=st.one_of(st.none(), TEXT),
 )
 def test_any_proposal_is_a_typed_refusal_or_verifies(
-    title: str, body: str, diagnostic: str, ruled_out: list[str], evidence: str | None, task: str
+    title: str,
+    body: str,
+    diagnostic: str,
+    ruled_out: list[str],
+    evidence: str | None,
+    task: str,
+    note: str | None,
 ) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "project"
@@ -73,12 +81,27 @@ def test_any_proposal_is_a_typed_refusal_or_verifies(
                 diagnostic=diagnostic,
                 ruled_out=ruled_out,
                 evidence=evidence,
+                red_herring_note=note,
             )
         except GotchasError as refused:
             assert refused.code and refused.message
             event(f"refused: {refused.code}")
-        else:
-            assert result["status"] in ("proposed", "already-recorded")
-            assert result["checks"]["ok"], result["checks"]
-            event("proposed")
+            assert (root / RECORD).read_bytes() == before
+            return
+        assert result["status"] in ("proposed", "already-recorded")
+        assert result["checks"]["ok"], result["checks"]
         assert (root / RECORD).read_bytes() == before
+        if result["proposal_id"] is None:
+            return
+        event("proposed and applied")
+        ws = Workspace(root)
+        applied = operations.apply(ws, proposal_id=result["proposal_id"])
+        assert applied["status"] == "applied", applied
+        assert operations.verify_record(ws)["ok"]
+        after = ws.load(root / RECORD)
+        before_ids = [e.id for e in ws.parse(before).entries]
+        assert [e.id for e in after.entries if e.id != result["new_id"]] == before_ids
+        new, target = after.get(str(result["new_id"])), after.get(TARGET)
+        assert new.status == "active" and new.root_cause == "confirmed"
+        assert any(link.target == TARGET for link in new.supersedes)
+        assert target.red_herring_for and target.status == "red-herring"

@@ -241,6 +241,61 @@ def test_a_symlinked_proposal_file_is_not_read(project: Path) -> None:
         operations.apply(Workspace(project), proposal_id=made["proposal_id"])
 
 
+def test_a_symlinked_temp_folder_is_never_written_through(project: Path) -> None:
+    made = supersede(project)
+    elsewhere = project.parent / "elsewhere"
+    elsewhere.mkdir()
+    temp = state(project) / "tmp"
+    if temp.exists():  # the proposal was written through it; now it points away
+        for child in temp.iterdir():
+            child.unlink()
+        temp.rmdir()
+    temp.symlink_to(elsewhere)
+    result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
+    assert result["status"] == "applied"
+    assert list(elsewhere.iterdir()) == []
+    assert sorted(p.name for p in (project / RECORD).parent.iterdir()) == ["gotchas.md"]
+
+
+LANDED_LINE = b'{"task": "#5", "state": "landed", "at": "2026-01-01T00:00:00Z", "by": "someone"}\n'
+
+
+def test_a_symlinked_ledger_is_neither_read_nor_written(project: Path) -> None:
+    from gotchas.holds.sources import ledger
+
+    outside = project.parent / "someone-elses.jsonl"
+    outside.write_bytes(LANDED_LINE)  # read through the link, this would release the hold
+    state(project).mkdir(parents=True)
+    state(project).joinpath("tasks.jsonl").symlink_to(outside)
+
+    answer = operations.check_hold(Workspace(project), predicate="predicate-5-lands").to_view()
+    assert answer["state"] != "released"
+    ledger_evidence = [e for t in answer["tasks"] for e in t["evidence"] if e.get("source") == "ledger"]
+    assert any("symlink" in str(e.get("error", "")) for e in ledger_evidence), ledger_evidence
+    with pytest.raises(errors.GotchasError):
+        ledger.task_history(project, "#5")
+    with pytest.raises(errors.UnsafePath):
+        ledger.set_task_state(project, "#5", "running", "me")
+    assert outside.read_bytes() == LANDED_LINE
+
+
+def test_a_fifo_ledger_does_not_hang_a_read_only_check(project: Path) -> None:
+    from support.clients import gotchas as cli
+
+    state(project).mkdir(parents=True)
+    fifo = state(project) / "tasks.jsonl"
+    os.mkfifo(fifo)
+    try:
+        done = cli(project, "check-hold", "predicate-5-lands", "--json", timeout=30)
+    except subprocess.TimeoutExpired:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("check-hold blocked on a FIFO ledger")
+    answer = json.loads(done.stdout)
+    assert answer["state"] != "released"
+    errors_seen = [e.get("error", "") for t in answer["tasks"] for e in t["evidence"]]
+    assert any("tasks.jsonl" in e and "FIFO" in e for e in errors_seen), errors_seen
+
+
 # --- case 7: compare-and-swap against a person writing at the same time -----------------------
 
 
@@ -463,6 +518,17 @@ def test_the_new_record_keeps_the_old_mode(project: Path) -> None:
     path.chmod(0o640)
     assert operations.apply(Workspace(project), proposal_id=made["proposal_id"])["status"] == "applied"
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a file another user owns needs root")
+def test_a_record_another_user_owns_keeps_its_owner(project: Path) -> None:
+    """Replaced by a root process, the record stays its owner's (never becomes root's)."""
+    made = supersede(project)
+    path = project / RECORD
+    os.chown(path, 4242, 4343)
+    assert operations.apply(Workspace(project), proposal_id=made["proposal_id"])["status"] == "applied"
+    info = path.stat()
+    assert (info.st_uid, info.st_gid) == (4242, 4343)
 
 
 def test_orphaned_temp_files_are_cleaned_and_ignored_by_git(project: Path) -> None:

@@ -14,12 +14,14 @@ Two rules keep a hold from releasing too early:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from gotchas.holds import registry
 from gotchas.holds.predicate import Predicate, PredicateKind
 from gotchas.holds.sources import TERMINAL_STATES, Evidence, Observation, TaskState
-from gotchas.results import HoldView, TaskVerdictView
+
+if TYPE_CHECKING:  # views are plain dicts at run time; check-hold need not load typing_extensions
+    from gotchas.results import HoldView, TaskVerdictView
 
 HoldState = Literal["held", "released", "unsatisfiable", "unknown"]
 

@@ -1,7 +1,7 @@
 """The task ledger: ``.claude/gotchas/tasks.jsonl``, one JSON object per line, append-only.
 
 Appending one line per change through :func:`gotchas.workspace.append_jsonl` (an
-exclusive ``flock``, a single ``O_APPEND`` write) keeps concurrent writers from losing or
+exclusive lock, a single ``O_APPEND`` write) keeps concurrent writers from losing or
 interleaving each other's lines, and a history nobody rewrites doubles as the audit
 trail: the latest line for a task wins.
 A damaged line is skipped and reported, so one bad line never hides all the others.
@@ -9,12 +9,13 @@ A damaged line is skipped and reported, so one bad line never hides all the othe
 
 from __future__ import annotations
 
-import fcntl
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gotchas.errors import InvalidArgument
+from gotchas import locking
+from gotchas.errors import GotchasError, InvalidArgument
 from gotchas.holds.sources import (
     TASK_STATES,
     Evidence,
@@ -25,7 +26,7 @@ from gotchas.holds.sources import (
     utc_now,
 )
 from gotchas.taskref import normalize
-from gotchas.workspace import LEDGER_FILE, append_jsonl, ledger_path
+from gotchas.workspace import LEDGER_FILE, append_jsonl, ledger_path, open_beneath
 
 LEDGER_PATH = LEDGER_FILE
 _MAX_BY = 200
@@ -63,7 +64,7 @@ def set_task_state(root: Path, task: str, state: str, by: str) -> LedgerLine:
     entry = {"task": ref, "state": parsed, "at": utc_now(), "by": author}
     path = ledger_path(root)
     start = append_jsonl(path, entry)
-    line = _count_lines(path, start) + 1
+    line = _count_lines(root, start) + 1
     return LedgerLine(task=ref, state=parsed, at=str(entry["at"]), by=author, line=line)
 
 
@@ -74,17 +75,29 @@ def task_history(root: Path, task: str) -> list[LedgerLine]:
 
 
 def read_ledger(root: Path) -> LedgerContents:
-    """All valid lines of the ledger, read under a shared lock so no half-written line shows."""
-    path = ledger_path(root)
+    """All valid lines of the ledger, read under a shared lock so no half-written line shows.
+
+    Opened as every state file is: no symlink followed (the ledger is the repository's,
+    never a file it points to) and no FIFO waited on, so a read-only check cannot hang.
+    """
     try:
-        with path.open("rb") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_SH)
-            raw = handle.read()
+        fd = open_beneath(root, LEDGER_FILE, os.O_RDONLY)
     except FileNotFoundError:
         return LedgerContents(lines=[], damaged=[])
     except OSError as exc:
         raise SourceFailed(f"cannot read the task ledger {LEDGER_PATH}: {exc}") from None
-    return parse_ledger(raw)
+    except GotchasError as exc:
+        raise SourceFailed(f"cannot read the task ledger {LEDGER_PATH}: {exc.message}") from None
+    try:
+        locking.shared(fd)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    except OSError as exc:
+        raise SourceFailed(f"cannot read the task ledger {LEDGER_PATH}: {exc}") from None
+    finally:
+        os.close(fd)  # closing releases the lock
+    return parse_ledger(b"".join(chunks))
 
 
 def parse_ledger(raw: bytes) -> LedgerContents:
@@ -119,16 +132,19 @@ def _parse_line(text: bytes, number: int) -> LedgerLine | None:
     return LedgerLine(task=ref, state=state, at=at, by=by, line=number)
 
 
-def _count_lines(path: Path, size: int) -> int:
+def _count_lines(root: Path, size: int) -> int:
     """Newlines in the first ``size`` bytes: lines before an append never change."""
     count, offset = 0, 0
-    with path.open("rb") as handle:
+    fd = open_beneath(root, LEDGER_FILE, os.O_RDONLY)
+    try:
         while offset < size:
-            chunk = handle.read(min(1 << 20, size - offset))
+            chunk = os.read(fd, min(1 << 20, size - offset))
             if not chunk:
                 break
             count += chunk.count(b"\n")
             offset += len(chunk)
+    finally:
+        os.close(fd)
     return count
 
 

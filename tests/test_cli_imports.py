@@ -1,0 +1,73 @@
+"""Commands load only what they use: start-up is most of a quick command's time.
+
+Each command runs as a real process under ``python -X importtime``; the modules it
+imported are read from that report. The MCP stack (``mcp``, ``pydantic``, ``anyio``,
+``uvicorn``) belongs to ``serve`` alone, and ``check-hold`` reads no record, so it needs
+neither the Markdown parser nor the record model.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support.project import SCENARIO, git_init, write_record
+
+SERVER_STACK = ("mcp", "pydantic", "pydantic_core", "anyio", "uvicorn", "starlette", "httpx")
+RECORD_MODEL = ("markdown_it", "gotchas.record", "gotchas.reading", "gotchas.edit", "gotchas.operations")
+
+
+def imported(root: Path, *argv: str) -> set[str]:
+    """The modules ``gotchas <argv>`` imported, as ``-X importtime`` reports them."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "gotchas", *argv],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode in (0, 3, 5), done.stderr[-2000:]
+    names = set()
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    assert "gotchas.cli" in names  # the report is there: an empty set would prove nothing
+    return names
+
+
+def roots(names: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in names} | names
+
+
+@pytest.fixture
+def project_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    write_record(root, SCENARIO.read_bytes())
+    git_init(root)
+    return root
+
+
+def test_check_hold_loads_neither_the_server_stack_nor_the_record_model(project_repo: Path) -> None:
+    names = roots(imported(project_repo, "check-hold", "predicate-664-lands", "--json"))
+    assert "gotchas.holds.check" in names
+    assert names.isdisjoint(SERVER_STACK), sorted(names & set(SERVER_STACK))
+    assert names.isdisjoint(RECORD_MODEL), sorted(names & set(RECORD_MODEL))
+
+
+def test_list_loads_the_record_model_but_not_the_server_stack(project_repo: Path) -> None:
+    names = roots(imported(project_repo, "list", "--json"))
+    assert {"markdown_it", "gotchas.record"} <= names
+    assert names.isdisjoint(SERVER_STACK), sorted(names & set(SERVER_STACK))
+
+
+def test_help_loads_no_command_at_all(project_repo: Path) -> None:
+    names = roots(imported(project_repo, "--help"))
+    assert names.isdisjoint(SERVER_STACK)
+    assert names.isdisjoint(RECORD_MODEL)
+    assert "gotchas.holds" not in names
