@@ -17,6 +17,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gotchas.link import Link, parse_links  # the supersede link lives in gotchas.link
+
+__all__ = [
+    "ALIASES",
+    "KNOWN",
+    "SEPARATOR",
+    "Field",
+    "Link",
+    "is_plain_field_line",
+    "normalize_key",
+    "parse_line",
+    "parse_links",
+    "parse_root_cause",
+]
+
 SEPARATOR = " · "
 
 _PREFIX = re.compile(r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?")

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gotchas import taskref
-from gotchas.fields import SEPARATOR
 
 if TYPE_CHECKING:
     from gotchas.record import Entry, Record
@@ -47,6 +46,8 @@ def supersedes_line(target_id: str, task: str) -> str:
 
 def marks_line(task: str, new_id: str) -> str:
     """The field line the corrected entry gets: a red herring for ``task``, and its successor."""
+    from gotchas.fields import SEPARATOR  # fields re-exports this module's Link, so not at the top
+
     return f"red-herring-for: {task}{SEPARATOR}superseded-by: {Link(new_id, (task,)).render()}"
 
 
