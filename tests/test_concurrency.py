@@ -1,8 +1,8 @@
 """Many processes applying to one record at once: every write lands, none is lost.
 
-Two shapes of race: eight ``gotchas apply`` subprocesses started together (captures placed
-after eight different entries), and eight worker processes released by a barrier that call
-``operations.apply`` on supersedes of eight different targets. Then two proposals on the
+Two shapes of race: sixteen ``gotchas apply`` subprocesses started together (captures placed
+after sixteen different entries), and sixteen worker processes released by a barrier that call
+``operations.apply`` on supersedes of sixteen different targets. Then two proposals on the
 same target: one applies, the other is refused as a conflict.
 """
 
@@ -22,7 +22,7 @@ from gotchas.workspace import Workspace
 from support.clients import gotchas_exe, isolated_env
 from support.project import RECORD, write_record
 
-N = 8
+N = 16
 
 
 SUBJECTS = [
@@ -36,10 +36,16 @@ SUBJECTS = [
     "checkpoint resume",
     "log rotation",
     "retry budgets",
+    "lock files",
+    "clock skew",
+    "DNS caching",
+    "socket timeouts",
+    "wheel caches",
+    "locale settings",
 ]
 
 
-def lessons_file(count: int = 10) -> bytes:
+def lessons_file(count: int = len(SUBJECTS)) -> bytes:
     """A record in the scenario's shape: ``##`` areas holding ``###`` lessons."""
     parts = ["# Gotchas\n", "\nLessons from past tasks.\n"]
     for n in range(1, count + 1):
@@ -125,7 +131,7 @@ def test_eight_cli_applies_of_independent_captures_all_land(root: Path) -> None:
     assert [r["status"] for _, r, _ in outcomes] == ["applied"] * N
     assert all(r["verification"]["ok"] for _, r, _ in outcomes)
 
-    parsed = assert_record_sound(root, 10 + N)
+    parsed = assert_record_sound(root, len(SUBJECTS) + N)
     after = parsed.data
     for n, (anchor, proposal) in enumerate(zip(anchors, proposals, strict=True), start=1):
         new = parsed.get(proposal["new_id"])
@@ -206,7 +212,7 @@ def test_eight_processes_superseding_eight_targets_at_once_lose_nothing(root: Pa
     # all but the first to take the lock had to rebase on the others' writes
     assert sum(1 for _, _, rebased in answers.values() if rebased) == N - 1
 
-    parsed = assert_record_sound(root, 10 + N)
+    parsed = assert_record_sound(root, len(SUBJECTS) + N)
     for n, (target, proposal) in enumerate(zip(targets, proposals, strict=True), start=1):
         new = parsed.get(proposal["new_id"])
         assert [(link.target, link.tasks) for link in new.supersedes] == [(target, (f"#{900 + n}",))]
@@ -230,7 +236,7 @@ def test_two_proposals_on_the_same_target_one_applies_one_conflicts(root: Path) 
     statuses = sorted((status, code) for status, code, _ in answers.values())
     assert statuses == [("applied", None), ("refused", "conflict")], answers
 
-    parsed = assert_record_sound(root, 11)
+    parsed = assert_record_sound(root, len(SUBJECTS) + 1)
     present = [p["new_id"] for p in (first, second) if p["new_id"] in {e.id for e in parsed.entries}]
     assert len(present) == 1
     winner = first if present == [first["new_id"]] else second
@@ -255,5 +261,5 @@ def test_two_cli_applies_on_the_same_target_one_exits_3(root: Path) -> None:
         (code, result["status"], result.get("code")) for code, result, _ in map(finish, running)
     )
     assert outcomes == [(0, "applied", None), (3, "refused", "conflict")]
-    parsed = assert_record_sound(root, 11)
+    parsed = assert_record_sound(root, len(SUBJECTS) + 1)
     assert sum(1 for p in (one, two) if p["new_id"] in {e.id for e in parsed.entries}) == 1
