@@ -133,3 +133,24 @@ async def test_history_through_the_stdio_server_reads_only(story: tuple[Path, by
         assert [e["id"] for e in data["entries"]][1:] == made
         assert data["current"] == made[-1]
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts} == files
+
+
+def test_history_in_a_hostile_repository_runs_none_of_its_programs(
+    story: tuple[Path, bytes, list[str], str],
+) -> None:
+    root, _, made, _ = story
+    marker = root.parent / "ran"
+    script = root.parent / "evil.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\n", "utf-8")
+    script.chmod(0o755)
+    git(root, "config", "core.fsmonitor", str(script))
+    git(root, "config", "diff.external", str(script))
+    git(root, "config", "core.pager", str(script))
+    (root / ".gitattributes").write_text("*.md diff=evil\n", "utf-8")
+    git(root, "config", "diff.evil.textconv", str(script))
+    git(root, "config", "diff.evil.command", str(script))
+    marker.unlink(missing_ok=True)
+    result = json.loads(run_gotchas(root, "history", "664", "--json").stdout)
+    assert [e["id"] for e in result["entries"]][1:] == made
+    assert result["entries"][1]["superseded_by"][0]["source"] == "git"
+    assert not marker.exists()
