@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gotchas import table as table_rows
 from gotchas import vocabulary
 from gotchas.blocks import Block
 
@@ -913,22 +914,26 @@ class _Reader:
         return sorted(spans, key=lambda s: s.start)
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
+        """One entry per row; a continuation row (``↳ …``) belongs to the row above it."""
+        rows = range(table.start + 2, table.end)
+        id_column = table_rows.has_id_column([self.lines[n] for n in rows])
+        starts = [n for n in rows if self.lines[n].strip() and not table_rows.is_continuation(self.lines[n])]
         out = []
-        for n in range(table.start + 2, table.end):
-            if self.lines[n].strip():
-                out.append(
-                    Span(
-                        "row",
-                        n,
-                        n + 1,
-                        n + 1,
-                        _title_of("row", self.lines[n]),
-                        0,
-                        "|",
-                        section.title or None,
-                        why,
-                    )
+        for index, n in enumerate(starts):
+            stop = starts[index + 1] if index + 1 < len(starts) else table.end
+            out.append(
+                Span(
+                    "row",
+                    n,
+                    n + 1,
+                    stop,
+                    row_title(self.lines[n], id_column),
+                    0,
+                    "|",
+                    section.title or None,
+                    why,
                 )
+            )
         return out
 
 
@@ -1033,10 +1038,23 @@ def _title_of(kind: SpanKind, first_line: str) -> str:
     if kind == "item":
         return item_title(first_line)
     if kind == "row":
-        cells = [c.strip() for c in first_line.strip().strip("|").split("|")]
-        return _lead_title(cells[0] if cells else first_line.strip())
+        return row_title(first_line, False)
     text = _BLOCK_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
     return _lead_title(text.strip("`> "))
+
+
+def row_title(line: str, id_column: bool) -> str:
+    """A row's title: its title cell's lead, after the row's id when the table has an id column
+    (``| L-055 | Pin the tokenizer | … |`` → ``L-055 · Pin the tokenizer``)."""
+    cells = table_rows.cells(line)
+    if not cells:
+        return line.strip()
+    at = table_rows.title_cell(cells, id_column)
+    title = _lead_title(cells[at])
+    found = table_rows.id_cell(cells[0]) if at == 1 else None
+    if found is None:
+        return title
+    return f"{found.plain()} · {title}" if title else found.plain()
 
 
 def read(
