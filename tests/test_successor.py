@@ -471,3 +471,23 @@ def test_a_lesson_that_cannot_fit_a_row_is_refused_and_nothing_is_written(
     assert not (root / ".claude" / "gotchas" / "proposals").exists() or not any(
         (root / ".claude" / "gotchas" / "proposals").iterdir()
     )
+
+
+def test_a_rows_fields_are_read_from_its_continuation_rows_only() -> None:
+    data = (
+        "# Gotchas\n\n| Problem | Fix |\n|---|---|\n"
+        "| Status: odd | tasks: #3 in a fix cell is text |\n"
+        "| ↳ | tasks: #4 · root-cause: suspected |\n"
+        "| ↳ | diagnostic: a \\| b |\n"
+        "| Other | y |\n"
+    ).encode()
+    parsed = record.parse(data)
+    first, other = parsed.entries
+    assert (first.title, first.tasks, first.root_cause, first.diagnostic) == (
+        "Status: odd",
+        ("#4",),
+        "suspected",
+        "a | b",
+    )
+    assert [f.line for f in first.fields] == [6, 6, 7]
+    assert (other.start_line, other.tasks, other.fields) == (8, (), ())
