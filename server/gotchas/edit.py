@@ -372,15 +372,33 @@ class ItemForm(Form):
         following = _next_entry_line(record, anchor)
         gap = [_bare(lines[i]) for i in range(end, min(following, len(lines)))]
         loose = bool(gap) and following < len(lines) and all(not g.strip() for g in gap)
-        if end < len(lines) and entry_lines:
-            after = _bare(lines[end])
+        following_text = next((n for n in range(end, len(lines)) if _bare(lines[n]).strip()), None)
+        if following_text is not None and entry_lines:
+            after = _bare(lines[following_text])
             column = _content_column(entry_lines[0])
-            if after.strip() and len(after) - len(after.lstrip(" ")) >= column:
-                raise InvalidArgument(
-                    f"line {end + 1} is indented under where the new item would go, so it would "
-                    f"become part of that item; nothing was proposed"
-                )
+            indent = len(after) - len(after.lstrip(" "))
+            if indent >= column:
+                # text indented under the new item joins it, even after a blank line: past a
+                # blank line, a wider gap after the marker moves the item's content column
+                # beyond that text (CommonMark allows one to four spaces)
+                widened = _widened(entry_lines, indent + 1 - column) if following_text > end else None
+                if widened is None:
+                    raise InvalidArgument(
+                        f"line {following_text + 1} is indented under where the new item would go, "
+                        f"so it would become part of that item; nothing was proposed"
+                    )
+                entry_lines = widened
         return Insertion(end, (*([""] if loose or _ends_outside_item(record, anchor) else []), *entry_lines))
+
+
+def _widened(entry_lines: Sequence[str], extra: int) -> list[str] | None:
+    """A list item's lines with its content column ``extra`` further right, or ``None`` when the
+    gap after the marker would pass four spaces (the item would open with indented code)."""
+    match = _MARKER.match(entry_lines[0])
+    if match is None or len(match[3]) + extra > 4:
+        return None
+    first = f"{match[1]}{match[2]}{match[3]}{' ' * extra}{entry_lines[0][len(match[0]) :]}"
+    return [first, *(f"{' ' * extra}{line}" if line.strip() else line for line in entry_lines[1:])]
 
 
 def _ends_outside_item(record: Record, anchor: Entry) -> bool:
@@ -422,7 +440,9 @@ class ParagraphForm(Form):
     ) -> tuple[list[str], str]:
         first = _bare(lines[like.start_line - 1])
         lead = first[: len(first) - len(first.lstrip(" "))]
-        return _lead_lines(record, like, first.lstrip(" "), lead, lead, new, new_id, links)
+        if _CODE_INDENT.match(first):
+            lead = ""  # a block opened by indented code: the successor is a paragraph, not code
+        return _lead_lines(record, like, first.lstrip(" \t"), lead, lead, new, new_id, links)
 
     def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
         return _annotate_lead(lines, target, "", marks, caveat)
@@ -466,8 +486,11 @@ class BlockForm(Form):
     def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
         if self._opening(lines, target) is HEADING:
             return _annotate_block(lines, target, target.start_line, marks, caveat)
-        if _OPENS_BLOCK.match(_bare(lines[target.start_line - 1])):
-            # a block opened by bullets (``- **Key:** value`` parts), a fence or a quote: after
+        first = _bare(lines[target.start_line - 1])
+        second = _bare(lines[target.start_line]) if target.start_line < len(lines) else ""
+        opens_table = "|" in first and table.DELIMITER.match(second) is not None
+        if _OPENS_BLOCK.match(first) or _CODE_INDENT.match(first) or opens_table:
+            # a block opened by bullets (``- **Key:** value`` parts), a fence, code, a table or a quote: after
             # every part, as paragraphs of the block's own, never folded into a bullet, never
             # inside the fence, never between two parts
             end = target.end_line
@@ -559,21 +582,18 @@ class _TableShape:
     @classmethod
     def of(cls, lines: Sequence[bytes], row: Entry) -> _TableShape:
         at = row.start_line - 1
-        delimiter = at - 1
-        while (
-            delimiter > 0
-            and _bare(lines[delimiter]).strip()
-            and not table.DELIMITER.match(_bare(lines[delimiter]))
-        ):
-            delimiter -= 1
-        if delimiter < 1 or not table.DELIMITER.match(_bare(lines[delimiter])):
+        # the table block holding the row, as the reading found it: its first line the header,
+        # its second the delimiter (a body row may look like a delimiter too)
+        source = b"".join(lines).decode("utf-8").removeprefix("\ufeff")
+        found = next(
+            (b for b in blocks.scan(source).blocks if b.kind == "table" and b.start + 2 <= at < b.end), None
+        )
+        if found is None:
             raise InvalidArgument(
                 f"entry {row.id!r} is not a row of a table with a header; nothing was proposed"
             )
-        end = delimiter + 1
-        while end < len(lines) and _bare(lines[end]).strip():
-            end += 1
-        rows = tuple(_bare(lines[n]) for n in range(delimiter + 1, end))
+        delimiter = found.start + 1
+        rows = tuple(_bare(lines[n]) for n in range(delimiter + 1, found.end))
         columns = len(table.raw_cells(_bare(lines[delimiter])))
         id_column = columns >= 2 and table.has_id_column(rows)
         title = 1 if id_column else 0
@@ -683,9 +703,10 @@ def _next_id_cell(record: Record, shape: _TableShape, like: Entry) -> str:
 
 class DocumentForm(Form):
     """A whole file that is one lesson (a write-up, a memory file): the caveat closes the
-    document, and the successor follows it after a ``---`` rule as a ``##`` section (one level
-    below the document's own title) whose fields say what it supersedes; the reading takes
-    such sections after a one-lesson document as lessons of their own."""
+    document, and the successor (or a captured lesson) follows it after a ``---`` rule as a
+    ``##`` section (one level below the document's own title) opening with its field line
+    (``tasks: … · root-cause: …``); the reading takes such sections after a one-lesson
+    document as lessons of their own."""
 
     kind = "document"
 
@@ -813,6 +834,7 @@ def _annotate_block(
     return [_marks_then_caveat(lines, run, end, prefix, "", marks, caveat)]
 
 
+_CODE_INDENT = re.compile(r"^(?: {4}|\t| {1,3}\t)")
 _OPENS_BLOCK = re.compile(r"^\s*(?:[-*+]\s|\d{1,9}[.)]\s|>|```|~~~|#{1,6}\s|<)")
 
 

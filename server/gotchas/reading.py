@@ -467,7 +467,7 @@ class _Reader:
             stop = starts[index + 1].start if index + 1 < len(starts) else end
             stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
             first = self.lines[block.start]
-            if block.kind == "fence" and block.end - block.start > 2:
+            if self.fenced(block):
                 first = self.lines[block.start + 1]
             title = _title_of(kind, first)
             marker = block.marker if kind == "item" else ("---" if kind == "block" else "")
@@ -475,6 +475,11 @@ class _Reader:
                 Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why)
             )
         return out
+
+    def fenced(self, block: Block) -> bool:
+        """A fenced code block with a line inside: its title is that line, not the fence."""
+        opener = self.lines[block.start].lstrip(" ")
+        return block.kind == "fence" and block.end - block.start > 2 and opener.startswith(("```", "~~~"))
 
     # -- decisions
 
@@ -494,6 +499,7 @@ class _Reader:
             root.heading is not None
             and self.has_entry_fields(root)
             and not any(b.kind == "item" for b in root.body)
+            and self.owns_fields(root, self.unit_spans(root, root.body, root.own_end, ""))
         ):
             span = self.heading_span(root, "its one heading carries entry fields (id:, tasks:…)")
             return Reading("lessons", [span], "a file of one lesson with entry fields")
@@ -735,7 +741,7 @@ class _Reader:
                 content[0].start,
                 content[0].start + 1,
                 end,
-                _title_of("block", self.lines[content[0].start + (content[0].kind == "fence")]),
+                _title_of("block", self.lines[content[0].start + self.fenced(content[0])]),
                 0,
                 "",
                 section.title or None,
@@ -811,16 +817,7 @@ class _Reader:
         units = self.unit_spans(section, body, section.end, "")
         if not units:
             return [self.heading_span(section, "a lesson: a heading with text of its own")]
-        # fields before the first unit, or opening it, are the section's own: it is one lesson.
-        # Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
-        # mark there), so the reading stays stable after our own edits
-        owned = units[0].start if units[0].kind in ("block", "paragraph") else section.end
-        if any(
-            _ENTRY_FIELD.match(self.lines[n])
-            for b in body
-            if b.kind == "paragraph" and b.start <= owned
-            for n in range(b.start, b.end if b.start < owned else b.start + 1)
-        ):
+        if self.owns_fields(section, units):
             return [
                 self.heading_span(
                     section, "a lesson: its own text carries entry fields (tasks:, root-cause:…)"
@@ -862,6 +859,18 @@ class _Reader:
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return [self.heading_span(section, why)]
+
+    def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
+        """Entry fields before the section's first unit, or opening it: the section is one lesson.
+        Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
+        mark there), so the reading stays stable after our own edits."""
+        owned = units[0].start if units and units[0].kind in ("block", "paragraph") else section.end
+        return any(
+            _ENTRY_FIELD.match(self.lines[n])
+            for b in section.body
+            if b.kind == "paragraph" and b.start <= owned
+            for n in range(b.start, b.end if b.start < owned else b.start + 1)
+        )
 
     def read_pinned(self, pin: Pin, root: Section) -> Reading:
         unit = pin.unit or ""
@@ -1075,15 +1084,19 @@ def read(
 _MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
 
 
+_OWN_FIELDS = re.compile(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
+
+
 def _successors_tail(blocks: Sequence[Block], lines: Sequence[str]) -> int | None:
     """Where lessons appended after a one-lesson document start: a ``---`` rule, then a heading
-    whose first line of text supersedes something (this tool's fields); else ``None``."""
+    whose first line of text is this tool's field line (it supersedes something, or states a
+    root cause: a captured lesson); else ``None``."""
     for index in range(len(blocks) - 1):
         rule, heading = blocks[index], blocks[index + 1]
         if rule.kind != "hr" or heading.kind != "heading" or rule.start == 0:
             continue
         first = next((n for n in range(heading.end, len(lines)) if lines[n].strip()), None)
-        if first is not None and _ENTRY_FIELD.match(lines[first]) and "supersedes:" in lines[first].lower():
+        if first is not None and _ENTRY_FIELD.match(lines[first]) and _OWN_FIELDS.search(lines[first]):
             return rule.start
     return None
 
@@ -1095,7 +1108,7 @@ def _with_successors(head: Reading, blocks: Sequence[Block], lines: Sequence[str
     own = [b for b in headings if b.level <= level]
     document = head.spans[0]
     spans = [Span(document.kind, 0, 1, tail, document.title, 0, "", None, document.reason)]
-    why = "a lesson appended after a one-lesson document, superseding it"
+    why = "a lesson appended after a one-lesson document"
     for block, following in zip(own, [*own[1:], None], strict=True):
         end = following.start if following is not None else len(lines)
         spans.append(
@@ -1103,4 +1116,4 @@ def _with_successors(head: Reading, blocks: Sequence[Block], lines: Sequence[str
                 "heading", block.start, block.end, end, block.title, block.level, "#" * block.level, None, why
             )
         )
-    return Reading("lessons", spans, f"{head.reason}; lessons appended after it supersede it")
+    return Reading("lessons", spans, f"{head.reason}; lessons appended after it follow it")
