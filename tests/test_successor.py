@@ -367,14 +367,14 @@ def test_a_numbered_successor_applied_again_after_other_changes_is_already_appli
 
 # --- table rows through the real command line ----------------------------------------------
 
-TABLE_RECORD = """# Troubleshooting
+TABLE_RECORD = b"""# Troubleshooting
 
 | Problem             | Solution                     |
 | ------------------- | ---------------------------- |
 | Cold cache          | Warm it before timing        |
 | Old advice          | Chunk the prompts            |
 | Flaky runner        | Rerun it alone               |
-""".encode()
+"""
 
 
 def test_a_row_is_listed_shown_superseded_and_verified_through_the_command_line(tmp_path: Path) -> None:

@@ -6,8 +6,9 @@ directly after it, looking like a sibling: same form, and a free number or id in
 file's scheme. A capture inserts a plain lesson the same way. What differs by kind of
 entry (heading, list item, lead paragraph, ``---`` block, table row, whole document) lives
 in one ``Form`` per kind (``FORMS``); a kind without one is refused before anything is
-planned. No existing line is changed or removed; the only byte we may add to an existing line is a missing final
-line ending when we append after it. New lines use the target's line ending.
+planned. No existing line is changed or removed; the only byte we may add to an existing
+line is a missing final line ending when we append after it. New lines use the target's
+line ending.
 """
 
 from __future__ import annotations
