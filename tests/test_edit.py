@@ -242,3 +242,64 @@ def test_any_annotation_changes_only_its_target(data: bytes, pick: st.DataObject
     check = verification.check_edit(parsed, record.parse(plan.data), plan, None)
     assert check.ok, (check.problems, data, plan.data)
     assert plan.data[: target.start] == data[: target.start]
+
+
+# --- what the property tests found, pinned small ---------------------------------------------
+
+FOUND = [
+    # a numbered item's entry ends in text outside its list item, and a bullet indented under
+    # where the new item goes follows a blank line: the new item's content column moves past it
+    (
+        b"# Lessons\n\n1. **Lesson 0 title** \xe2\x80\x94 text (#10)\n\na lazy line\n"
+        b"2. **Lesson 1 title** \xe2\x80\x94 text (#11)\n\n   - a nested bullet",
+        0,
+    ),
+    # blocks ruled off by ---: the mark inside the first one does not make the file one lesson
+    (
+        b"# Lessons\n\n**Lesson 0 title** \xe2\x80\x94 text (#10)\n\n---\n\n"
+        b"**Lesson 1 title** \xe2\x80\x94 text (#11)\n",
+        0,
+    ),
+    # a group's own block opened by indented code: its successor is a paragraph, not code
+    (b"# Lessons\n\n## Lesson 3 title\n\n> a quote\nUnderlined\n---\n    indented code: tasks: #8\n", -1),
+    # a group's own block opened by a table: the mark is a paragraph after it, not a row
+    (b"# Lessons\n\n## Lesson 0 title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n#### A deeper heading\n", 0),
+    # a one-lesson document: its successor follows it, after a rule
+    (b"---\npaths: ['src/**']\n---\n# Lessons\n\n**Lesson 0 title** \xe2\x80\x94 text (#10)\n", 0),
+]
+
+
+@pytest.mark.parametrize(("data", "which"), FOUND)
+def test_found_cases_supersede_and_capture_verify(data: bytes, which: int) -> None:
+    parsed = record.parse(data)
+    target = parsed.entries[which]
+    lesson = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look", ["chunking"])
+    plan = edit.plan_supersede(parsed, target, "#7", lesson)
+    after = record.parse(plan.data)
+    check = verification.check_edit(parsed, after, plan, lesson)
+    assert check.ok, check.problems
+    assert caveat_problems(plan.data, after.get(target.id), "#7") == []
+    for successor in [e for e in parsed.entries if e.id != target.id]:
+        plan = edit.plan_annotate(parsed, target, "#7", successor)
+        check = verification.check_edit(parsed, record.parse(plan.data), plan, None)
+        assert check.ok, check.problems
+    captured = edit.lesson("Captured cause", "Body line.\n\nSecond paragraph.", ["#8"], "suspected")
+    for anchor in (None, target):
+        plan = edit.plan_capture(parsed, captured, anchor)
+        check = verification.check_edit(parsed, record.parse(plan.data), plan, captured)
+        assert check.ok, check.problems
+
+
+def test_a_title_after_indented_code_is_read_from_the_code_line() -> None:
+    data = b"# Lessons\n\n## Group\n\n    indented code: tasks: #8\n#### A deeper heading\n"
+    assert [e.title for e in record.parse(data).entries] == ["indented code: tasks: #8", "A deeper heading"]
+
+
+def test_a_table_whose_body_repeats_its_header_keeps_its_rows_when_a_row_is_added() -> None:
+    data = b"# Lessons\n\n## Lesson 0 title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    data += b"| a | b |\n|---|---|\n| 1 | 2 |\n"
+    parsed = record.parse(data)
+    captured = edit.lesson("Captured cause", "Body line.", ["#8"], "suspected")
+    plan = edit.plan_capture(parsed, captured, parsed.entries[-1])
+    check = verification.check_edit(parsed, record.parse(plan.data), plan, captured)
+    assert check.ok, check.problems

@@ -1054,7 +1054,7 @@ def _title_of(kind: SpanKind, first_line: str) -> str:
 
 def row_title(line: str, id_column: bool) -> str:
     """A row's title: its title cell's lead, after the row's id when the table has an id column
-    (``| L-055 | Pin the tokenizer | … |`` → ``L-055 · Pin the tokenizer``)."""
+    (``| L-055 | Pin the tokenizer | … |`` → ``L-055 · Pin the tokenizer``; ``| 3. | … |`` → ``3. …``)."""
     cells = table_rows.cells(line)
     if not cells:
         return line.strip()
@@ -1063,7 +1063,9 @@ def row_title(line: str, id_column: bool) -> str:
     found = table_rows.id_cell(cells[0]) if at == 1 else None
     if found is None:
         return title
-    return f"{found.plain()} · {title}" if title else found.plain()
+    if not title:
+        return found.plain()
+    return f"{found.plain()} {title}" if found.dot else f"{found.plain()} · {title}"
 
 
 def read(
