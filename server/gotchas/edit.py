@@ -594,7 +594,8 @@ class _TableShape:
                 f"entry {row.id!r} is not a row of a table with a header; nothing was proposed"
             )
         delimiter = found.start + 1
-        rows = tuple(_bare(lines[n]) for n in range(delimiter + 1, found.end))
+        bare = [_bare(lines[n]) for n in range(found.start, found.end)]
+        rows = tuple(bare[2 : table.rows_end(bare, 2, len(bare))])
         columns = len(table.raw_cells(_bare(lines[delimiter])))
         id_column = columns >= 2 and table.has_id_column(rows)
         title = 1 if id_column else 0
@@ -615,7 +616,7 @@ class _TableShape:
             id_column,
             title,
             text,
-            line[: len(line) - len(line.lstrip(" "))],
+            line[: min(3, len(line) - len(line.lstrip(" ")))],  # four spaces would make code
             (stripped.startswith("|") or columns == 1, stripped.endswith("|") or columns == 1),
             pads,
             bold_title,

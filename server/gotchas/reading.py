@@ -460,12 +460,17 @@ class _Reader:
         why: str,
         body: Sequence[Block] = (),
     ) -> list[Span]:
-        """One span per unit, up to the next unit; a list item's also stops at a comment or a rule."""
+        """One span per unit, up to the next unit; a list item's also stops at a comment or a rule,
+        and a ``---`` block at the rule that opens the next one (a comment after that rule belongs
+        to the next block)."""
         out = []
         breaks = [b.start for b in body if b.kind in ("html", "hr")] if kind == "item" else []
+        rules = [b.start for b in body if b.kind == "hr"] if kind == "block" else []
         for index, block in enumerate(starts):
             stop = starts[index + 1].start if index + 1 < len(starts) else end
             stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
+            if index + 1 < len(starts):
+                stop = min([stop, *(s for s in rules if block.end <= s < stop)])
             first = self.lines[block.start]
             if self.fenced(block):
                 first = self.lines[block.start + 1]
@@ -475,6 +480,19 @@ class _Reader:
                 Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why)
             )
         return out
+
+    def own_blocks_after(self, body: Sequence[Block], item: Block) -> bool:
+        """A ``---`` block after ``item`` opens with a lesson carrying this tool's field line (a
+        successor or a captured lesson written after a one-bullet block)."""
+        firsts = self.hr_blocks(body)
+        return any(
+            b.start > item.start
+            and b.kind == "paragraph"
+            and any(
+                _ENTRY_FIELD.match(line) and _OWN_FIELDS.search(line) for line in self.lines[b.start : b.end]
+            )
+            for b in firsts
+        )
 
     def fenced(self, block: Block) -> bool:
         """A fenced code block with a line inside: its title is that line, not the fence."""
@@ -916,26 +934,30 @@ class _Reader:
                     )
                 )
             elif unit == "hr-block":
-                spans.extend(self._spans_from("block", self.hr_blocks(body) or body[:1], end, section, why))
+                spans.extend(
+                    self._spans_from("block", self.hr_blocks(body) or body[:1], end, section, why, body)
+                )
             elif unit == "table-row":
                 for table in [b for b in body if b.kind == "table"]:
                     spans.extend(self.row_spans(table, section, why))
         return sorted(spans, key=lambda s: s.start)
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
-        """One entry per row; a continuation row (``↳ …``) belongs to the row above it."""
-        rows = range(table.start + 2, table.end)
+        """One entry per row; a continuation row (``↳ …``) belongs to the row above it. A line
+        indented four spaces or more ends the table (a GFM table parser reads it as code)."""
+        stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
+        rows = range(table.start + 2, stop)
         id_column = table_rows.has_id_column([self.lines[n] for n in rows])
         starts = [n for n in rows if self.lines[n].strip() and not table_rows.is_continuation(self.lines[n])]
         out = []
         for index, n in enumerate(starts):
-            stop = starts[index + 1] if index + 1 < len(starts) else table.end
+            end = starts[index + 1] if index + 1 < len(starts) else stop
             out.append(
                 Span(
                     "row",
                     n,
                     n + 1,
-                    stop,
+                    end,
                     row_title(self.lines[n], id_column),
                     0,
                     "|",
@@ -981,6 +1003,8 @@ def _item_unit(
     reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
 ) -> list[Span] | None:
     items, _ = reader.lesson_items(body)
+    if len(items) == 1 and reader.own_blocks_after(body, items[0]):
+        return None  # one bullet, then lessons this tool added after --- rules: a body of blocks
     return reader._spans_from("item", items, end, section, why or "a list item", body) if items else None
 
 
@@ -989,7 +1013,7 @@ def _hr_unit(
 ) -> list[Span] | None:
     firsts = reader.hr_blocks(body)
     return (
-        reader._spans_from("block", firsts, end, section, why or "a block between --- rules")
+        reader._spans_from("block", firsts, end, section, why or "a block between --- rules", body)
         if firsts
         else None
     )

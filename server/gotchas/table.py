@@ -95,15 +95,24 @@ def id_cell(text: str) -> IdCell | None:
     )
 
 
+_CODE_LINE = re.compile(r"^(?: {4}|\t| {1,3}\t)")
+
+
+def rows_end(lines: Sequence[str], first: int, end: int) -> int:
+    """Where a table's rows stop: at ``end``, or at a line indented four spaces or more (a GFM
+    table parser reads it as code, though it continues the paragraph)."""
+    return next((n for n in range(first, end) if _CODE_LINE.match(lines[n])), end)
+
+
 def has_id_column(rows: Sequence[str]) -> bool:
-    """Most rows open with a bare number or id of one stem, and have text beside it."""
+    """Most rows, two at least, open with a bare number or id of one stem, with text beside it."""
     own = [cells(row) for row in rows if row.strip() and not is_continuation(row)]
     found = [(id_cell(c[0]), len(c)) for c in own if c]
     stems = [cell.stem for cell, width in found if cell is not None and width >= 2]
     if not stems:
         return False
     common = max(set(stems), key=stems.count)
-    return stems.count(common) * 2 > len(own)
+    return stems.count(common) >= 2 and stems.count(common) * 2 > len(own)
 
 
 def title_cell(row: Sequence[str], id_column: bool) -> int:
