@@ -264,6 +264,24 @@ FOUND = [
     (b"# Lessons\n\n## Lesson 3 title\n\n> a quote\nUnderlined\n---\n    indented code: tasks: #8\n", -1),
     # a group's own block opened by a table: the mark is a paragraph after it, not a row
     (b"# Lessons\n\n## Lesson 0 title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n#### A deeper heading\n", 0),
+    # a --- block ends at the rule before the next one: the HTML block after it is not the target's
+    (
+        b"# Lessons\n\n## Lesson 0 title\n\n    indented code: tasks: #8\n---\n<details>\n"
+        b"<summary>more</summary>\n\nhidden\n</details>\n",
+        0,
+    ),
+    # a lone bullet among groups of blocks: after its successor is ruled off, still blocks
+    (
+        b"# Lessons\n\n## Lesson 0 title\n\n- a bullet\n```\n# not a heading\n```\n\n"
+        b"## Lesson 1 title\n\n```\n# not a heading\n```\n---\nPlain prose line.\n",
+        0,
+    ),
+    # a line indented as code after a table is no row of it (a GFM parser reads it as code)
+    (
+        b"# Lessons\n\n## Lesson 0 title\n\n- a bullet\n#### A deeper heading\n"
+        b"| a | b |\n|---|---|\n| 1 | 2 |\n    indented code: tasks: #8\n",
+        -1,
+    ),
     # a one-lesson document: its successor follows it, after a rule
     (b"---\npaths: ['src/**']\n---\n# Lessons\n\n**Lesson 0 title** \xe2\x80\x94 text (#10)\n", 0),
 ]
