@@ -180,6 +180,9 @@ def records(draw: st.DrawFn) -> bytes:
             ]
     if style == "table" and draw(st.booleans()):
         parts += ["", "A closing note."]
+    if style == "table" and draw(st.booleans()):
+        # the same table without its outer pipes, which GFM allows
+        parts = [p.strip().removeprefix("|").removesuffix("|").strip() if "|" in p else p for p in parts]
     eol = draw(st.sampled_from(["\n", "\r\n"]))
     text = eol.join(parts)
     if draw(st.booleans()):
