@@ -10,6 +10,7 @@ and its rendering is checked with markdown-it-py (CommonMark, inline on).
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from gotchas.errors import InvalidArgument, UnsupportedEntry
 from gotchas.fields import parse_line
 from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
+from support.clients import gotchas
 from support.rendered import caveat_problems
 
 FIXTURES = Path(__file__).parent / "fixtures" / "successor"
@@ -125,6 +127,7 @@ def test_every_fixture_has_an_expected_result() -> None:
 
 CAVEAT = "> **Red herring for #7.** Its advice did not fix that task."
 MARK = "red-herring-for: #7 · superseded-by: new (for #7)"
+TABLE = "# Lessons\n\n| Problem | Fix |\n|---|---|\n"
 
 
 @pytest.mark.parametrize(
@@ -138,6 +141,13 @@ MARK = "red-herring-for: #7 · superseded-by: new (for #7)"
         (f"## Old\n\n**Symptom:** x\n\n{MARK}\n\n{CAVEAT}\n\n**Cause:** y\n\n## Other\n\nz\n", "part"),
         (f"## Old\n\n{MARK}\n\n- a\n- b\n\n  {CAVEAT}\n\n## Other\n\nz\n", "folded into"),
         ("## Old\n\ntext\n\n## Other\n\nz\n", "no blockquote"),
+        # a table row's caveat is a continuation row of the target, after the mark row
+        (
+            f"{TABLE}| Old | x |\n| Other | y |\n| ↳ | {MARK} |\n| ↳ | {CAVEAT[2:]} |\n",
+            "not one of the target",
+        ),
+        (f"{TABLE}| Old | x |\n| ↳ | {MARK} |\n| Other | y |\n\n{CAVEAT}\n", "no row of the target"),
+        (f"{TABLE}| Old | x |\n| ↳ | {CAVEAT[2:]} |\n| ↳ | {MARK} |\n| Other | y |\n", "mark row"),
     ],
 )
 def test_misplaced_caveats_are_reported(text: str, complaint: str) -> None:
@@ -199,12 +209,20 @@ def test_a_numbered_successor_that_repeats_a_number_does_not_verify() -> None:
 
 def test_a_kind_without_a_form_is_refused_before_anything_is_planned() -> None:
     parsed = record.parse(b"## Old\n\nid: old\n\ntext\n")
-    row = dataclasses.replace(parsed.get("old"), kind="row")
-    with pytest.raises(UnsupportedEntry, match="row") as raised:
-        edit.plan_supersede(parsed, row, TASK, LESSON)
+    unknown = dataclasses.replace(parsed.get("old"), kind="figure")  # type: ignore[arg-type]
+    with pytest.raises(UnsupportedEntry, match="figure") as raised:
+        edit.plan_supersede(parsed, unknown, TASK, LESSON)
     assert isinstance(raised.value, InvalidArgument) and raised.value.code == "unsupported-entry"
     with pytest.raises(UnsupportedEntry):
-        edit.plan_capture(parsed, LESSON, row)
+        edit.plan_capture(parsed, LESSON, unknown)
+    assert set(edit.FORMS) == {"heading", "item", "paragraph", "block", "row", "document"}
+
+
+def test_a_row_outside_any_table_is_refused_with_a_typed_error() -> None:
+    parsed = record.parse(b"## Old\n\nid: old\n\ntext\n")
+    row = dataclasses.replace(parsed.get("old"), kind="row")
+    with pytest.raises(InvalidArgument, match="not a row of a table"):
+        edit.plan_supersede(parsed, row, TASK, LESSON)
 
 
 def as_kind(data: bytes, kind: str, start: int, end: int) -> tuple[record.Record, record.Entry]:
@@ -345,3 +363,131 @@ def test_a_numbered_successor_applied_again_after_other_changes_is_already_appli
     again = operations.apply(ws, proposal_id=proposal_id)
     assert again["status"] == "already-applied", again["reason"]
     assert path.read_bytes() == changed
+
+
+# --- table rows through the real command line ----------------------------------------------
+
+TABLE_RECORD = b"""# Troubleshooting
+
+| Problem             | Solution                     |
+| ------------------- | ---------------------------- |
+| Cold cache          | Warm it before timing        |
+| Old advice          | Chunk the prompts            |
+| Flaky runner        | Rerun it alone               |
+"""
+
+
+def test_a_row_is_listed_shown_superseded_and_verified_through_the_command_line(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".git").mkdir()
+    path = root / ".claude" / "rules" / "gotchas.md"
+    path.write_bytes(TABLE_RECORD)
+    listed = json.loads(gotchas(root, "list", "--json").stdout)
+    assert [e["id"] for e in listed["entries"]] == ["cold-cache", "old-advice", "flaky-runner"]
+    shown = json.loads(gotchas(root, "show", "old-advice", "--json").stdout)
+    assert shown["kind"] == "row" and "Chunk the prompts" in shown["text"]
+    assert gotchas(root, "task", "set", "9", "landed").returncode == 0
+    proposed = gotchas(
+        root,
+        "propose",
+        "--target-id",
+        "old-advice",
+        "--task",
+        "#9",
+        "--title",
+        "Prompt cache | tokenizer reload",
+        "--body",
+        "The tokenizer reloaded per call.\n\nCache it once.",
+        "--diagnostic",
+        "count tokenizer loads",
+        "--hold",
+        "predicate-9-lands",
+        "--json",
+    )
+    assert proposed.returncode == 0, proposed.stderr
+    assert path.read_bytes() == TABLE_RECORD, "propose wrote to the record"
+    applied = json.loads(gotchas(root, "apply", json.loads(proposed.stdout)["proposal_id"], "--json").stdout)
+    assert applied["status"] == "applied" and applied["verification"]["ok"], applied
+    written = path.read_bytes().decode()
+    assert written.startswith(TABLE_RECORD.decode().split("| Flaky")[0])
+    assert written.endswith("| Flaky runner        | Rerun it alone               |\n")
+    assert (
+        "| Prompt cache \\| tokenizer reload | The tokenizer reloaded per call.<br><br>Cache it once. |"
+        in written
+    )
+    assert gotchas(root, "verify").returncode == 0
+    after = record.parse(path.read_bytes())
+    assert [e.kind for e in after.entries] == ["row"] * 4
+    old, new = after.get("old-advice"), after.entries[2]
+    assert old.red_herring_for == ("#9",) and new.title == "Prompt cache | tokenizer reload"
+    assert [(link.target, link.tasks) for link in new.supersedes] == [("old-advice", ("#9",))]
+    assert caveat_problems(path.read_bytes(), old, "#9") == []
+    by_task = json.loads(gotchas(root, "list", "--task", "#9", "--json").stdout)["entries"]
+    assert {e["id"] for e in by_task} == {"old-advice", new.id}
+
+
+PIPELESS_RECORD = b"""# Troubleshooting
+
+Problem | Solution
+--- | ---
+Cold cache | Warm it before timing
+Old advice | Chunk the prompts
+"""
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "complaint"),
+    [
+        ("Confirmed cause", "Run this:\n\n```\nmake clean\n```", "fenced code block"),
+        # without outer pipes, a title cell that opens like a list item would end the table
+        ("- Confirmed cause", "It was the cache.", "cannot be written as rows"),
+    ],
+)
+def test_a_lesson_that_cannot_fit_a_row_is_refused_and_nothing_is_written(
+    tmp_path: Path, title: str, body: str, complaint: str
+) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    path = root / ".claude" / "rules" / "gotchas.md"
+    path.write_bytes(PIPELESS_RECORD)
+    parsed = record.parse(PIPELESS_RECORD)
+    assert [e.kind for e in parsed.entries] == ["row", "row"]
+    lesson = edit.lesson(title, body, [TASK], "confirmed", "look")
+    with pytest.raises(InvalidArgument, match=complaint):
+        edit.plan_supersede(parsed, parsed.get("old-advice"), TASK, lesson)
+    set_task_state(root, TASK, "landed", "test")
+    with pytest.raises(InvalidArgument, match=complaint):
+        operations.propose_supersede(
+            Workspace(root),
+            target_id="old-advice",
+            task=TASK,
+            title=title,
+            body=body,
+            diagnostic="look",
+            hold="predicate-7-lands",
+        )
+    assert path.read_bytes() == PIPELESS_RECORD
+    assert not (root / ".claude" / "gotchas" / "proposals").exists() or not any(
+        (root / ".claude" / "gotchas" / "proposals").iterdir()
+    )
+
+
+def test_a_rows_fields_are_read_from_its_continuation_rows_only() -> None:
+    data = (
+        "# Gotchas\n\n| Problem | Fix |\n|---|---|\n"
+        "| Status: odd | tasks: #3 in a fix cell is text |\n"
+        "| ↳ | tasks: #4 · root-cause: suspected |\n"
+        "| ↳ | diagnostic: a \\| b |\n"
+        "| Other | y |\n"
+    ).encode()
+    parsed = record.parse(data)
+    first, other = parsed.entries
+    assert (first.title, first.tasks, first.root_cause, first.diagnostic) == (
+        "Status: odd",
+        ("#4",),
+        "suspected",
+        "a | b",
+    )
+    assert [f.line for f in first.fields] == [6, 6, 7]
+    assert (other.start_line, other.tasks, other.fields) == (8, (), ())

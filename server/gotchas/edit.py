@@ -4,14 +4,16 @@ A supersede annotates the target (a ``red-herring-for:`` field line after its me
 lines, and a visible caveat as a block of its own) and inserts the confirmed lesson
 directly after it, looking like a sibling: same form, and a free number or id in the
 file's scheme. A capture inserts a plain lesson the same way. What differs by kind of
-entry (heading, list item, lead paragraph, ``---`` block) lives in one ``Form`` per kind
-(``FORMS``); a kind without one is refused before anything is planned. No existing line
-is changed or removed; the only byte we may add to an existing line is a missing final
-line ending when we append after it. New lines use the target's line ending.
+entry (heading, list item, lead paragraph, ``---`` block, table row, whole document) lives
+in one ``Form`` per kind (``FORMS``); a kind without one is refused before anything is
+planned. No existing line is changed or removed; the only byte we may add to an existing
+line is a missing final line ending when we append after it. New lines use the target's
+line ending.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import unicodedata
@@ -19,7 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from gotchas import blocks, link, taskref
+from markdown_it import MarkdownIt
+
+from gotchas import blocks, link, reading, table, taskref
 from gotchas.errors import InvalidArgument, UnsupportedEntry
 from gotchas.fields import KNOWN, SEPARATOR, is_plain_field_line
 from gotchas.lesson_text import refuse_structure
@@ -369,15 +373,33 @@ class ItemForm(Form):
         following = _next_entry_line(record, anchor)
         gap = [_bare(lines[i]) for i in range(end, min(following, len(lines)))]
         loose = bool(gap) and following < len(lines) and all(not g.strip() for g in gap)
-        if end < len(lines) and entry_lines:
-            after = _bare(lines[end])
+        following_text = next((n for n in range(end, len(lines)) if _bare(lines[n]).strip()), None)
+        if following_text is not None and entry_lines:
+            after = _bare(lines[following_text])
             column = _content_column(entry_lines[0])
-            if after.strip() and len(after) - len(after.lstrip(" ")) >= column:
-                raise InvalidArgument(
-                    f"line {end + 1} is indented under where the new item would go, so it would "
-                    f"become part of that item; nothing was proposed"
-                )
+            indent = len(after) - len(after.lstrip(" "))
+            if indent >= column:
+                # text indented under the new item joins it, even after a blank line: past a
+                # blank line, a wider gap after the marker moves the item's content column
+                # beyond that text (CommonMark allows one to four spaces)
+                widened = _widened(entry_lines, indent + 1 - column) if following_text > end else None
+                if widened is None:
+                    raise InvalidArgument(
+                        f"line {following_text + 1} is indented under where the new item would go, "
+                        f"so it would become part of that item; nothing was proposed"
+                    )
+                entry_lines = widened
         return Insertion(end, (*([""] if loose or _ends_outside_item(record, anchor) else []), *entry_lines))
+
+
+def _widened(entry_lines: Sequence[str], extra: int) -> list[str] | None:
+    """A list item's lines with its content column ``extra`` further right, or ``None`` when the
+    gap after the marker would pass four spaces (the item would open with indented code)."""
+    match = _MARKER.match(entry_lines[0])
+    if match is None or len(match[3]) + extra > 4:
+        return None
+    first = f"{match[1]}{match[2]}{match[3]}{' ' * extra}{entry_lines[0][len(match[0]) :]}"
+    return [first, *(f"{' ' * extra}{line}" if line.strip() else line for line in entry_lines[1:])]
 
 
 def _ends_outside_item(record: Record, anchor: Entry) -> bool:
@@ -419,7 +441,9 @@ class ParagraphForm(Form):
     ) -> tuple[list[str], str]:
         first = _bare(lines[like.start_line - 1])
         lead = first[: len(first) - len(first.lstrip(" "))]
-        return _lead_lines(record, like, first.lstrip(" "), lead, lead, new, new_id, links)
+        if _CODE_INDENT.match(first):
+            lead = ""  # a block opened by indented code: the successor is a paragraph, not code
+        return _lead_lines(record, like, first.lstrip(" \t"), lead, lead, new, new_id, links)
 
     def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
         return _annotate_lead(lines, target, "", marks, caveat)
@@ -463,8 +487,11 @@ class BlockForm(Form):
     def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
         if self._opening(lines, target) is HEADING:
             return _annotate_block(lines, target, target.start_line, marks, caveat)
-        if _OPENS_BLOCK.match(_bare(lines[target.start_line - 1])):
-            # a block opened by bullets (``- **Key:** value`` parts), a fence or a quote: after
+        first = _bare(lines[target.start_line - 1])
+        second = _bare(lines[target.start_line]) if target.start_line < len(lines) else ""
+        opens_table = "|" in first and table.DELIMITER.match(second) is not None
+        if _OPENS_BLOCK.match(first) or _CODE_INDENT.match(first) or opens_table:
+            # a block opened by bullets (``- **Key:** value`` parts), a fence, code, a table or a quote: after
             # every part, as paragraphs of the block's own, never folded into a bullet, never
             # inside the fence, never between two parts
             end = target.end_line
@@ -478,11 +505,210 @@ class BlockForm(Form):
         return Insertion(anchor.end_line, ("", "---", "", *entry_lines))
 
 
+class RowForm(Form):
+    """A table row: the successor is a row of the same table right after the target's rows, with
+    the table's column count and the target's cell padding, numbered in the id column when the
+    table has one; fields, the mark and the caveat are continuation rows (``| ↳ | … |``) right
+    after the row they belong to, their text in the table's widest text column."""
+
+    kind = "row"
+    blocks = False  # a blank line would end the table
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        shape = _TableShape.of(lines, like)
+        values = [""] * shape.columns
+        if shape.id_column:
+            values[0] = _next_id_cell(record, shape, like)
+        body = _cell_text(new.body)
+        shown = ""
+        for bold in (False, True):
+            title = f"**{new.title}**" if bold or shape.bold_title else new.title
+            if shape.text == shape.title:
+                title = f"**{new.title}** — {body}"
+            values[shape.title] = table.escape(title)
+            if shape.text != shape.title:
+                values[shape.text] = body
+            row = shape.render(values)
+            shown = reading.row_title(row, shape.id_column)
+            if carries_title(shown, new.title) and not table.is_continuation(row):
+                break
+        else:
+            raise InvalidArgument(
+                f"title {new.title!r} does not read back whole as a row's title in this table; "
+                "nothing was proposed"
+            )
+        fields = [_field_line(new, new_id, links, _needs_id(shown, new, new_id))]
+        if new.diagnostic:
+            fields.append(f"diagnostic: {new.diagnostic}")
+        fields += _tail_fields(new)
+        rows = [row, *(shape.continuation(table.escape(f)) for f in fields)]
+        return shape.checked(rows), shown
+
+    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+        shape = _TableShape.of(lines, target)
+        rows = [shape.continuation(marks), shape.continuation(table.escape(caveat.removeprefix("> ")))]
+        return [Insertion(target.end_line, tuple(shape.checked(rows)))]
+
+    def place(
+        self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
+    ) -> Insertion:
+        return Insertion(anchor.end_line, tuple(entry_lines))
+
+
+@dataclass(frozen=True)
+class _TableShape:
+    """What a new row of a table copies: the column count, which columns hold the id, the title
+    and the text, and the target row's indentation, outer pipes and cell padding."""
+
+    header: str
+    delimiter: str
+    columns: int
+    id_column: bool
+    title: int
+    text: int
+    indent: str
+    outer: tuple[bool, bool]
+    pads: tuple[tuple[int, int, int], ...]  # (leading spaces, width, trailing spaces) per cell
+    bold_title: bool
+    rows: tuple[str, ...]
+
+    @classmethod
+    def of(cls, lines: Sequence[bytes], row: Entry) -> _TableShape:
+        at = row.start_line - 1
+        # the table block holding the row, as the reading found it: its first line the header,
+        # its second the delimiter (a body row may look like a delimiter too)
+        source = b"".join(lines).decode("utf-8").removeprefix("\ufeff")
+        found = next(
+            (b for b in blocks.scan(source).blocks if b.kind == "table" and b.start + 2 <= at < b.end), None
+        )
+        if found is None:
+            raise InvalidArgument(
+                f"entry {row.id!r} is not a row of a table with a header; nothing was proposed"
+            )
+        delimiter = found.start + 1
+        bare = [_bare(lines[n]) for n in range(found.start, found.end)]
+        rows = tuple(bare[2 : table.rows_end(bare, 2, len(bare))])
+        columns = len(table.raw_cells(_bare(lines[delimiter])))
+        id_column = columns >= 2 and table.has_id_column(rows)
+        title = 1 if id_column else 0
+        own = [table.cells(r) for r in rows if not table.is_continuation(r)]
+        widths = {c: max((len(r[c]) for r in own if c < len(r)), default=0) for c in range(columns)}
+        texts = [c for c in range(columns) if c not in (0, title)]
+        text = max(texts, key=lambda c: (widths[c], -c)) if texts else title
+        line = _bare(lines[at])
+        stripped = line.strip()
+        raw = table.raw_cells(line)
+        pads = tuple(_pad(cell) for cell in raw)
+        written = table.cells(line)
+        bold_title = title < len(written) and bool(re.fullmatch(r"(\*\*|__).+\1", written[title]))
+        return cls(
+            _bare(lines[delimiter - 1]),
+            _bare(lines[delimiter]),
+            columns,
+            id_column,
+            title,
+            text,
+            line[: min(3, len(line) - len(line.lstrip(" ")))],  # four spaces would make code
+            (stripped.startswith("|") or columns == 1, stripped.endswith("|") or columns == 1),
+            pads,
+            bold_title,
+            rows,
+        )
+
+    def render(self, values: Sequence[str]) -> str:
+        cells = []
+        for index, value in enumerate(values):
+            lead, width, trail = self.pads[index] if index < len(self.pads) else (1, 0, 1)
+            if index == 0 and not self.outer[0]:
+                lead = 0
+            cells.append(" " * lead + value + " " * max(width - lead - len(value), min(trail, 1)))
+        return f"{self.indent}{'|' if self.outer[0] else ''}{'|'.join(cells)}{'|' if self.outer[1] else ''}"
+
+    def continuation(self, text: str) -> str:
+        values = [""] * self.columns
+        if self.text == 0:
+            values[0] = f"{table.CONTINUATION} {text}"
+        else:
+            values[0] = table.CONTINUATION
+            values[self.text] = text
+        return self.render(values)
+
+    def checked(self, rows: Sequence[str]) -> list[str]:
+        """``rows``, once a Markdown table parser reads them as rows of this table: a cell that
+        opens like a list, a quote or a fence would end the table instead."""
+        snippet = "\n".join([self.header, self.delimiter, *rows])
+        tokens = _TABLE_PARSER.parse(snippet)
+        found = [t for t in tokens if t.type == "tr_open"]
+        if len(found) != len(rows) + 1 or not any(t.type == "table_open" for t in tokens):
+            raise InvalidArgument(
+                "the lesson cannot be written as rows of this table (a cell would end the table); "
+                "nothing was proposed"
+            )
+        return list(rows)
+
+
+def _pad(cell: str) -> tuple[int, int, int]:
+    """(leading spaces, width, trailing spaces) of a cell as written; an empty cell: one each side."""
+    if not cell.strip():
+        return (min(1, len(cell)), len(cell), min(1, len(cell)))
+    return (len(cell) - len(cell.lstrip(" ")), len(cell), len(cell) - len(cell.rstrip(" ")))
+
+
+_TABLE_PARSER = MarkdownIt("commonmark").enable("table")
+
+
+def _cell_text(body: str) -> str:
+    """A body as one cell: its lines joined by ``<br>`` (a blank line: two), pipes escaped. A
+    code block has no form inside a cell, so a body holding one is refused."""
+    lines = _body_lines(body)
+    if any(line.lstrip().startswith(("```", "~~~")) for line in lines):
+        raise InvalidArgument(
+            "a table row holds its lesson in one cell, and the body has a fenced code block, which "
+            "a cell cannot hold: write the code inline (`like this`) or in a few lines; nothing was proposed"
+        )
+    parts = [line.strip() for line in lines]
+    parts = [p[:-1] if p.endswith("\\") and not p.endswith("\\\\") else p for p in parts]
+    while parts and not parts[0]:
+        parts.pop(0)
+    while parts and not parts[-1]:
+        parts.pop()
+    return table.escape("<br>".join(parts))
+
+
+def _next_id_cell(record: Record, shape: _TableShape, like: Entry) -> str:
+    """The id the successor's row takes: the target's, + 1 when no row or title uses it, else the
+    first free sub-number under it (the rule ``next_label`` keeps for titles)."""
+    cells = table.cells(_bare_at(record, like.start_line - 1))
+    own = table.id_cell(cells[0]) if cells else None
+    if own is None:
+        return ""
+    column = {
+        found.number
+        for r in shape.rows
+        if not table.is_continuation(r)
+        and (c := table.cells(r))
+        and (found := table.id_cell(c[0])) is not None
+        and found.stem == own.stem
+    }
+    taken = frozenset(column | _taken(record, own.stem))
+    following = next_label(Label(own.stem, own.number, own.widths, ""), taken)
+    return dataclasses.replace(own, number=following.number).text()
+
+
 class DocumentForm(Form):
     """A whole file that is one lesson (a write-up, a memory file): the caveat closes the
-    document, and the successor follows it after a ``---`` rule as a ``##`` section (one level
-    below the document's own title) whose fields say what it supersedes; the reading takes
-    such sections after a one-lesson document as lessons of their own."""
+    document, and the successor (or a captured lesson) follows it after a ``---`` rule as a
+    ``##`` section (one level below the document's own title) opening with its field line
+    (``tasks: … · root-cause: …``); the reading takes such sections after a one-lesson
+    document as lessons of their own."""
 
     kind = "document"
 
@@ -513,7 +739,9 @@ class DocumentForm(Form):
 HEADING = HeadingForm()
 ITEM = ItemForm()
 PARAGRAPH = ParagraphForm()
-FORMS: dict[str, Form] = {f.kind: f for f in (HEADING, ITEM, PARAGRAPH, BlockForm(), DocumentForm())}
+FORMS: dict[str, Form] = {
+    f.kind: f for f in (HEADING, ITEM, PARAGRAPH, BlockForm(), RowForm(), DocumentForm())
+}
 
 
 def form_of(entry: Entry) -> Form:
@@ -608,6 +836,7 @@ def _annotate_block(
     return [_marks_then_caveat(lines, run, end, prefix, "", marks, caveat)]
 
 
+_CODE_INDENT = re.compile(r"^(?: {4}|\t| {1,3}\t)")
 _OPENS_BLOCK = re.compile(r"^\s*(?:[-*+]\s|\d{1,9}[.)]\s|>|```|~~~|#{1,6}\s|<)")
 
 

@@ -6,6 +6,7 @@ shapes (one entry may mix them):
     tasks: #601, #653 · root-cause: confirmed      several fields joined by " · "
     - Root cause: confirmed                          one field per list item
     **Diagnostic:** profile one _render() call       a bold key
+    | ↳ | tasks: #601 · root-cause: confirmed |       a table row's continuation row
 
 Parsing is lenient: unknown keys are kept as they are; a line whose first segment is
 not ``key: value`` is prose. Keys are compared in a normal form (``Root cause`` and
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gotchas import table
 from gotchas.link import Link, parse_links  # the supersede link lives in gotchas.link
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "parse_line",
     "parse_links",
     "parse_root_cause",
+    "parse_row",
 ]
 
 SEPARATOR = " · "
@@ -116,6 +119,19 @@ def parse_line(line: str, number: int) -> list[Field]:
         field if len(value) == 1 else Field(field.key, SEPARATOR.join(value).strip(), number, field.raw_key)
         for field, value in zip(fields, values, strict=True)
     ]
+
+
+def parse_row(line: str, number: int) -> list[Field]:
+    """Fields of a table's continuation row (``| ↳ | tasks: #7 · root-cause: confirmed |``): each
+    cell read as a field line; a lesson's own row holds its text, never its fields."""
+    if not table.is_continuation(line):
+        return []
+    found: list[Field] = []
+    for cell in table.cells(line):
+        text = table.continued(cell)
+        if text:
+            found.extend(parse_line(text, number))
+    return found
 
 
 def _parse_segment(text: str, number: int) -> Field | None:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gotchas import table as table_rows
 from gotchas import vocabulary
 from gotchas.blocks import Block
 
@@ -459,14 +460,19 @@ class _Reader:
         why: str,
         body: Sequence[Block] = (),
     ) -> list[Span]:
-        """One span per unit, up to the next unit; a list item's also stops at a comment or a rule."""
+        """One span per unit, up to the next unit; a list item's also stops at a comment or a rule,
+        and a ``---`` block at the rule that opens the next one (a comment after that rule belongs
+        to the next block)."""
         out = []
         breaks = [b.start for b in body if b.kind in ("html", "hr")] if kind == "item" else []
+        rules = [b.start for b in body if b.kind == "hr"] if kind == "block" else []
         for index, block in enumerate(starts):
             stop = starts[index + 1].start if index + 1 < len(starts) else end
             stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
+            if index + 1 < len(starts):
+                stop = min([stop, *(s for s in rules if block.end <= s < stop)])
             first = self.lines[block.start]
-            if block.kind == "fence" and block.end - block.start > 2:
+            if self.fenced(block):
                 first = self.lines[block.start + 1]
             title = _title_of(kind, first)
             marker = block.marker if kind == "item" else ("---" if kind == "block" else "")
@@ -474,6 +480,24 @@ class _Reader:
                 Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why)
             )
         return out
+
+    def own_blocks_after(self, body: Sequence[Block], item: Block) -> bool:
+        """A ``---`` block after ``item`` opens with a lesson carrying this tool's field line (a
+        successor or a captured lesson written after a one-bullet block)."""
+        firsts = self.hr_blocks(body)
+        return any(
+            b.start > item.start
+            and b.kind == "paragraph"
+            and any(
+                _ENTRY_FIELD.match(line) and _OWN_FIELDS.search(line) for line in self.lines[b.start : b.end]
+            )
+            for b in firsts
+        )
+
+    def fenced(self, block: Block) -> bool:
+        """A fenced code block with a line inside: its title is that line, not the fence."""
+        opener = self.lines[block.start].lstrip(" ")
+        return block.kind == "fence" and block.end - block.start > 2 and opener.startswith(("```", "~~~"))
 
     # -- decisions
 
@@ -493,6 +517,7 @@ class _Reader:
             root.heading is not None
             and self.has_entry_fields(root)
             and not any(b.kind == "item" for b in root.body)
+            and self.owns_fields(root, self.unit_spans(root, root.body, root.own_end, ""))
         ):
             span = self.heading_span(root, "its one heading carries entry fields (id:, tasks:…)")
             return Reading("lessons", [span], "a file of one lesson with entry fields")
@@ -734,7 +759,7 @@ class _Reader:
                 content[0].start,
                 content[0].start + 1,
                 end,
-                _title_of("block", self.lines[content[0].start + (content[0].kind == "fence")]),
+                _title_of("block", self.lines[content[0].start + self.fenced(content[0])]),
                 0,
                 "",
                 section.title or None,
@@ -810,16 +835,7 @@ class _Reader:
         units = self.unit_spans(section, body, section.end, "")
         if not units:
             return [self.heading_span(section, "a lesson: a heading with text of its own")]
-        # fields before the first unit, or opening it, are the section's own: it is one lesson.
-        # Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
-        # mark there), so the reading stays stable after our own edits
-        owned = units[0].start if units[0].kind in ("block", "paragraph") else section.end
-        if any(
-            _ENTRY_FIELD.match(self.lines[n])
-            for b in body
-            if b.kind == "paragraph" and b.start <= owned
-            for n in range(b.start, b.end if b.start < owned else b.start + 1)
-        ):
+        if self.owns_fields(section, units):
             return [
                 self.heading_span(
                     section, "a lesson: its own text carries entry fields (tasks:, root-cause:…)"
@@ -861,6 +877,18 @@ class _Reader:
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return [self.heading_span(section, why)]
+
+    def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
+        """Entry fields before the section's first unit, or opening it: the section is one lesson.
+        Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
+        mark there), so the reading stays stable after our own edits."""
+        owned = units[0].start if units and units[0].kind in ("block", "paragraph") else section.end
+        return any(
+            _ENTRY_FIELD.match(self.lines[n])
+            for b in section.body
+            if b.kind == "paragraph" and b.start <= owned
+            for n in range(b.start, b.end if b.start < owned else b.start + 1)
+        )
 
     def read_pinned(self, pin: Pin, root: Section) -> Reading:
         unit = pin.unit or ""
@@ -906,29 +934,37 @@ class _Reader:
                     )
                 )
             elif unit == "hr-block":
-                spans.extend(self._spans_from("block", self.hr_blocks(body) or body[:1], end, section, why))
+                spans.extend(
+                    self._spans_from("block", self.hr_blocks(body) or body[:1], end, section, why, body)
+                )
             elif unit == "table-row":
                 for table in [b for b in body if b.kind == "table"]:
                     spans.extend(self.row_spans(table, section, why))
         return sorted(spans, key=lambda s: s.start)
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
+        """One entry per row; a continuation row (``↳ …``) belongs to the row above it. A line
+        indented four spaces or more ends the table (a GFM table parser reads it as code)."""
+        stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
+        rows = range(table.start + 2, stop)
+        id_column = table_rows.has_id_column([self.lines[n] for n in rows])
+        starts = [n for n in rows if self.lines[n].strip() and not table_rows.is_continuation(self.lines[n])]
         out = []
-        for n in range(table.start + 2, table.end):
-            if self.lines[n].strip():
-                out.append(
-                    Span(
-                        "row",
-                        n,
-                        n + 1,
-                        n + 1,
-                        _title_of("row", self.lines[n]),
-                        0,
-                        "|",
-                        section.title or None,
-                        why,
-                    )
+        for index, n in enumerate(starts):
+            end = starts[index + 1] if index + 1 < len(starts) else stop
+            out.append(
+                Span(
+                    "row",
+                    n,
+                    n + 1,
+                    end,
+                    row_title(self.lines[n], id_column),
+                    0,
+                    "|",
+                    section.title or None,
+                    why,
                 )
+            )
         return out
 
 
@@ -967,6 +1003,8 @@ def _item_unit(
     reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
 ) -> list[Span] | None:
     items, _ = reader.lesson_items(body)
+    if len(items) == 1 and reader.own_blocks_after(body, items[0]):
+        return None  # one bullet, then lessons this tool added after --- rules: a body of blocks
     return reader._spans_from("item", items, end, section, why or "a list item", body) if items else None
 
 
@@ -975,7 +1013,7 @@ def _hr_unit(
 ) -> list[Span] | None:
     firsts = reader.hr_blocks(body)
     return (
-        reader._spans_from("block", firsts, end, section, why or "a block between --- rules")
+        reader._spans_from("block", firsts, end, section, why or "a block between --- rules", body)
         if firsts
         else None
     )
@@ -1033,10 +1071,25 @@ def _title_of(kind: SpanKind, first_line: str) -> str:
     if kind == "item":
         return item_title(first_line)
     if kind == "row":
-        cells = [c.strip() for c in first_line.strip().strip("|").split("|")]
-        return _lead_title(cells[0] if cells else first_line.strip())
+        return row_title(first_line, False)
     text = _BLOCK_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
     return _lead_title(text.strip("`> "))
+
+
+def row_title(line: str, id_column: bool) -> str:
+    """A row's title: its title cell's lead, after the row's id when the table has an id column
+    (``| L-055 | Pin the tokenizer | … |`` → ``L-055 · Pin the tokenizer``; ``| 3. | … |`` → ``3. …``)."""
+    cells = table_rows.cells(line)
+    if not cells:
+        return line.strip()
+    at = table_rows.title_cell(cells, id_column)
+    title = _lead_title(cells[at])
+    found = table_rows.id_cell(cells[0]) if at == 1 else None
+    if found is None:
+        return title
+    if not title:
+        return found.plain()
+    return f"{found.plain()} {title}" if found.dot else f"{found.plain()} · {title}"
 
 
 def read(
@@ -1057,15 +1110,19 @@ def read(
 _MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
 
 
+_OWN_FIELDS = re.compile(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
+
+
 def _successors_tail(blocks: Sequence[Block], lines: Sequence[str]) -> int | None:
     """Where lessons appended after a one-lesson document start: a ``---`` rule, then a heading
-    whose first line of text supersedes something (this tool's fields); else ``None``."""
+    whose first line of text is this tool's field line (it supersedes something, or states a
+    root cause: a captured lesson); else ``None``."""
     for index in range(len(blocks) - 1):
         rule, heading = blocks[index], blocks[index + 1]
         if rule.kind != "hr" or heading.kind != "heading" or rule.start == 0:
             continue
         first = next((n for n in range(heading.end, len(lines)) if lines[n].strip()), None)
-        if first is not None and _ENTRY_FIELD.match(lines[first]) and "supersedes:" in lines[first].lower():
+        if first is not None and _ENTRY_FIELD.match(lines[first]) and _OWN_FIELDS.search(lines[first]):
             return rule.start
     return None
 
@@ -1077,7 +1134,7 @@ def _with_successors(head: Reading, blocks: Sequence[Block], lines: Sequence[str
     own = [b for b in headings if b.level <= level]
     document = head.spans[0]
     spans = [Span(document.kind, 0, 1, tail, document.title, 0, "", None, document.reason)]
-    why = "a lesson appended after a one-lesson document, superseding it"
+    why = "a lesson appended after a one-lesson document"
     for block, following in zip(own, [*own[1:], None], strict=True):
         end = following.start if following is not None else len(lines)
         spans.append(
@@ -1085,4 +1142,4 @@ def _with_successors(head: Reading, blocks: Sequence[Block], lines: Sequence[str
                 "heading", block.start, block.end, end, block.title, block.level, "#" * block.level, None, why
             )
         )
-    return Reading("lessons", spans, f"{head.reason}; lessons appended after it supersede it")
+    return Reading("lessons", spans, f"{head.reason}; lessons appended after it follow it")

@@ -20,7 +20,7 @@ from typing import Literal
 
 from gotchas import outline, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
-from gotchas.fields import Field, parse_line, parse_root_cause
+from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
 
 BOM = b"\xef\xbb\xbf"
@@ -262,9 +262,10 @@ def _entries(
     for span in spans:
         end = _content_end(bare, span)
         found: list[Field] = []
+        parse = parse_row if span.kind == "row" else parse_line
         for index in range(span.body, end):
             if index not in literal and (matter is None or index >= matter[1]):
-                found.extend(parse_line(bare[index], index + 1))
+                found.extend(parse(bare[index], index + 1))
         drafts.append((span, end, tuple(found)))
     ids = _assign_ids([(span.title, fields) for span, _, fields in drafts])
     entries = []

@@ -4,7 +4,9 @@ The caveat must be a block of its own inside the target: a direct child of the t
 list item, or a top-level block within the target's heading section, and every block of the
 target before it is the target's title or holds nothing but metadata lines, or it closes
 the target after all of its parts — either way it never sits between two of the lesson's
-parts, and the mark line comes before it.
+parts, and the mark line comes before it. A table row's caveat is a row of the same table
+(rendered with the GFM table rule) right after the target's own row and its continuation
+rows, a continuation row itself (``↳``), with the mark row before it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from gotchas.fields import parse_line
 from gotchas.record import Entry
 
 _MD = MarkdownIt("commonmark")
+_TABLES = MarkdownIt("commonmark").enable("table")
 
 
 def _metadata_only(lines: list[str], start: int, end: int) -> bool:
@@ -33,6 +36,8 @@ def _metadata_only(lines: list[str], start: int, end: int) -> bool:
 def caveat_problems(data: bytes, target: Entry, task: str) -> list[str]:
     """What is wrong with where the caveat for ``task`` renders, [] when it is right."""
     text = data.decode("utf-8").removeprefix("\ufeff")
+    if target.kind == "row":
+        return _row_caveat_problems(text, target, task)
     lines = text.splitlines()
     tokens = _MD.parse(text)
     heading = f"Red herring for {task}."
@@ -87,6 +92,48 @@ def caveat_problems(data: bytes, target: Entry, task: str) -> list[str]:
     if "red-herring-for:" not in before:
         return ["the mark line is not before the caveat"]
     return []
+
+
+def _row_caveat_problems(text: str, target: Entry, task: str) -> list[str]:
+    """The caveat's row renders in the target's table, among the target's continuation rows."""
+    tokens = _TABLES.parse(text)
+    rows: list[tuple[int, list[str]]] = []  # (line, cell texts) of the target's table
+    table_of_target = False
+    current: list[str] | None = None
+    line = -1
+    for token in tokens:
+        if token.type == "table_open":
+            rows, table_of_target = [], False
+        elif token.type == "tr_open" and token.map:
+            current, line = [], token.map[0]
+            table_of_target = table_of_target or line == target.start_line - 1
+        elif token.type == "inline" and current is not None:
+            current.append(token.content)
+        elif token.type == "tr_close" and current is not None:
+            rows.append((line, current))
+            current = None
+        elif token.type == "table_close" and table_of_target:
+            break
+    if not table_of_target:
+        return ["the target's row does not render as a row of a table"]
+    heading = f"**Red herring for {task}.**"
+    found = [n for n, (_, cells) in enumerate(rows) if any(_unmarked(c).startswith(heading) for c in cells)]
+    if not found:
+        return [f"no row of the target's table holds {heading!r}"]
+    start = next(n for n, (at, _) in enumerate(rows) if at == target.start_line - 1)
+    caveat = found[0]
+    if not start < caveat or rows[caveat][0] > target.end_line - 1:
+        return [f"the caveat's row (line {rows[caveat][0] + 1}) is not one of the target's rows"]
+    between = rows[start + 1 : caveat + 1]
+    if any(not cells or not cells[0].startswith("↳") for _, cells in between):
+        return ["the caveat's row is not a continuation row right after the target's row"]
+    if not any("red-herring-for:" in cell for _, cells in between[:-1] for cell in cells):
+        return ["the mark row is not before the caveat"]
+    return []
+
+
+def _unmarked(cell: str) -> str:
+    return cell.removeprefix("↳").strip()
 
 
 def sibling_numbers(data: bytes, line: int) -> list[int]:
