@@ -27,7 +27,11 @@ def files_under(root: Path) -> set[str]:
 
 
 def test_the_plugin_folder_holds_only_what_a_plugin_needs() -> None:
-    assert files_under(PLUGIN) == {".claude-plugin/plugin.json", "skills/correcting-gotchas/SKILL.md"}
+    assert files_under(PLUGIN) == {
+        ".claude-plugin/plugin.json",
+        "hooks/hooks.json",
+        "skills/correcting-gotchas/SKILL.md",
+    }
     # One canonical skill, a real file inside the plugin folder (Claude Code reads an
     # installed plugin's components without following links out of it); skills/ and the
     # project skill are links to it.
@@ -93,7 +97,11 @@ def test_a_local_marketplace_installs_the_plugin_folder_and_its_server_connects(
     claude("plugin", "install", "gotchas@gotchas", env=env)
     (installed,) = (home / ".claude" / "plugins" / "cache" / "gotchas" / "gotchas").iterdir()
     copied = files_under(installed)
-    assert copied == {".claude-plugin/plugin.json", "skills/correcting-gotchas/SKILL.md"}, copied
+    assert copied == {
+        ".claude-plugin/plugin.json",
+        "hooks/hooks.json",
+        "skills/correcting-gotchas/SKILL.md",
+    }, copied
     skill = installed / "skills" / "correcting-gotchas" / "SKILL.md"
     assert not skill.is_symlink() and skill.read_bytes() == (SKILL / "SKILL.md").read_bytes()
     for absent in ["tests", "bench", ".venv", "server", "pyproject.toml"]:

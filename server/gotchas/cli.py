@@ -28,10 +28,11 @@ EXIT_CODES = (
     (0, "success (check-hold: released; verify: no problem that fails)"),
     (1, "an error: a refusal, a problem found by verify, a failed read or write"),
     (2, "bad input: unknown option, invalid argument"),
-    (3, "held: check-hold's hold is held, or apply refused"),
+    (3, "held: check-hold's hold is held, apply refused, or apply --released left some held"),
     (4, "check-hold: unsatisfiable (a task can no longer land)"),
     (5, "check-hold: unknown (no source could tell)"),
     (6, "serve --http cannot listen: port in use, address not this machine's, no permission"),
+    (7, "apply --released: some proposals were refused (a conflict, or verification found problems)"),
     (130, "interrupted"),
 )
 
@@ -278,34 +279,141 @@ def _require(spec: dict[str, Any], *keys: str) -> None:
 def _apply(args: argparse.Namespace) -> int:
     from gotchas import operations
 
-    result = operations.apply(_workspace(args), proposal_id=args.proposal_id)
-    _emit(result, args.json, f"{result['status']}: {result['reason']}")
+    if args.released:
+        if args.proposal_id:
+            raise InvalidArgument("give a proposal id or --released, not both")
+        return _apply_released(args)
+    if not args.proposal_id:
+        raise InvalidArgument("give the proposal id to apply, or --released for every released one")
+    ws = _workspace(args)
+    if args.commit:
+        from gotchas.commit import preflight
+
+        preflight(ws)
+    result = operations.apply(ws, proposal_id=args.proposal_id)
+    text = f"{result['status']}: {result['reason']}"
+    if args.commit and result["status"] == "applied":
+        from gotchas.commit import commit_applied
+
+        result["commit"] = commit_applied(ws, [result["proposal_id"]])
+        text += f"\ncommitted {result['commit']}"
+    _emit(result, args.json, text)
     return 0 if result["status"] in ("applied", "already-applied") else 3
 
 
+EXIT_HELD = 3
+EXIT_REFUSED = 7
+
+
+def _apply_released(args: argparse.Namespace) -> int:
+    """Exit 0: nothing left to apply; 3: some proposals are still held; 7: some were refused."""
+    from gotchas import pending
+
+    ws = _workspace(args)
+    if args.commit:
+        from gotchas.commit import preflight
+
+        preflight(ws)
+    result = pending.apply_released(ws)
+    if args.commit and result["applied"]:
+        from gotchas.commit import commit_applied
+
+        result["commit"] = commit_applied(ws, [r["proposal_id"] for r in result["applied"]])
+    lines = [f"applied {r['proposal_id']}: {r['reason']}" for r in result["applied"]]
+    if "commit" in result:
+        lines.append(f"committed {result['commit']}")
+    lines += [f"refused {r['proposal_id']}: {r['reason']}" for r in result["refused"]]
+    lines += [f"held    {p['proposal_id']}: {p['reason']}" for p in result["held"]]
+    if not result["applied"] and not result["refused"]:
+        lines.append("nothing to apply")
+    _emit(result, args.json, "\n".join(lines))
+    if result["refused"]:
+        return EXIT_REFUSED
+    return EXIT_HELD if result["held"] else 0
+
+
 def _proposals(args: argparse.Namespace) -> int:
-    from gotchas import journal, operations
+    from gotchas import operations
 
     ws = _workspace(args)
     found = operations.list_proposals(ws)
-    outcomes: dict[str, str] = {}
-    if any("status" not in p for p in found):
-        try:
-            events = journal.read(ws.journal_path)
-        except (OSError, GotchasError, UnicodeDecodeError):
-            events = []
-        for event in events:  # the last recorded apply outcome of each proposal
-            if isinstance(event.get("proposal_id"), str) and isinstance(event.get("status"), str):
-                outcomes[event["proposal_id"]] = event["status"]
     rows = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
+    details: list[str] = []
     for p in found:
-        status = str(p.get("status") or outcomes.get(p["proposal_id"], "pending"))
-        rows.append((p["proposal_id"], status, p["kind"], p["new_id"], p["hold"] or "-"))
+        hold = p["hold_state"]
+        held = f"{p['hold']} ({hold['state']})" if hold else (p["hold"] or "-")
+        rows.append((p["proposal_id"], p["status"], p["kind"], p["new_id"], held))
+        details.append(f"{p['proposal_id']}: {p['reason']}")
+        for task in hold["tasks"] if hold else []:
+            state, source = task["state"] or "unknown", task["source"] or "-"
+            details.append(f"  {task['task']}: {state} (source: {source})")
+            for item in task["evidence"]:
+                details.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     table = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     count = f"{len(found)} {'proposal' if len(found) == 1 else 'proposals'}"
-    text = "\n".join([*table, count]) if found else "no stored proposals"
+    text = "\n".join([*table, *details, count]) if found else "no stored proposals"
     _emit({"proposals": found}, args.json, text)
+    from gotchas import proposal
+
+    for problem in proposal.unreadable(ws.proposals_dir):
+        print(f"gotchas: left out: {problem}", file=sys.stderr)
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    from gotchas.history import history
+
+    result = history(_workspace(args), task=args.task)
+    lines = [f"{result['task']}: {len(result['entries'])} hypotheses, current: {result['current'] or '-'}"]
+    for n, entry in enumerate(result["entries"], start=1):
+        mark = " (red herring)" if entry["red_herring"] else ""
+        lines.append(
+            f"{n}. {entry['id']}  {entry['root_cause']}{mark}  lines {entry['lines'][0]}-{entry['lines'][1]}"
+        )
+        lines.append(f"   {entry['title']}")
+        for later in entry["superseded_by"]:
+            when = later["at"] or "when unknown"
+            how = later["proposal_id"] or (later["commit"] or "")[:12] or "-"
+            lines.append(
+                f"   superseded by {later['id']} at {when} ({later['source'] or 'record only'}: {how})"
+            )
+        if entry["ruled_out"]:
+            lines.append("   ruled out: " + "; ".join(entry["ruled_out"]))
+    _emit(result, args.json, "\n".join(lines))
+    return 0
+
+
+def _merge_record(args: argparse.Namespace) -> int:
+    """The git merge driver: exit 0 merged (into %A), 1 conflict markers left in %A."""
+    from gotchas import merge
+
+    status, line = merge.run(Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours)
+    print(f"gotchas: {line}", file=sys.stderr)
+    return status
+
+
+def _init(args: argparse.Namespace) -> int:
+    from gotchas import initialize
+
+    changes = initialize.run(_workspace(args), dry_run=args.dry_run)
+    verb = "would change" if args.dry_run else "changed"
+    lines = [f"{verb} {c.target}: {c.what}" for c in changes] or ["nothing to change: already set up"]
+    view = {"dry_run": args.dry_run, "changes": [{"target": c.target, "what": c.what} for c in changes]}
+    _emit(view, args.json, "\n".join(lines))
+    return 0
+
+
+def _session_start(args: argparse.Namespace) -> int:
+    """The SessionStart hook: always exit 0, print nothing unless proposals are ready."""
+    from gotchas import session_start
+
+    try:
+        text = session_start.hook_output(_workspace(args))
+    except Exception:  # a failing hook must not stop the session from starting
+        return 0
+    if text:
+        sys.stdout.write(text + "\n")
     return 0
 
 
@@ -523,13 +631,37 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("--after", metavar="ID", help="new lesson: the entry to place it after")
     json_flag(cmd)
 
-    cmd = command("apply", _apply, "apply a stored proposal (exit 3 when refused)")
-    cmd.add_argument(
-        "proposal_id", metavar="PROPOSAL", help="the proposal id (p-...), as `gotchas proposals` shows"
-    )
+    _apply_command(command("apply", _apply, "apply a stored proposal (exit 3 when refused)"))
+
+    cmd = command("proposals", _proposals, "list stored proposals: status and hold now, with evidence")
     json_flag(cmd)
 
-    cmd = command("proposals", _proposals, "list stored proposals and their status")
+    cmd = command(
+        "merge-record",
+        _merge_record,
+        "git merge driver for the record: keeps both sides' corrections (exit 1 on conflict)",
+    )
+    cmd.add_argument("base", help="%%O: the common ancestor's version")
+    cmd.add_argument("ours", help="%%A: our version; the merge is written here")
+    cmd.add_argument("theirs", help="%%B: their version")
+    cmd.add_argument("path", nargs="?", help="%%P: the record's path, for messages")
+
+    cmd = command(
+        "init",
+        _init,
+        "set the repository up: record, .mcp.json, allowed tools, session hook, merge driver",
+    )
+    cmd.add_argument("--dry-run", action="store_true", help="print the changes without making them")
+    json_flag(cmd)
+
+    command(
+        "session-start",
+        _session_start,
+        "Claude Code SessionStart hook: report held proposals whose hold is released (reads only)",
+    )
+
+    cmd = command("history", _history, "the chain of root-cause hypotheses recorded for a task")
+    cmd.add_argument("task", help="#664, 664, owner/repo#664 or ABC-123")
     json_flag(cmd)
 
     for name in ("verify", "lint"):
@@ -584,3 +716,24 @@ def _parser() -> argparse.ArgumentParser:
     cmd = command("demo", _demo, "walk through the #664 correction on a scratch copy")
     cmd.add_argument("--no-pause", action="store_true", help="run through without waiting for Enter")
     return parser
+
+
+def _apply_command(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "proposal_id",
+        nargs="?",
+        metavar="PROPOSAL",
+        help="the proposal id (p-...), as `gotchas proposals` shows; or --released",
+    )
+    cmd.add_argument(
+        "--released",
+        action="store_true",
+        help="apply every pending proposal whose hold is released, in creation order "
+        "(exit 0 nothing left, 3 some still held, 7 some refused)",
+    )
+    cmd.add_argument(
+        "--commit",
+        action="store_true",
+        help="commit exactly the record, the journal and the applied proposals (nothing else staged)",
+    )
+    cmd.add_argument("--json", action="store_true", help="print the JSON object the tool returns")

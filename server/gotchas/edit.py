@@ -23,7 +23,7 @@ from typing import Literal
 
 from markdown_it import MarkdownIt
 
-from gotchas import blocks, reading, table, taskref
+from gotchas import blocks, link, reading, table, taskref
 from gotchas.errors import InvalidArgument, UnsupportedEntry
 from gotchas.fields import KNOWN, SEPARATOR, is_plain_field_line
 from gotchas.lesson_text import refuse_structure
@@ -150,9 +150,9 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
     lines = _lines(record)
     eol = _eol_of(record, target)
     caveat = _caveat(task, new.title, new.ruled_out, new_id, note, "just below")
-    marks = f"red-herring-for: {task}{SEPARATOR}superseded-by: {new_id} (for {task})"
+    marks = link.marks_line(task, new_id)
     inside = form.annotate(lines, target, marks, caveat)
-    links = f"supersedes: {target.id} (for {task})"
+    links = link.supersedes_line(target.id, task)
     entry_lines, shown = form.successor(record, lines, target, new, new_id, links)
     after = form.place(record, lines, target, entry_lines)
     plan = _separated([*inside, after], lines, form.blocks)
@@ -179,7 +179,7 @@ def plan_annotate(
     ]
     where = "just below" if successor.start > target.start else "above"
     caveat = _caveat(task, successor.title, ruled_out, successor.id, note, where)
-    marks = f"red-herring-for: {task}{SEPARATOR}superseded-by: {successor.id} (for {task})"
+    marks = link.marks_line(task, successor.id)
     lines = _lines(record)
     eol = _eol_of(record, target)
     inside = _separated(form.annotate(lines, target, marks, caveat), lines, form.blocks)

@@ -156,3 +156,10 @@ def shown(value: str, limit: int = MAX_SHOWN) -> str:
     if len(value) <= limit:
         return repr(value)
     return f"{value[:limit]!r}… ({len(value)} characters)"
+
+
+class CommitFailed(GotchasError):
+    """A correction was applied but could not be committed: not a git work tree, no identity,
+    or the branch moved meanwhile. The record is written; commit it by hand or apply again."""
+
+    code = "commit-failed"

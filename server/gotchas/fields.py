@@ -18,7 +18,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gotchas import table, taskref
+from gotchas import table
+from gotchas.link import Link, parse_links  # the supersede link lives in gotchas.link
+
+__all__ = [
+    "ALIASES",
+    "KNOWN",
+    "SEPARATOR",
+    "Field",
+    "Link",
+    "is_plain_field_line",
+    "normalize_key",
+    "parse_line",
+    "parse_links",
+    "parse_root_cause",
+    "parse_row",
+]
 
 SEPARATOR = " · "
 
@@ -66,18 +81,6 @@ class Field:
     value: str
     line: int
     raw_key: str
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """A supersede link: ``target`` id, scoped to ``tasks`` (empty: unscoped)."""
-
-    target: str
-    tasks: tuple[str, ...]
-
-    def render(self) -> str:
-        scope = f" (for {', '.join(self.tasks)})" if self.tasks else ""
-        return f"{self.target}{scope}"
 
 
 _KEY_GAPS = re.compile(r"[\s_]+")
@@ -159,22 +162,6 @@ def is_plain_field_line(line: str) -> bool:
         return False
     key = normalize_key(match["key"])
     return key in KNOWN or len(match["key"].split()) <= 3
-
-
-_LINK = re.compile(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^()]*)\))?")
-"""A scope stops at the next parenthesis either way, so unclosed ``(`` runs stay linear."""
-
-
-def parse_links(value: str) -> list[Link]:
-    """``a-id (for #664), b-id`` → links; a scope lists the tasks the link is limited to."""
-    links: list[Link] = []
-    for match in _LINK.finditer(value.strip("`")):
-        target = match["target"].strip("`*_")
-        if not target:
-            continue
-        scope = tuple(taskref.parse_list(match["scope"])) if match["scope"] else ()
-        links.append(Link(target, scope))
-    return links
 
 
 _ROOT_CAUSE = re.compile(r"^\W*(confirmed|suspected)\b", re.IGNORECASE)

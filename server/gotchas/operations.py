@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from gotchas import edit, journal, proposal, query, surface, taskref, verification
+from gotchas import edit, journal, link, proposal, query, surface, taskref, verification
 from gotchas.errors import (
     Conflict,
     GotchasError,
@@ -52,6 +52,11 @@ if TYPE_CHECKING:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _created() -> str:
+    """A proposal's creation time, to the microsecond: proposals are applied in this order."""
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def _load(ws: Workspace, record: str | None) -> tuple[Path, Record]:
@@ -277,13 +282,7 @@ def _view(answer: HoldAnswer | None) -> HoldView | None:
 
 def _existing_successor(parsed: Record, target: Entry, task: str) -> Entry | None:
     """A confirmed entry that already supersedes ``target`` for ``task`` (or for every task)."""
-    for entry in parsed.entries:
-        if entry.root_cause != "confirmed":
-            continue
-        for link in entry.supersedes:
-            if link.target == target.id and (task in link.tasks or not link.tasks):
-                return entry
-    return None
+    return link.successor(parsed, target, task)
 
 
 def _already_recorded(
@@ -323,9 +322,7 @@ def _already_recorded(
 
 
 def _marked(target: Entry, successor: Entry, task: str) -> bool:
-    return task in target.red_herring_for and any(
-        link.target == successor.id for link in target.superseded_by
-    )
+    return link.marked(target, successor, task)
 
 
 def _propose_annotation(
@@ -388,7 +385,7 @@ def _pinned(
         result_sha256=after.sha256,
         diff=edit.unified_diff(ws.name(path), parsed.data, plan.data),
         entries_digest=verification.entries_digest(after),
-        created_at=_now(),
+        created_at=_created(),
         target_sha256=target_sha256,
         anchor_sha256=anchor_sha256,
         red_herring_note=red_herring_note,
@@ -410,20 +407,20 @@ def _sha(data: bytes) -> str:
 
 
 def list_proposals(ws: Workspace) -> list[ProposalSummary]:
-    return [
-        ProposalSummary(
-            proposal_id=p.id,
-            kind=p.kind,
-            record=p.record,
-            target_id=p.target_id,
-            task=p.task,
-            new_id=p.new_id,
-            title=p.lesson.title,
-            hold=p.hold,
-            created_at=p.created_at,
-        )
-        for p in proposal.stored(ws.proposals_dir)
-    ]
+    """Every stored proposal with its status and its hold now; reads only."""
+    from gotchas import pending
+
+    return pending.assess(ws)
+
+
+def is_applied(current: Record, stored: Proposal) -> bool:
+    """Whether ``current`` already holds this very proposal (see :func:`_is_applied`)."""
+    return current.sha256 == stored.result_sha256 or _is_applied(current, stored)
+
+
+def replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
+    """The proposal's edit recomputed on ``current``, verified; GotchasError when it cannot be."""
+    return _recompute(ws, current, stored, unchanged=current.sha256 == stored.base_sha256)
 
 
 def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:
@@ -438,7 +435,11 @@ def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:
     with ws.lock(path):
         result = _apply_locked(ws, path, stored)
         report = result["verification"]
-        event = {"at": _now(), **{k: v for k, v in result.items() if k not in ("verification", "warnings")}}
+        event = {
+            "at": _now(),
+            **{k: v for k, v in result.items() if k not in ("verification", "warnings")},
+            **journal.about(stored),
+        }
         event["verified"] = bool(report and report["ok"])
         if result["status"] == "already-applied" and not _journaled(ws, stored.id):
             event["reconciled"] = True  # the record holds the result, but its event was lost
@@ -578,10 +579,7 @@ def _is_applied(current: Record, stored: Proposal) -> bool:
             continue
         if stored.kind == "capture":
             return True
-        return any(
-            link.target == stored.target_id and (not link.tasks or stored.task in link.tasks)
-            for link in entry.supersedes
-        )
+        return link.links_to(entry, stored.target_id, stored.task)
     return False
 
 

@@ -189,10 +189,20 @@ def load(directory: Path, proposal_id: str) -> Proposal:
 
 
 def stored(directory: Path) -> list[Proposal]:
-    out = []
+    """Every readable stored proposal; see :func:`unreadable` for the files left out."""
+    return read_all(directory)[0]
+
+
+def unreadable(directory: Path) -> list[str]:
+    """Why each proposal file that is left out was refused (edited by hand, forged, not ours)."""
+    return read_all(directory)[1]
+
+
+def read_all(directory: Path) -> tuple[list[Proposal], list[str]]:
+    found, refused = [], []
     for path in sorted(directory.glob("p-*.json")):
         try:
-            out.append(load(directory, path.stem))
-        except (ProposalInvalid, ProposalNotFound):
-            continue
-    return out
+            found.append(load(directory, path.stem))
+        except (ProposalInvalid, ProposalNotFound) as exc:
+            refused.append(exc.message)
+    return found, refused

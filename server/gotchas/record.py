@@ -20,7 +20,8 @@ from typing import Literal
 
 from gotchas import outline, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
-from gotchas.fields import Field, Link, parse_line, parse_links, parse_root_cause, parse_row
+from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
+from gotchas.link import Link, parse_links
 
 BOM = b"\xef\xbb\xbf"
 MAX_ID_LENGTH = 48

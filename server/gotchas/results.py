@@ -167,9 +167,14 @@ class ApplyResult(TypedDict):
     verification: AppliedCheckView | None
     code: NotRequired[str]
     warnings: NotRequired[list[str]]
+    commit: NotRequired[str]
 
 
 class ProposalSummary(TypedDict):
+    """A stored proposal and where it stands now: ``status`` is read from the current record
+    (pending, applied, superseded by a newer proposal for the same entry and task, or
+    conflicting with the record), ``hold_state`` is its hold evaluated now, with evidence."""
+
     proposal_id: str
     kind: str
     record: str
@@ -179,3 +184,54 @@ class ProposalSummary(TypedDict):
     title: str
     hold: str | None
     created_at: str
+    status: Literal["pending", "applied", "superseded", "conflicting"]
+    reason: str
+    hold_state: HoldView | None
+    superseded_by: NotRequired[str]
+
+
+class ReleasedResult(TypedDict):
+    """``apply --released``: what was applied, what stays held, what was refused, in creation order."""
+
+    applied: list[ApplyResult]
+    held: list[ProposalSummary]
+    refused: list[ApplyResult]
+    skipped: list[ProposalSummary]
+    commit: NotRequired[str]
+
+
+class SupersededView(TypedDict):
+    """What superseded a hypothesis, and when: from the journal, from git, or not known."""
+
+    id: str
+    at: str | None
+    by: str | None
+    source: Literal["journal", "git"] | None
+    proposal_id: str | None
+    commit: str | None
+
+
+class HistoryEntry(TypedDict):
+    """One hypothesis for the task. ``root_cause`` is its standing for the task now:
+    ``superseded`` once a later entry replaced it, else as written (``written_root_cause``)."""
+
+    id: str
+    title: str
+    lines: list[int]
+    tasks: list[str]
+    root_cause: str
+    written_root_cause: str | None
+    red_herring: bool
+    supersedes: list[str]
+    superseded_by: list[SupersededView]
+    ruled_out: list[str]
+    diagnostic: str | None
+
+
+class HistoryResult(TypedDict):
+    """The chain of hypotheses recorded for a task, oldest first; ``current`` is the one standing."""
+
+    task: str
+    record: str
+    entries: list[HistoryEntry]
+    current: str | None

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
+from gotchas import link
 from gotchas.edit import Lesson, Plan, carries_title, title_label
 from gotchas.errors import InvalidArgument
 from gotchas.reading import Note
@@ -117,93 +118,11 @@ def _unassigned(run: list[int], reasons: dict[int, Note]) -> Problem:
 
 
 def _links_of(entry: Entry, by_id: dict[str, Entry]) -> list[Problem]:
-    out: list[Problem] = []
-    for link in entry.supersedes:
-        old = by_id.get(link.target)
-        if old is None:
-            out.append(
-                _p(
-                    "dangling-supersedes",
-                    "error",
-                    entry,
-                    f"supersedes {link.target!r}, which is not in the record",
-                )
-            )
-            continue
-        back = any(b.target == entry.id for b in old.superseded_by)
-        marked = all(t in old.red_herring_for for t in link.tasks)
-        if not back or not marked:
-            out.append(
-                _p(
-                    "one-sided-supersedes",
-                    "error",
-                    entry,
-                    f"supersedes {link.render()} but {old.id!r} does not point back "
-                    f"(needs `superseded-by: {entry.id}` and `red-herring-for:` its tasks)",
-                )
-            )
-    for link in entry.superseded_by:
-        new = by_id.get(link.target)
-        if new is None:
-            out.append(
-                _p(
-                    "dangling-superseded-by",
-                    "error",
-                    entry,
-                    f"superseded-by {link.target!r}, which is not in the record",
-                )
-            )
-        elif not any(s.target == entry.id for s in new.supersedes):
-            out.append(
-                _p(
-                    "one-sided-superseded-by",
-                    "error",
-                    entry,
-                    f"superseded-by {link.target!r}, which does not say `supersedes: {entry.id}`",
-                )
-            )
-    for task in entry.red_herring_for:
-        covered = any(
-            task in link.tasks or not link.tasks for link in entry.superseded_by if link.target in by_id
-        )
-        if not covered:
-            out.append(
-                _p(
-                    "red-herring-without-successor",
-                    "error",
-                    entry,
-                    f"marked a red herring for {task} but no entry supersedes it for {task}",
-                )
-            )
-    return out
+    return [_p(found.code, "error", found.entry, found.message) for found in link.check(entry, by_id)]
 
 
 def _cycles(entries: tuple[Entry, ...], by_id: dict[str, Entry]) -> list[Problem]:
-    out: list[Problem] = []
-    reported: set[str] = set()
-    for entry in entries:
-        seen = [entry.id]
-        current = entry
-        while current.supersedes:
-            nxt = by_id.get(current.supersedes[0].target)
-            if nxt is None:
-                break
-            if nxt.id in seen:
-                cycle = seen[seen.index(nxt.id) :]
-                if not reported.intersection(cycle):
-                    reported.update(cycle)
-                    out.append(
-                        _p(
-                            "supersede-cycle",
-                            "error",
-                            entry,
-                            "supersede links form a cycle: " + " → ".join([*cycle, nxt.id]),
-                        )
-                    )
-                break
-            seen.append(nxt.id)
-            current = nxt
-    return out
+    return [_p(found.code, "error", found.entry, found.message) for found in link.cycles(entries, by_id)]
 
 
 def _p(code: str, severity: Severity, entry: Entry, message: str) -> Problem:
@@ -390,12 +309,7 @@ def check_applied(after: Record, expected_digest: str, plan: Plan, lesson: Lesso
 
 
 def _marks(target: Entry, plan: Plan) -> list[str]:
-    out = []
-    if plan.task not in target.red_herring_for:
-        out.append(f"the target is not marked red-herring-for {plan.task}")
-    if not any(link.target == plan.new_id for link in target.superseded_by):
-        out.append(f"the target does not point to {plan.new_id!r} with superseded-by")
-    return out
+    return link.plan_problems(target, plan.new_id, plan.task)
 
 
 def _check_new(new: Entry, plan: Plan, lesson: Lesson) -> list[str]:
@@ -409,7 +323,7 @@ def _check_new(new: Entry, plan: Plan, lesson: Lesson) -> list[str]:
     if (new.diagnostic or None) != lesson.diagnostic:
         out.append("the new entry's diagnostic does not read back as written")
     wanted = [(plan.target_id, (plan.task,))] if plan.target_id and plan.task else []
-    found = [(link.target, link.tasks) for link in new.supersedes]
+    found = [(each.target, each.tasks) for each in new.supersedes]
     if found != wanted:
         out.append(f"the new entry's supersedes links are {found}, expected {wanted}")
     if new.red_herring_for or new.superseded_by:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gotchas import fields, record
+from gotchas import fields, link, record
 from support.watchdog import finishes_within
 
 MB = 1_000_000
@@ -47,7 +47,7 @@ def test_a_megabyte_field_line_parses_in_linear_time(shape: str) -> None:
         parsed = fields.parse_line(line, 1)
         fields.is_plain_field_line(line)
         for field in parsed:
-            fields.parse_links(field.value)
+            link.parse_links(field.value)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -70,7 +70,7 @@ def test_stray_separators_stay_in_the_value_they_interrupt() -> None:
 
 
 def test_an_unclosed_scope_is_a_plain_target_and_a_closed_one_still_scopes() -> None:
-    links = fields.parse_links("a (for #1 (b), c (for #7)")
+    links = link.parse_links("a (for #1 (b), c (for #7)")
     assert [(link.target, link.tasks) for link in links][-1] == ("c", ("#7",))
 
 
@@ -88,5 +88,5 @@ def test_any_line_parses_without_error_and_without_blowing_up(pieces: list[str],
     with finishes_within(20, "parsing a fuzzed line"):
         for field in fields.parse_line(line, 1):
             assert field.value == field.value.strip()
-            fields.parse_links(field.value)
+            link.parse_links(field.value)
         fields.is_plain_field_line(line)

@@ -1,7 +1,8 @@
 """A stand-in for GitHub's REST API on 127.0.0.1, answering the documented shapes.
 
 Serves ``GET /repos/{owner}/{repo}/issues/{n}`` and ``/pulls/{n}`` from dictionaries the
-test fills in, and can be told to misbehave the ways the real service does: 404, 401,
+test fills in, records ``POST /repos/{owner}/{repo}/pulls`` (a pull request opened) in
+``opened``, and can be told to misbehave the ways the real service does: 404, 401,
 a primary rate limit (403 with ``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset``),
 a secondary limit (429 with ``retry-after``), a dropped connection, a body that is not
 JSON, or no answer at all. Every request is recorded with its headers.
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
+_PULLS = re.compile(r"^/(?:api/v3/)?repos/(?P<repo>[^/]+/[^/]+)/pulls$")
 Failure = str  # "404", "401", "rate-limit", "retry-after", "drop", "bad-json", "hang", "500"
 
 _PATH = re.compile(r"^/(?:api/v3/)?repos/(?P<repo>[^/]+/[^/]+)/(?P<kind>issues|pulls)/(?P<n>\d+)$")
@@ -103,6 +105,7 @@ class FakeGitHub:
     failure: Failure | None = None  # applies to every request while set
     rate_limit_reset: int = 1_796_022_000  # 2026-11-30T07:00:00Z
     requests: list[Request] = field(default_factory=list)
+    opened: list[tuple[str, dict[str, object]]] = field(default_factory=list)  # (repo, request body)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -123,6 +126,12 @@ class FakeGitHub:
                     Request("GET", self.path, {k.lower(): v for k, v in self.headers.items()})
                 )
                 fake._answer(self)
+
+            def do_POST(self) -> None:
+                fake.requests.append(
+                    Request("POST", self.path, {k.lower(): v for k, v in self.headers.items()})
+                )
+                fake._open_pull(self)
 
             def log_message(self, format: str, *args: object) -> None:
                 return
@@ -188,6 +197,32 @@ class FakeGitHub:
             _send(handler, 404, _error("Not Found", "issues#get-an-issue", 404))
             return
         _send(handler, 200, table[key])
+
+    def _open_pull(self, handler: BaseHTTPRequestHandler) -> None:
+        """``POST /repos/{owner}/{repo}/pulls``: 201 with the new pull request, or 401/404/422."""
+        length = int(handler.headers.get("content-length") or 0)
+        raw = handler.rfile.read(length)
+        match = _PULLS.match(handler.path)
+        if match is None:
+            _send(handler, 404, _error("Not Found", "pulls#create-a-pull-request", 404))
+            return
+        if not handler.headers.get("authorization", "").startswith(("Bearer ", "token ")):
+            _send(handler, 401, _error("Requires authentication", "pulls#create-a-pull-request", 401))
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            _send(handler, 400, _error("Problems parsing JSON", "pulls#create-a-pull-request", 400))
+            return
+        if not isinstance(body, dict) or not all(
+            isinstance(body.get(k), str) for k in ("title", "head", "base")
+        ):
+            _send(handler, 422, _error("Validation Failed", "pulls#create-a-pull-request", 422))
+            return
+        self.opened.append((match["repo"], body))
+        number = 100 + len(self.opened)
+        url = f"https://github.com/{match['repo']}/pull/{number}"
+        _send(handler, 201, {"number": number, "html_url": url, "state": "open", **body})
 
     def paths(self) -> Iterator[str]:
         return (request.path for request in self.requests)

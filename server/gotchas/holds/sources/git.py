@@ -274,8 +274,13 @@ class Git:
         self._settings: dict[str, str] | None = None
 
     def run(
-        self, *args: str, check: bool = True, stdin: str | None = None
+        self,
+        *args: str,
+        check: bool = True,
+        stdin: str | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        """``git args`` with the safe settings; ``env`` adds variables (an index file, say)."""
         argv = ["git", "--no-pager"]
         for setting in SAFE_CONFIG:
             argv += ["-c", setting]
@@ -284,7 +289,7 @@ class Git:
             result = subprocess.run(
                 argv,
                 cwd=self.root,
-                env={**os.environ, **SAFE_ENV},
+                env={**os.environ, **SAFE_ENV, **(env or {})},
                 capture_output=True,
                 text=True,
                 encoding="utf-8",

@@ -1,0 +1,147 @@
+"""Committing a correction: exactly the record, the journal and the proposals, nothing else.
+
+Whatever the person has staged stays staged and out of this commit: the commit is built
+in a temporary index (``GIT_INDEX_FILE``) started from ``HEAD``, holding only our files'
+current bytes, hashed without filters. The branch moves by compare-and-swap
+(``update-ref NEW OLD``), so a commit made meanwhile is never lost; then the real index
+learns the new versions of just those paths, so ``git status`` stays clean for them. Git
+runs with the settings of :mod:`gotchas.holds.sources.git` that keep a repository's own
+config from running a program (no hooks, no signing program); paths come after ``--``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gotchas.errors import CommitFailed
+from gotchas.workspace import Workspace
+
+if TYPE_CHECKING:
+    from gotchas.holds.sources.git import Git
+
+_NULL = "0" * 40
+
+
+@dataclass(frozen=True)
+class Correction:
+    """One applied proposal, for the commit message: which task, which entries."""
+
+    proposal_id: str
+    task: str | None
+    target_id: str | None
+    new_id: str
+    title: str
+
+
+def message(corrections: Sequence[Correction]) -> str:
+    """A subject naming the task(s), a line per correction, and one trailer block."""
+    tasks = list(dict.fromkeys(c.task for c in corrections if c.task))
+    named = ", ".join(tasks) if tasks else "the lessons file"
+    if len(corrections) == 1:
+        only = corrections[0]
+        verb = "Correct the lesson" if only.target_id else "Record a lesson"
+        subject = f"{verb} for {named}: {only.title}"
+    else:
+        subject = f"Apply {len(corrections)} released corrections for {named}"
+    body = [
+        f"- {c.new_id}" + (f" supersedes {c.target_id} for {c.task}" if c.target_id else "")
+        for c in corrections
+    ]
+    trailers = [f"Gotchas-Proposal: {c.proposal_id}" for c in corrections]
+    trailers += [f"Supersedes: {c.target_id} (for {c.task})" for c in corrections if c.target_id and c.task]
+    return (
+        "\n".join([_one_line(subject)[:200], "", *map(_one_line, body), "", *map(_one_line, trailers)]) + "\n"
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def preflight(ws: Workspace) -> Git:
+    """Git for the project, refusing before anything is written when a commit cannot be made."""
+    from gotchas.holds.sources import SourceFailed
+    from gotchas.holds.sources.git import Git
+
+    git = Git(ws.root)
+    try:
+        top = git.run("rev-parse", "--show-toplevel").stdout.strip()
+    except SourceFailed as exc:
+        raise CommitFailed(
+            f"cannot commit: {ws.root} is not a git work tree ({exc}); nothing was written"
+        ) from None
+    if Path(top).resolve() != ws.root.resolve():
+        raise CommitFailed(
+            f"cannot commit: the project root {ws.root} is not the top of its git work tree; "
+            "nothing was written"
+        )
+    return git
+
+
+def commit(ws: Workspace, paths: Sequence[Path], text: str) -> str:
+    """Commit ``paths`` (inside the root) at their current bytes on the current branch; the sha."""
+    from gotchas.holds.sources import SourceFailed
+
+    git = preflight(ws)
+    names = sorted({ws.name(ws.inside(path)) for path in paths if path.is_file()})
+    head = git.run("rev-parse", "--verify", "--quiet", "HEAD", check=False).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="gotchas-index-") as folder:
+        index = {"GIT_INDEX_FILE": os.path.join(folder, "index")}
+        try:
+            if head:
+                git.run("read-tree", head, env=index)
+            entries = [_stage(git, ws.root, name, index) for name in names]
+            tree = git.run("write-tree", env=index).stdout.strip()
+            parents = ["-p", head] if head else []
+            made = git.run("commit-tree", "--no-gpg-sign", tree, *parents, stdin=text).stdout.strip()
+            git.run("update-ref", "-m", "gotchas: commit a correction", "HEAD", made, head or _NULL)
+        except SourceFailed as exc:
+            raise CommitFailed(
+                f"the correction is written but was not committed: {exc}; "
+                "commit the record, the journal and the proposal by hand"
+            ) from None
+    for mode_sha_name in entries:  # the real index learns the committed versions of our paths only
+        git.run("update-index", "--add", "--cacheinfo", mode_sha_name, check=False)
+    return made
+
+
+def _stage(git: Git, root: Path, name: str, index: dict[str, str]) -> str:
+    """Our file's bytes as a blob (no clean filter runs) in the temporary index; its cacheinfo."""
+    sha = git.run("hash-object", "-w", "--no-filters", "--", str(root / name), env=index).stdout.strip()
+    entry = f"100644,{sha},{name}"
+    git.run("update-index", "--add", "--cacheinfo", entry, env=index)
+    return entry
+
+
+def corrections_of(ws: Workspace, proposal_ids: Sequence[str]) -> tuple[list[Correction], list[Path]]:
+    """The applied proposals as corrections, and every file a commit of them holds."""
+    from gotchas import proposal
+
+    found = [proposal.load(ws.proposals_dir, pid) for pid in proposal_ids]
+    paths = [ws.journal_path]
+    for p in found:
+        paths += [ws.writable_record(p.record), ws.proposals_dir / f"{p.id}.json"]
+    corrections = [Correction(p.id, p.task, p.target_id, p.new_id, p.lesson.title) for p in found]
+    return corrections, list(dict.fromkeys(paths))
+
+
+def commit_applied(ws: Workspace, proposal_ids: Sequence[str]) -> str:
+    """Commit the applied proposals: their record, the journal and their proposal files."""
+    corrections, paths = corrections_of(ws, proposal_ids)
+    records = sorted({ws.writable_record(c) for c in _records(ws, proposal_ids)})
+    with contextlib.ExitStack() as held:
+        for path in records:  # no apply may write the record between what we commit and the commit
+            held.enter_context(ws.lock(path))
+        return commit(ws, paths, message(corrections))
+
+
+def _records(ws: Workspace, proposal_ids: Sequence[str]) -> list[str]:
+    from gotchas import proposal
+
+    return [proposal.load(ws.proposals_dir, pid).record for pid in proposal_ids]

@@ -1,0 +1,193 @@
+"""Merging the record: a git merge driver that keeps both sides' corrections.
+
+Two machines often correct the record at once, each on its own branch. Corrections only
+insert lines (:mod:`gotchas.edit`), so when both sides did nothing but insert, and they
+did not correct the same entry, the merge is every base line with both sides' insertions
+in place (ours first where both inserted at one spot) and is then verified: every entry
+either side added is present, byte for byte, and the links hold. Two corrections of the
+same entry, or a side that changed existing bytes where the other also changed lines,
+give ordinary conflict markers and a non-zero exit, exactly as git's own merge would;
+changes to different lines merge as git would merge them.
+
+Use it with ``.gitattributes``: ``.claude/rules/gotchas.md merge=gotchas`` and
+``git config merge.gotchas.driver "gotchas merge-record %O %A %B %P"``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from gotchas import verification
+from gotchas.errors import GotchasError
+from gotchas.record import Record, parse
+
+MARKER = 7
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The merge's bytes; ``conflicts`` counts conflict regions (0: clean), ``why`` says how."""
+
+    data: bytes
+    conflicts: int
+    why: str
+
+
+def _lines(data: bytes) -> list[bytes]:
+    return data.splitlines(keepends=True)
+
+
+def insertions(base: Sequence[bytes], side: Sequence[bytes]) -> dict[int, list[bytes]] | None:
+    """Lines ``side`` inserts before each base line index, or None if it changed or removed any."""
+    found: dict[int, list[bytes]] = {}
+    matcher = SequenceMatcher(None, list(base), list(side), autojunk=False)
+    for tag, i1, _, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if tag != "insert":
+            return None
+        found[i1] = list(side[j1:j2])
+    return found
+
+
+def _touched(base: Record, side: Record) -> set[str]:
+    """Entries of ``base`` a side corrected: changed in place, or named by a new entry's link."""
+    base_ids = {e.id: e for e in base.entries}
+    out: set[str] = set()
+    for entry in side.entries:
+        old = base_ids.get(entry.id)
+        if old is None:
+            out.update(ln.target for ln in entry.supersedes if ln.target in base_ids)
+        elif old.sha256 != entry.sha256:
+            out.add(entry.id)
+    return out
+
+
+def merge(base: bytes, ours: bytes, theirs: bytes, *, eol: bytes = b"\n") -> Merged:
+    """The three-way merge of the record (pure; see the module docstring)."""
+    if theirs in (ours, base):
+        return Merged(ours, 0, "one side has no changes")
+    if ours == base:
+        return Merged(theirs, 0, "one side has no changes")
+    base_lines, our_lines, their_lines = _lines(base), _lines(ours), _lines(theirs)
+    mine, other = insertions(base_lines, our_lines), insertions(base_lines, their_lines)
+    try:
+        records = [parse(data) for data in (base, ours, theirs)]
+    except GotchasError:
+        records = []
+    if mine is None or other is None or not records:
+        return line_merge(base, ours, theirs)
+    same = _touched(records[0], records[1]) & _touched(records[0], records[2])
+    if same:
+        merged = _join(base_lines, mine, other, conflict=True, eol=eol)
+        return Merged(merged[0], max(merged[1], 1), "both sides corrected " + ", ".join(sorted(same)))
+    data, _ = _join(base_lines, mine, other, conflict=False, eol=eol)
+    problem = _unsound(data, *records)
+    if problem:
+        return Merged(_join(base_lines, mine, other, conflict=True, eol=eol)[0], 1, problem)
+    return Merged(data, 0, "both sides' corrections kept and verified")
+
+
+def _join(
+    base: Sequence[bytes],
+    mine: dict[int, list[bytes]],
+    other: dict[int, list[bytes]],
+    *,
+    conflict: bool,
+    eol: bytes,
+) -> tuple[bytes, int]:
+    out: list[bytes] = []
+    conflicts = 0
+    for at in range(len(base) + 1):
+        ours, theirs = mine.get(at, []), other.get(at, [])
+        if ours and theirs and ours != theirs and conflict:
+            conflicts += 1
+            out += [b"<" * MARKER + b" ours" + eol, *_ended(ours, eol), b"=" * MARKER + eol]
+            out += [*_ended(theirs, eol), b">" * MARKER + b" theirs" + eol]
+        elif ours == theirs:
+            out += ours
+        else:
+            out += _ended(ours, eol) if at == len(base) and theirs else ours
+            out += theirs
+        if at < len(base):
+            out.append(base[at])
+    return b"".join(out), conflicts
+
+
+def _ended(lines: Sequence[bytes], eol: bytes) -> list[bytes]:
+    """``lines`` with a line ending on the last one, so what follows starts a line of its own."""
+    if lines and not lines[-1].endswith((b"\n", b"\r")):
+        return [*lines[:-1], lines[-1] + eol]
+    return list(lines)
+
+
+def _unsound(data: bytes, base: Record, ours: Record, theirs: Record) -> str | None:
+    """Why the merged bytes are not both sides' corrections, verified; None when they are."""
+    try:
+        merged = parse(data)
+    except GotchasError as exc:
+        return f"the merged record does not read: {exc}"
+    by_id = {e.id: e for e in merged.entries}
+    was = {e.id: e.sha256 for e in base.entries}
+    for side in (ours, theirs):
+        for entry in side.entries:
+            if was.get(entry.id) == entry.sha256:
+                continue  # not this side's change
+            found = by_id.get(entry.id)
+            if found is None or merged.text(found).strip() != side.text(entry).strip():
+                return f"the merge does not keep {entry.id!r} as a side wrote it"
+    before = {
+        (p.code, p.entry)
+        for s in (ours, theirs)
+        for p in verification.check_record(s)
+        if p.severity == "error"
+    }
+    new = [
+        p
+        for p in verification.check_record(merged)
+        if p.severity == "error" and (p.code, p.entry) not in before
+    ]
+    if new:
+        return f"the merged record does not verify: {new[0].message}"
+    return None
+
+
+def line_merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
+    """Git's own line merge (``git merge-file``): different lines merge, overlapping ones conflict."""
+    with tempfile.TemporaryDirectory(prefix="gotchas-merge-") as folder:
+        paths = [Path(folder, name) for name in ("ours", "base", "theirs")]
+        for path, data in zip(paths, (ours, base, theirs), strict=True):
+            path.write_bytes(data)
+        done = _git_merge_file(paths)
+    if done.returncode < 0 or done.returncode > 127:
+        raise GotchasError(f"git merge-file failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+    conflicts = done.returncode
+    why = "changes to different lines merged" if not conflicts else "both sides changed the same lines"
+    return Merged(done.stdout, conflicts, why)
+
+
+def _git_merge_file(paths: Sequence[Path]) -> subprocess.CompletedProcess[bytes]:
+    from gotchas.holds.sources.git import SAFE_CONFIG, SAFE_ENV
+
+    argv = ["git", "--no-pager"]
+    for setting in SAFE_CONFIG:
+        argv += ["-c", setting]
+    argv += ["merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", *map(str, paths)]
+    return subprocess.run(argv, capture_output=True, env={**os.environ, **SAFE_ENV}, check=False, timeout=60)
+
+
+def run(base: Path, ours: Path, theirs: Path, name: str) -> tuple[int, str]:
+    """The driver: merge into ``ours`` (git's %A) and return (exit status, one line for people)."""
+    data = [p.read_bytes() for p in (base, ours, theirs)]
+    eol = b"\r\n" if data[1].count(b"\r\n") * 2 > data[1].count(b"\n") else b"\n"
+    merged = merge(*data, eol=eol)
+    ours.write_bytes(merged.data)
+    if merged.conflicts:
+        return 1, f"{name}: {merged.conflicts} conflict(s): {merged.why}; resolve them, then gotchas verify"
+    return 0, f"{name}: merged: {merged.why}"

@@ -1,0 +1,163 @@
+"""Pending corrections: where each stored proposal stands now, and applying the released ones.
+
+A proposal parked behind a hold is only useful if someone applies it once the hold is
+released. ``assess`` tells, from the current record and the holds evaluated now, which
+proposals are pending, already applied, superseded by a newer proposal for the same entry
+and task, or in conflict with the record; it reads and never writes. ``apply_released``
+applies, in creation order, every pending proposal whose hold is released, each through
+:func:`gotchas.operations.apply` (lock, compare-and-swap, verification, journal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from gotchas import operations, proposal
+from gotchas.errors import GotchasError
+from gotchas.proposal import Proposal
+from gotchas.record import Record
+from gotchas.results import ApplyResult, HoldView, ProposalSummary, ReleasedResult
+from gotchas.workspace import Workspace
+
+
+def ordered(ws: Workspace) -> list[Proposal]:
+    """The stored proposals in creation order (id breaks ties, so the order is stable)."""
+    return sorted(proposal.stored(ws.proposals_dir), key=_order)
+
+
+def _order(p: Proposal) -> tuple[datetime, str]:
+    """When ``p`` was made, read as a time (a file without a readable time sorts first)."""
+    try:
+        made = datetime.fromisoformat(p.created_at)
+    except ValueError:
+        made = _EPOCH
+    if made.tzinfo is None:
+        made = made.replace(tzinfo=UTC)
+    return made, p.id
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def assess(ws: Workspace) -> list[ProposalSummary]:
+    """Every stored proposal with its status and its hold's state now, in creation order."""
+    stored = ordered(ws)
+    records: dict[str, Record | GotchasError] = {}
+    holds: dict[str, HoldView] = {}
+    return [_summary(ws, p, _newer(p, stored), records, holds) for p in stored]
+
+
+def _newer(p: Proposal, stored: Sequence[Proposal]) -> Proposal | None:
+    """The newest later proposal correcting the same entry for the same task, if any."""
+    if p.kind == "capture" or p.target_id is None:
+        return None
+    later = [
+        q
+        for q in stored
+        if q.id != p.id
+        and _order(q) > _order(p)
+        and (q.record, q.target_id, q.task) == (p.record, p.target_id, p.task)
+    ]
+    return later[-1] if later else None
+
+
+def _current(ws: Workspace, p: Proposal, records: dict[str, Record | GotchasError]) -> Record | GotchasError:
+    if p.record not in records:
+        try:
+            path = ws.writable_record(p.record)
+            if not path.exists() and not path.is_symlink():
+                records[p.record] = ws.parse(b"")
+            else:
+                records[p.record] = ws.parse(ws.read(path))
+        except GotchasError as exc:
+            records[p.record] = exc
+    return records[p.record]
+
+
+def _hold(ws: Workspace, p: Proposal, holds: dict[str, HoldView]) -> HoldView | None:
+    if not p.hold:
+        return None
+    if p.hold not in holds:
+        holds[p.hold] = operations.check_hold(ws, predicate=p.hold).to_view()
+    return holds[p.hold]
+
+
+def _summary(
+    ws: Workspace,
+    p: Proposal,
+    newer: Proposal | None,
+    records: dict[str, Record | GotchasError],
+    holds: dict[str, HoldView],
+) -> ProposalSummary:
+    current = _current(ws, p, records)
+    summary = ProposalSummary(
+        proposal_id=p.id,
+        kind=p.kind,
+        record=p.record,
+        target_id=p.target_id,
+        task=p.task,
+        new_id=p.new_id,
+        title=p.lesson.title,
+        hold=p.hold,
+        created_at=p.created_at,
+        status="pending",
+        reason="",
+        hold_state=None,
+    )
+    if isinstance(current, GotchasError):
+        summary["status"], summary["reason"] = "conflicting", f"the record cannot be read: {current}"
+        return summary
+    if operations.is_applied(current, p):
+        summary["status"], summary["reason"] = "applied", f"{p.new_id!r} is in the record"
+        return summary
+    if newer is not None:
+        summary["status"] = "superseded"
+        summary["superseded_by"] = newer.id
+        summary["reason"] = f"{newer.id} is a newer proposal for {p.target_id!r} and {p.task}"
+        return summary
+    try:
+        operations.replan(ws, current, p)
+    except GotchasError as exc:
+        summary["status"], summary["reason"] = "conflicting", str(exc)
+        return summary
+    hold = _hold(ws, p, holds)
+    summary["hold_state"] = hold
+    if hold is None:
+        summary["reason"] = "no hold: ready to apply"
+    elif hold["state"] == "released":
+        summary["reason"] = f"hold {p.hold} is released: ready to apply"
+    else:
+        summary["reason"] = f"hold {p.hold} is {hold['state']}"
+    return summary
+
+
+def ready(summary: ProposalSummary) -> bool:
+    """A pending proposal whose hold, if it has one, is released."""
+    hold = summary["hold_state"]
+    return summary["status"] == "pending" and (hold is None or hold["state"] == "released")
+
+
+def apply_released(ws: Workspace) -> ReleasedResult:
+    """Apply every pending, released proposal in creation order; list the held ones and leave them.
+
+    The statuses are read once, up front; each apply then checks its hold again under the
+    record lock, rebases on what the earlier applies wrote, verifies and journals, exactly
+    as a single ``apply`` does. A second run finds them applied and writes nothing.
+    """
+    out = ReleasedResult(applied=[], held=[], refused=[], skipped=[])
+    for summary in assess(ws):
+        if summary["status"] != "pending":
+            out["skipped"].append(summary)
+        elif not ready(summary):
+            out["held"].append(summary)
+        else:
+            result: ApplyResult = operations.apply(ws, proposal_id=summary["proposal_id"])
+            verified = result["verification"] is None or result["verification"]["ok"]
+            if result["status"] == "refused" or not verified:
+                out["refused"].append(result)
+            elif result["status"] == "applied":
+                out["applied"].append(result)
+            else:
+                out["skipped"].append({**summary, "status": "applied", "reason": result["reason"]})
+    return out
