@@ -269,3 +269,31 @@ def test_no_github_failure_releases_anything(tmp_path: Path, github: FakeGitHub,
     configure(tmp_path, github, '["github"]')
     github.failure = failure
     assert check_hold("predicate-664-lands+predicate-664-terminal", tmp_path).state == "unknown"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_tools_that_evaluate_holds_say_they_reach_the_network_only_when_one_does(
+    tmp_path: Path, github: FakeGitHub, anyio_backend: str
+) -> None:
+    """check_hold, list_proposals and apply_supersede all evaluate holds: open-world together."""
+    from mcp import Client
+
+    from gotchas.server import build
+    from gotchas.workspace import Workspace
+
+    hold_tools = ("check_hold", "list_proposals", "apply_supersede")
+
+    async def open_world(root: Path) -> dict[str, bool | None]:
+        async with Client(build(Workspace.discover(root=str(root)))) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+        hints = {name: tools[name].annotations for name in hold_tools}
+        return {name: hint.open_world_hint for name, hint in hints.items() if hint}
+
+    local = tmp_path / "local"
+    local.mkdir()
+    assert await open_world(local) == dict.fromkeys(hold_tools, False)
+    remote = tmp_path / "remote"
+    remote.mkdir()
+    configure(remote, github, '["ledger", "github"]')
+    assert await open_world(remote) == dict.fromkeys(hold_tools, True)

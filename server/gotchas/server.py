@@ -293,7 +293,7 @@ def _proposing_tools(mcp: MCPServer, ws: Workspace) -> None:
             )
         )
 
-    @mcp.tool(title="List stored proposals", annotations=READ_ONLY)
+    @mcp.tool(title="List stored proposals", annotations=_holds_annotated(READ_ONLY, ws))
     async def list_proposals() -> dict[str, list[results.ProposalSummary]]:
         """Stored proposals in creation order, each with its status now (pending, applied,
         superseded by a newer proposal for the same entry and task, or conflicting) and its
@@ -305,7 +305,7 @@ def _proposing_tools(mcp: MCPServer, ws: Workspace) -> None:
 def _applying_tools(mcp: MCPServer, ws: Workspace) -> None:
     """apply_supersede: the only tool that writes the record."""
 
-    @mcp.tool(title="Apply a proposal", annotations=APPLIES)
+    @mcp.tool(title="Apply a proposal", annotations=_holds_annotated(APPLIES, ws))
     async def apply_supersede(
         proposal_id: Annotated[str, Field(description="proposal_id from propose_*")],
         ctx: Context,
@@ -407,6 +407,11 @@ def _prompt_and_completion(mcp: MCPServer, ws: Workspace) -> None:
         else:
             return None
         return Completion(values=values[:100], total=len(values), has_more=len(values) > 100)
+
+
+def _holds_annotated(base: ToolAnnotations, ws: Workspace) -> ToolAnnotations:
+    """A tool that evaluates holds is open-world exactly when check_hold is."""
+    return base.model_copy(update={"open_world_hint": _holds_reach_network(ws)})
 
 
 def _holds_reach_network(ws: Workspace) -> bool:
