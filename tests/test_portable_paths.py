@@ -277,6 +277,20 @@ def _journal_linked_outside(root: Path) -> None:
     journal.symlink_to(outside)
 
 
+def _ledger_linked_outside(root: Path) -> None:
+    ledger = root / ".claude/gotchas/tasks.jsonl"
+    outside = root.parent / "ledger-elsewhere"
+    outside.write_bytes(ledger.read_bytes())
+    ledger.unlink()
+    ledger.symlink_to(outside)
+
+
+def _locks_linked_outside(root: Path) -> None:
+    outside = root.parent / "locks-elsewhere"
+    outside.mkdir()
+    (root / ".claude/gotchas/locks").symlink_to(outside, target_is_directory=True)
+
+
 def _fifo_record(root: Path) -> None:
     record = root / RECORD_PATH
     record.unlink()
@@ -300,6 +314,8 @@ HOSTILE = [
     (_state_linked_outside, ("proposals",)),
     (_state_linked_outside, ("check-hold", HOLD, "--json")),
     (_journal_linked_outside, ("proposals",)),
+    (_ledger_linked_outside, ("task", "set", "664", "landed", "--by", "ci")),
+    (_ledger_linked_outside, ("check-hold", HOLD, "--json")),
     (_fifo_record, ("list",)),
     (_record_is_a_folder, ("list",)),
 ]
@@ -437,6 +453,17 @@ def test_a_symlinked_state_folder_refuses_a_supersede_and_leaves_every_byte(repo
     done = on_windows_shape(repo, "apply", pid)
     assert done.returncode != 0
     assert done.stderr.startswith("gotchas: unsafe-path:"), done.stderr
+    assert _files(repo.parent) == before
+
+
+def test_a_linked_locks_folder_refuses_an_apply_as_on_posix(repo: Path) -> None:
+    pid = _supersede(repo, on_posix)
+    _locks_linked_outside(repo)
+    before = _files(repo.parent)
+    expected = on_posix(repo, "apply", pid)
+    done = on_windows_shape(repo, "apply", pid)
+    assert expected.stderr.startswith("gotchas: unsafe-path:"), expected.stderr
+    assert (done.returncode, done.stderr) == (expected.returncode, expected.stderr)
     assert _files(repo.parent) == before
 
 

@@ -805,7 +805,7 @@ def _open_regular_by_path(path: Path, flags: int, shown: str, mode: int) -> int:
 
 def _must_be_regular(info: os.stat_result, shown: str) -> None:
     if _redirects(info):
-        raise UnsafePath(f"{shown} is a symlink or a junction; only a regular file is used")
+        raise UnsafePath(f"{shown} is a symlink or a special file; only a regular file is used")
     if not stat.S_ISREG(info.st_mode):
         raise RecordUnreadable(f"{shown} is {_kind(info.st_mode)}, not a regular file")
 
