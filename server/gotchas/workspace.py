@@ -56,6 +56,23 @@ ORPHAN_AGE = 300.0
 MARKDOWN = (".md", ".markdown")
 
 
+def _descriptor_relative() -> bool:
+    """Whether files can be opened relative to a folder's descriptor without following a
+    symlink (POSIX ``openat`` and its kin): the way that closes every race with a swapped
+    path. Where it cannot (Windows), paths are walked and checked instead (see below)."""
+    return (
+        hasattr(os, "O_DIRECTORY")
+        and hasattr(os, "O_NOFOLLOW")
+        and {os.open, os.stat, os.mkdir, os.unlink, os.rename} <= os.supports_dir_fd
+        and os.stat in os.supports_follow_symlinks
+        and os.listdir in os.supports_fd
+    )
+
+
+BY_DESCRIPTOR = _descriptor_relative()
+"""Chosen once, by what the platform offers rather than by its name."""
+
+
 class RecordChanged(GotchasError):
     """The record changed between the read and the rename: re-read and rebase, never overwrite."""
 
@@ -270,13 +287,7 @@ class Workspace:
     @contextlib.contextmanager
     def lock(self, path: Path) -> Iterator[None]:
         """Exclusive across processes; the kernel drops it if the holder dies, so it never sticks."""
-        locks = open_dir_beneath(self.root, LOCKS_DIR, create=True)
-        try:
-            _keep_out_of_git(locks)
-            digest = hashlib.sha256(self.name(path).encode()).hexdigest()[:16]
-            fd = _open_regular(locks, f"{digest}.lock", os.O_RDWR | os.O_CREAT, f"{LOCKS_DIR}/{digest}.lock")
-        finally:
-            os.close(locks)
+        fd = _open_lock(self.root, hashlib.sha256(self.name(path).encode()).hexdigest()[:16])
         try:
             locking.exclusive(fd)
             yield
@@ -292,6 +303,21 @@ class Workspace:
         rename (the new bytes are in place by then).
         """
         return write_atomic(path, data, root=self.root, expect=expect, record=True)
+
+
+def _open_lock(root: Path, digest: str) -> int:
+    """The lock file of one record, in ``.claude/gotchas/locks/`` (kept out of git)."""
+    shown = f"{LOCKS_DIR}/{digest}.lock"
+    if not BY_DESCRIPTOR:
+        folder, _ = _walk_by_path(root, LOCKS_DIR.split("/"), create=True)
+        _keep_out_of_git_by_path(folder)
+        return _open_beneath_by_path(root, shown, os.O_RDWR | os.O_CREAT)
+    locks = open_dir_beneath(root, LOCKS_DIR, create=True)
+    try:
+        _keep_out_of_git(locks)
+        return _open_regular(locks, f"{digest}.lock", os.O_RDWR | os.O_CREAT, shown)
+    finally:
+        os.close(locks)
 
 
 def _read_all(fd: int) -> bytes:
@@ -396,6 +422,8 @@ def _kind(mode: int) -> str:
 
 def open_beneath(root: Path, relative: str, flags: int, mode: int = 0o644) -> int:
     """Open the regular file ``relative`` under ``root``; no component may be a symlink."""
+    if not BY_DESCRIPTOR:
+        return _open_beneath_by_path(root, relative, flags, mode)
     parts = relative.split("/")
     folder = open_dir_beneath(root, parts[:-1], create=bool(flags & os.O_CREAT))
     try:
@@ -448,6 +476,8 @@ def write_atomic(
     after the rename do not raise: they come back as warnings.
     """
     base, parts = _split(root, path)
+    if not BY_DESCRIPTOR:
+        return _write_atomic_by_path(base, parts, data, expect, record)
     folder = open_dir_beneath(base, parts[:-1], create=True)
     leaf = parts[-1]
     shown = "/".join(parts)
@@ -478,8 +508,13 @@ def _old_version(folder: int, leaf: str, shown: str, record: bool) -> os.stat_re
         old = os.stat(leaf, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         return None
-    if not stat.S_ISREG(old.st_mode):
-        kind = "a symlink" if stat.S_ISLNK(old.st_mode) else _kind(old.st_mode)
+    return _replaceable(old, shown, record)
+
+
+def _replaceable(old: os.stat_result, shown: str, record: bool) -> os.stat_result:
+    """``old`` when the file it describes may be replaced: a regular file, writable if a record."""
+    if not stat.S_ISREG(old.st_mode) or _redirects(old):
+        kind = "a symlink" if _redirects(old) else _kind(old.st_mode)
         raise UnsafePath(f"{shown} is {kind}; only a regular file is replaced")
     if record and not old.st_mode & stat.S_IWUSR:
         raise RecordReadOnly(f"{shown} is read-only; make it writable (chmod u+w) if it should be edited")
@@ -576,6 +611,10 @@ def _unchanged(folder: int, leaf: str, shown: str, expect: Snapshot) -> None:
         now: Signature | None = signature(os.stat(leaf, dir_fd=folder, follow_symlinks=False))
     except FileNotFoundError:
         now = None
+    _same_version(now, shown, expect)
+
+
+def _same_version(now: Signature | None, shown: str, expect: Snapshot) -> None:
     if now != expect.signature:
         raise RecordChanged(f"{shown} changed while the edit was being written")
 
@@ -610,7 +649,7 @@ def append_jsonl(path: Path, value: Mapping[str, object], *, sort_keys: bool = F
     try:
         locking.exclusive(fd)
         size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
+        if size and _last_byte(fd, size) != b"\n":
             payload = b"\n" + payload
             size += 1
         view = memoryview(payload)
@@ -620,3 +659,263 @@ def append_jsonl(path: Path, value: Mapping[str, object], *, sort_keys: bool = F
     finally:
         os.close(fd)  # closing releases the lock
     return size
+
+
+def _last_byte(fd: int, size: int) -> bytes:
+    """The file's last byte, read through ``fd`` itself: where a byte-range lock is mandatory
+    (Windows), only the descriptor holding the lock may read the locked bytes."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, 1, size - 1)
+    os.lseek(fd, size - 1, os.SEEK_SET)
+    return os.read(fd, 1)  # the append that follows goes to the end whatever the offset
+
+
+# --- Without descriptor-relative calls (Windows) ------------------------------------------------
+#
+# A folder cannot be held open, so each path is walked from the root with ``lstat``: a
+# symlink, a junction (any name-surrogate reparse point) or a non-folder in the way is refused.
+# The file is then opened by its full path and its descriptor ``fstat``-ed: it must be a
+# regular file and the very file (device, inode) the name showed just before and just after
+# the open, and the folders above it must still be the ones walked. That refuses everything the
+# repository can hold; a concurrent local process swapping a folder for a junction and back
+# in the instant between the checks is narrowed, not excluded (docs/security.md).
+
+_NAME_SURROGATE = 0x20000000
+"""The reparse-tag bit of links (symlinks, junctions); a cloud-drive placeholder lacks it."""
+
+Identity = tuple[int, int]
+
+
+def redirects(mode: int, attributes: int, tag: int) -> bool:
+    """Whether an ``lstat`` names a link rather than a file or folder: a symlink, or a reparse
+    point that stands for another name (a junction); an untagged reparse point counts as one."""
+    if stat.S_ISLNK(mode):
+        return True
+    return bool(attributes & stat.FILE_ATTRIBUTE_REPARSE_POINT) and (tag == 0 or bool(tag & _NAME_SURROGATE))
+
+
+def _redirects(info: os.stat_result) -> bool:
+    return redirects(info.st_mode, getattr(info, "st_file_attributes", 0), getattr(info, "st_reparse_tag", 0))
+
+
+def _identity(info: os.stat_result) -> Identity:
+    return (info.st_dev, info.st_ino)
+
+
+def _by_path_flags() -> int:
+    """What every open by path adds: binary mode (else Windows translates line endings and stops
+    reading at Ctrl-Z), and whatever of no-follow, non-blocking and close-on-exec exists here."""
+    return (
+        getattr(os, "O_BINARY", 0)
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+    )
+
+
+def _plain_part(part: str, parts: Sequence[str]) -> str:
+    """A name that is one entry of one folder in this platform's path syntax (no separator,
+    no drive, and where drives exist no ``:``, which would name an alternate data stream)."""
+    drives = bool(os.path.splitdrive("c:x")[0])
+    separators = [s for s in (os.sep, os.altsep) if s]
+    if (
+        part in ("", ".", "..")
+        or any(s in part for s in separators)
+        or (drives and ":" in part)
+        or "\x00" in part
+    ):
+        raise UnsafePath(f"{'/'.join(parts)!r} is not a plain path below the project root")
+    return part
+
+
+def _walk_by_path(root: Path, parts: Sequence[str], *, create: bool = False) -> tuple[Path, list[Identity]]:
+    """The folder ``parts`` under ``root`` and the identity of each folder on the way, every
+    component checked with ``lstat``: a real folder, neither a symlink nor a junction."""
+    folder = root
+    chain = [_identity(os.stat(root))]
+    for part in parts:
+        path = folder / _plain_part(part, parts)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            if not create:
+                raise
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(path, 0o777)
+            info = os.lstat(path)
+        if _redirects(info) or not stat.S_ISDIR(info.st_mode):
+            raise UnsafePath(_unsafe(parts, part))
+        chain.append(_identity(info))
+        folder = path
+    return folder, chain
+
+
+def _open_beneath_by_path(root: Path, relative: str, flags: int, mode: int = 0o644) -> int:
+    """:func:`open_beneath` where a folder cannot be held open: walk, open, then check again."""
+    parts = relative.split("/")
+    folder, chain = _walk_by_path(root, parts[:-1], create=bool(flags & os.O_CREAT))
+    fd = _open_regular_by_path(folder / _plain_part(parts[-1], parts), flags, relative, mode)
+    try:
+        if _walk_by_path(root, parts[:-1])[1] != chain:
+            raise UnsafePath(f"a folder above {relative} was replaced while it was opened; nothing was used")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_regular_by_path(path: Path, flags: int, shown: str, mode: int) -> int:
+    """Open the regular file at ``path``: refused if the name is a link or a special file, or
+    if what was opened is not the file the name showed before and after the open."""
+    try:
+        before: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        if not flags & os.O_CREAT:
+            raise
+        before = None
+    if before is not None:
+        _must_be_regular(before, shown)
+    extra = _by_path_flags() | (os.O_EXCL if before is None else 0)  # create: never through a link
+    try:
+        fd = os.open(path, flags | extra, mode)
+    except FileExistsError:
+        if before is None and not flags & os.O_EXCL:  # made by another process just now: use it
+            return _open_regular_by_path(path, flags & ~os.O_CREAT, shown, mode)
+        raise
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            raise UnsafePath(f"{shown} is a symlink or a special file; only a regular file is used") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordUnreadable(f"{shown} is {_kind(info.st_mode)}, not a regular file")
+        after = os.lstat(path)
+        if _redirects(after) or not all(
+            os.path.samestat(seen, info) for seen in (after, before) if seen is not None
+        ):
+            raise UnsafePath(f"{shown} was replaced while it was opened; nothing was used")
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _must_be_regular(info: os.stat_result, shown: str) -> None:
+    if _redirects(info):
+        raise UnsafePath(f"{shown} is a symlink or a special file; only a regular file is used")
+    if not stat.S_ISREG(info.st_mode):
+        raise RecordUnreadable(f"{shown} is {_kind(info.st_mode)}, not a regular file")
+
+
+def _lstat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _keep_out_of_git_by_path(folder: Path) -> None:
+    try:
+        fd = os.open(folder / ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | _by_path_flags(), 0o644)
+    except FileExistsError:
+        return
+    try:
+        os.write(fd, b"*\n")
+    finally:
+        os.close(fd)
+
+
+def _write_atomic_by_path(
+    base: Path, parts: Sequence[str], data: bytes, expect: Snapshot | None, record: bool
+) -> list[str]:
+    """:func:`write_atomic` by checked paths: the same temp file, compare-and-swap and rename."""
+    folder, chain = _walk_by_path(base, parts[:-1], create=True)
+    leaf = _plain_part(parts[-1], parts)
+    shown = "/".join(parts)
+    before = _lstat_or_none(folder / leaf)
+    old = None if before is None else _replaceable(before, shown, record)
+    if expect is not None and (old is None) != (expect.signature is None):
+        raise RecordChanged(f"{shown} appeared or vanished while it was being edited")
+    temp_dir = _temp_dir_by_path(base, parts, folder)
+    temp = temp_dir / f".{leaf[:64]}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    # the new file is created with the old one's permissions: where fchmod exists they are
+    # then set exactly, elsewhere (Windows) the write bit, all a mode holds there, is kept
+    created = stat.S_IMODE(old.st_mode) if old is not None else 0o666
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _by_path_flags(), created)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+            if all(hasattr(os, name) for name in ("fchmod", "fchown", "geteuid", "getegid")):
+                _same_owner_and_mode(fd, old, shown)
+        finally:
+            os.close(fd)
+        if _walk_by_path(base, parts[:-1])[1] != chain:
+            raise UnsafePath(f"a folder above {shown} was replaced during the edit; nothing was written")
+        if expect is not None:
+            now = _lstat_or_none(folder / leaf)
+            _same_version(None if now is None else signature(now), shown, expect)
+        os.replace(temp, folder / leaf)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    failed = _sync_folder_by_path(folder)
+    if failed is None:
+        return []
+    return [f"{shown} was replaced, but syncing its folder failed ({failed}); a power cut may undo it"]
+
+
+def _sync_folder_by_path(folder: Path) -> OSError | None:
+    """fsync a folder where one can be opened; where it cannot (Windows), the rename is as
+    durable as the filesystem's own journal makes it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(fd)
+    return None
+
+
+def _temp_dir_by_path(base: Path, parts: Sequence[str], folder: Path) -> Path:
+    """:func:`_temp_dir` by checked paths."""
+    if base.joinpath(*parts).parent == base / TEMP_DIR:
+        return folder
+    try:
+        temp, _ = _walk_by_path(base, TEMP_DIR.split("/"), create=True)
+    except (OSError, GotchasError):
+        return folder
+    if os.lstat(temp).st_dev != os.lstat(folder).st_dev:
+        return folder
+    with contextlib.suppress(OSError):
+        _keep_out_of_git_by_path(temp)
+        _remove_orphans_by_path(temp)
+    return temp
+
+
+def _remove_orphans_by_path(folder: Path, *, older_than: float = ORPHAN_AGE) -> list[str]:
+    """:func:`remove_orphans` by path; where users have no uid (Windows), the folder is ours."""
+    removed = []
+    now = time.time()
+    for name in os.listdir(folder):
+        if TEMP_MARK not in name or not name.endswith(".tmp"):
+            continue
+        info = _lstat_or_none(folder / name)
+        if info is None or _redirects(info) or not stat.S_ISREG(info.st_mode):
+            continue
+        ours = not hasattr(os, "geteuid") or info.st_uid == os.geteuid()
+        if ours and now - info.st_mtime > older_than:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(folder / name)
+                removed.append(name)
+    return removed
