@@ -125,3 +125,33 @@ def test_no_module_imports_fcntl_at_import_time() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 20
+
+
+def test_a_windows_lock_takes_a_byte_past_the_data_and_keeps_the_read_position(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows byte locks are mandatory: the locked byte must never be one a reader reads."""
+    import os
+    import types
+
+    from gotchas import locking
+
+    calls: list[tuple[int, int]] = []
+    fake = types.SimpleNamespace(
+        LK_NBLCK=2,
+        locking=lambda fd, mode, nbytes: calls.append((os.lseek(fd, 0, os.SEEK_CUR), nbytes)),
+    )
+    monkeypatch.setattr(locking, "_posix", lambda: None)
+    monkeypatch.setattr(locking, "_windows", lambda: fake)
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(b'{"status": "applied"}\n' * 100)
+    fd = os.open(path, os.O_RDWR)
+    try:
+        os.lseek(fd, 5, os.SEEK_SET)
+        assert locking.shared(fd) is True
+        locking.exclusive(fd)
+        assert os.lseek(fd, 0, os.SEEK_CUR) == 5
+    finally:
+        os.close(fd)
+    assert len(calls) == 2
+    assert all(offset > path.stat().st_size and nbytes == 1 for offset, nbytes in calls)

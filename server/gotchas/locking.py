@@ -1,6 +1,6 @@
 """Whole-file locks across processes, on any platform Python runs on.
 
-``fcntl.flock`` where POSIX offers it; on Windows a lock on the file's first byte through
+``fcntl.flock`` where POSIX offers it; on Windows a lock on one byte far past the file's end through
 ``msvcrt.locking``. Either way the operating system drops the lock when the holder dies,
 so a lock never sticks. The platform module is imported on first use, so a read path that
 never locks never needs it. A platform with neither refuses to write (writers would race)
@@ -17,6 +17,7 @@ from types import ModuleType
 from gotchas.errors import LockUnavailable
 
 _RETRY_SECONDS = 0.05
+_SENTINEL_OFFSET = 2**31 - 2  # past any lessons file; within a 32-bit C runtime's offsets
 
 
 def _posix() -> ModuleType | None:
@@ -43,7 +44,7 @@ def exclusive(fd: int) -> None:
         return
     msvcrt = _windows()
     if msvcrt is not None:
-        _lock_first_byte(msvcrt, fd)
+        _lock_sentinel_byte(msvcrt, fd)
         return
     raise LockUnavailable(
         "this platform offers neither fcntl nor msvcrt file locks, so writing is refused "
@@ -61,15 +62,19 @@ def shared(fd: int) -> bool:
         return True
     msvcrt = _windows()
     if msvcrt is not None:
-        _lock_first_byte(msvcrt, fd)
+        _lock_sentinel_byte(msvcrt, fd)
         return True
     return False
 
 
-def _lock_first_byte(msvcrt: ModuleType, fd: int) -> None:
-    """``msvcrt.locking`` locks bytes from the current position: lock byte 0, waiting politely."""
+def _lock_sentinel_byte(msvcrt: ModuleType, fd: int) -> None:
+    """``msvcrt.locking`` locks bytes from the current position, waiting politely.
+
+    Windows byte locks are mandatory: a locked byte cannot be read by anyone else. The byte
+    locked lies far past any record's end (locking beyond the end is allowed), so a reader
+    that takes no lock still reads every byte of the file."""
     where = os.lseek(fd, 0, os.SEEK_CUR)
-    os.lseek(fd, 0, os.SEEK_SET)
+    os.lseek(fd, _SENTINEL_OFFSET, os.SEEK_SET)
     try:
         while True:
             try:
