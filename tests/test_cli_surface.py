@@ -59,6 +59,11 @@ def test_hints_name_cli_commands_and_options(repo: Path) -> None:
     bad = cli(repo, "apply", "p-nothing")
     assert "`gotchas proposals` shows the stored ones" in bad.stderr
 
+    suspected = cli(repo, "propose", *CORRECTION, "--root-cause", "suspected")
+    assert suspected.returncode != 0
+    assert "`gotchas propose` (without --target-id)" in suspected.stderr
+    assert "propose_lesson" not in suspected.stderr
+
 
 @pytest.mark.anyio
 async def test_the_same_hints_name_the_tools_on_the_mcp_side(repo: Path) -> None:

@@ -23,7 +23,7 @@ from typing import Literal
 
 from markdown_it import MarkdownIt
 
-from gotchas import blocks, link, reading, table, taskref
+from gotchas import blocks, link, reading, surface, table, taskref
 from gotchas.errors import InvalidArgument, UnsupportedEntry
 from gotchas.fields import KNOWN, SEPARATOR, is_plain_field_line
 from gotchas.lesson_text import refuse_structure
@@ -133,7 +133,8 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
     if new.root_cause != "confirmed":
         raise InvalidArgument(
             "only a confirmed root cause may supersede a lesson: a suspected cause is what made "
-            "the old entry wrong; record it with propose_lesson instead, and supersede once confirmed"
+            f"the old entry wrong; record it with {surface.propose_lesson()} instead, and supersede "
+            "once confirmed"
         )
     task = taskref.normalize(task)
     if task not in new.tasks:
