@@ -7,6 +7,7 @@ reassemble the input exactly (``segments``). Invalid UTF-8 and binary data are r
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import difflib
 import gc
@@ -60,6 +61,19 @@ class Entry:
         return (self.start_line, self.end_line)
 
 
+@dataclass(frozen=True, slots=True)
+class MentionIndex:
+    """Task references mentioned by task-less entries: by entry start, and entries by task."""
+
+    by_start: dict[int, tuple[str, ...]]
+    by_task: dict[str, tuple[Entry, ...]]
+
+
+def _holds_range(starts: Sequence[int], entry: Entry) -> bool:
+    at = bisect.bisect_left(starts, entry.start)
+    return at < len(starts) and starts[at] < entry.end
+
+
 @dataclass(frozen=True)
 class Record:
     """A parsed lessons file. ``data`` is the file's bytes, exactly as read."""
@@ -97,6 +111,65 @@ class Record:
     def without_tasks(self) -> tuple[Entry, ...]:
         """Entries with no ``tasks:`` field: a task filter looks at what they mention instead."""
         return tuple(e for e in self.entries if not e.tasks)
+
+    @cached_property
+    def by_status(self) -> dict[str, tuple[Entry, ...]]:
+        """Entries by their normalised status, built once per parse."""
+        index: dict[str, list[Entry]] = {}
+        for entry in self.entries:
+            index.setdefault(entry.status, []).append(entry)
+        return {value: tuple(found) for value, found in index.items()}
+
+    @cached_property
+    def range_starts(self) -> tuple[int, ...]:
+        """Byte offsets of ranges such as ``#372–#374``: a number inside one is never written out."""
+        return tuple(m.start() for m in taskref.RANGE_BYTES.finditer(self.data))
+
+    @cached_property
+    def _filtered(self) -> list[int]:
+        """How many task filters have read this parse: the second one builds the mention index."""
+        return [0]
+
+    @cached_property
+    def mention_index(self) -> MentionIndex:
+        """Every task-less entry's mentions, read once: a warm server's filter is then a lookup."""
+        by_start: dict[int, tuple[str, ...]] = {}
+        by_task: dict[str, list[Entry]] = {}
+        for entry in self.without_tasks:
+            found = tuple(taskref.mentions(self.text(entry), self.task_keys))
+            by_start[entry.start] = found
+            for task in found:
+                by_task.setdefault(task, []).append(entry)
+        return MentionIndex(by_start, {task: tuple(found) for task, found in by_task.items()})
+
+    def for_task(self, task: str) -> list[Entry]:
+        """Entries for a normalised ``task``, in file order: its ``tasks:`` field, else a mention.
+
+        A mention counts where the task's number or key occurs in the entry's bytes, or the
+        entry holds a range. The first filter on a parse scans for that (what a one-shot
+        command needs); a parse filtered again gets its mention index, and later filters
+        are lookups.
+        """
+        tagged = self.by_task.get(task, ())
+        ranges = self.range_starts if task.startswith("#") else ()
+        if "mention_index" in self.__dict__ or self._filtered[0] >= 1:
+            mentioning = [
+                e
+                for e in self.mention_index.by_task.get(task, ())
+                if self.may_mention(e, task) or _holds_range(ranges, e)
+            ]
+        else:
+            self._filtered[0] += 1
+            mentioning = [
+                e
+                for e in self.without_tasks
+                if (self.may_mention(e, task) or _holds_range(ranges, e)) and task in self.mentions(e)
+            ]
+        if not mentioning:
+            return list(tagged)
+        if not tagged:
+            return mentioning
+        return sorted((*tagged, *mentioning), key=lambda e: e.start)
 
     @property
     def final_newline(self) -> bool:
@@ -141,8 +214,12 @@ class Record:
         return self.data[entry.start : entry.end].decode("utf-8")
 
     def mentions(self, entry: Entry) -> tuple[str, ...]:
-        """Task references in the entry's text other than its ``tasks:``; computed on demand."""
-        found = taskref.mentions(self.text(entry), self.task_keys)
+        """Task references in the entry's text other than its ``tasks:``; from the index once built."""
+        if not entry.tasks and "mention_index" in self.__dict__:
+            found = self.mention_index.by_start.get(entry.start)
+            if found is not None:
+                return found
+        found = tuple(taskref.mentions(self.text(entry), self.task_keys))
         return tuple(t for t in found if t not in entry.tasks)
 
     def may_mention(self, entry: Entry, task: str) -> bool:
