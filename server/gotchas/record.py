@@ -191,6 +191,27 @@ class Record:
             index.setdefault(unicodedata.normalize("NFC", entry.id), []).append(entry)
         return index  # keyed in NFC, so an id typed decomposed or composed finds its entry
 
+    @cached_property
+    def _exact_ids(self) -> dict[str, tuple[Entry, ...]]:
+        index: dict[str, list[Entry]] = {}
+        for entry in self.entries:
+            index.setdefault(entry.id, []).append(entry)
+        return {key: tuple(found) for key, found in index.items()}
+
+    def entries_with_id(self, entry_id: str) -> tuple[Entry, ...]:
+        """Every entry whose id is exactly ``entry_id``, in file order (duplicates included)."""
+        return self._exact_ids.get(entry_id, ())
+
+    @cached_property
+    def first_by_id(self) -> dict[str, Entry]:
+        """The first entry of each id, as link checks resolve a link."""
+        return {key: found[0] for key, found in self._exact_ids.items()}
+
+    @cached_property
+    def linked(self) -> tuple[Entry, ...]:
+        """Entries with a ``supersedes:`` link, in file order: the only ones a chain starts from."""
+        return tuple(e for e in self.entries if e.supersedes)
+
     def get(self, entry_id: str) -> Entry:
         """The entry with this id; a clear error for none or several."""
         found = self._by_id.get(unicodedata.normalize("NFC", entry_id.strip()))

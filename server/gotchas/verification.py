@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -70,6 +71,39 @@ def check_record(record: Record) -> list[Problem]:
             )
     problems += _cycles(record.entries, by_id)
     problems += unassigned_text(record)
+    return problems
+
+
+def link_errors(record: Record, ids: Iterable[str | None]) -> list[Problem]:
+    """The errors ``check_record`` reports on the entries named ``ids``, in its order.
+
+    An edit touches one or two entries; this reads only those, their link partners and the
+    supersede chains (entries without links cost nothing), not every entry's text.
+    """
+    wanted = {i for i in ids if i is not None}
+    involved = sorted((e for i in wanted for e in record.entries_with_id(i)), key=lambda e: e.start)
+    if not involved:
+        return []
+    by_id = record.first_by_id
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for entry in involved:
+        count = len(record.entries_with_id(entry.id))
+        if count > 1 and entry.id in seen:
+            problems.append(_p("duplicate-id", "error", entry, f"id {entry.id!r} is used by {count} entries"))
+        seen.add(entry.id)
+    for entry in involved:
+        problems += _links_of(entry, by_id)
+        if entry.root_cause == "confirmed" and not entry.diagnostic and entry.supersedes:
+            problems.append(
+                _p(
+                    "confirmed-without-diagnostic",
+                    "error",
+                    entry,
+                    "root-cause: confirmed but no `diagnostic:` saying how to recognise it",
+                )
+            )
+    problems += [p for p in _cycles(record.linked, by_id) if p.entry in wanted]
     return problems
 
 
@@ -178,7 +212,7 @@ def _links_of(entry: Entry, by_id: dict[str, Entry]) -> list[Problem]:
     return out
 
 
-def _cycles(entries: tuple[Entry, ...], by_id: dict[str, Entry]) -> list[Problem]:
+def _cycles(entries: Sequence[Entry], by_id: dict[str, Entry]) -> list[Problem]:
     out: list[Problem] = []
     reported: set[str] = set()
     for entry in entries:
@@ -275,24 +309,27 @@ def check_written(
     plan: Plan,
     lesson: Lesson | None,
     expected_digest: str,
+    *,
+    edit: EditCheck | None = None,
 ) -> AppliedCheck:
     """Everything an apply proves about the record it wrote.
 
     ``before`` is None when the edit went onto the very bytes it was planned on (then the
     entries digest verified at propose time stands in for ``check_edit``); ``written`` is
     what was read back, which must be the planned bytes; the links of the target and the
-    new entry must verify on both sides.
+    new entry must verify on both sides. ``edit`` is ``check_edit(before, after, …)`` when
+    the caller made it already on this very ``after``.
     """
-    if before is None:
+    if edit is not None:
+        pass
+    elif before is None:
         edit = check_applied(after, expected_digest, plan, lesson)
     else:
         edit = check_edit(before, after, plan, lesson)
     problems = list(edit.problems)
     if written != plan.data:
         problems.append("the file read back is not the bytes that were written")
-    involved = {plan.new_id, plan.target_id}
-    links = [p for p in check_record(after) if p.entry in involved and p.severity == "error"]
-    return AppliedCheck(edit, problems, links)
+    return AppliedCheck(edit, problems, link_errors(after, (plan.new_id, plan.target_id)))
 
 
 def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson | None) -> EditCheck:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import gc
 import hashlib
 import json
 import os
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from gotchas.config import Config
     from gotchas.record import Record
 
+_FROZEN_SIZE = 1 << 20
+"""Records from this size on are frozen out of the cyclic collector once parsed."""
 _PARSE_CACHE_SIZE = 4
 
 # Where things live, relative to the project root: the settings, the record by default,
@@ -255,6 +258,8 @@ class Workspace:
 
         Parsing is a pure function of the bytes, so a proposal's planned result, parsed and
         verified at propose time, need not be parsed again when apply reads those bytes back.
+        A large record's objects are long-lived and hold no cycles: they are moved out of the
+        collector's sight, so later calls do not walk them again (refcounting still frees them).
         """
         from gotchas.record import parse
 
@@ -262,6 +267,9 @@ class Workspace:
         found = self._parsed.get(key)
         if found is None:
             found = parse(data, self.entry_style, task_keys=self.task_keys)
+            found.__dict__["sha256"] = key  # hashed once: the record's digest is this key
+            if len(data) >= _FROZEN_SIZE:
+                gc.freeze()
             self._parsed[key] = found
             while len(self._parsed) > _PARSE_CACHE_SIZE:
                 self._parsed.pop(next(iter(self._parsed)))
