@@ -8,6 +8,7 @@ quote's content belongs to the quote. Lines are 0-based, ``[start, end)``.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,7 +86,7 @@ def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
             continue
         if kind in ("bullet_list_open", "ordered_list_open"):
             list_depth += 1
-            if list_depth == 1:
+            if level == 0:  # only top-level lists are numbered: a quote's lists hold no items
                 list_count += 1
             continue
         if kind in ("bullet_list_close", "ordered_list_close"):
@@ -115,3 +116,113 @@ def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
         elif kind == "blockquote_open":
             append(Block("quote", start, end))
     return BlockMap(tuple(blocks), frozenset(literal))
+
+
+def restarts(found: BlockMap) -> list[int]:
+    """Lines where markdown-it starts a top-level block: every block but a list's later items.
+
+    Parsing resumes from such a line as if the document began there, so the text from
+    one of them on parses alone to the same blocks (``splice`` relies on it).
+    """
+    out: list[int] = []
+    last_list = -1
+    for block in found.blocks:
+        if block.kind != "item" or block.list_id != last_list:
+            out.append(block.start)
+        last_list = block.list_id if block.kind == "item" else -1
+    return out
+
+
+def splice(
+    before: BlockMap,
+    source: Sequence[str],
+    bare: Sequence[str],
+    first: int,
+    resume: int,
+    shift: int,
+) -> Splice | None:
+    """The block map of a text that differs from ``before``'s only in lines ``[first, resume)``.
+
+    ``source`` and ``bare`` are the new text's lines (with and without endings); old line
+    ``resume`` and every line after it reappear ``shift`` lines later, unchanged. The text
+    is parsed again only from a restart line before the change up to a restart line after
+    it at which the new parse starts a top-level block too: from there on the new blocks
+    are the old ones, shifted. ``None`` when no such line is found (parse it all instead).
+    """
+    starts = restarts(before)
+    old = before.blocks
+    at = bisect.bisect_left(starts, first) - 2  # one restart more than needed, for margin
+    begin = starts[at] if at >= 0 else 0
+    after_at = bisect.bisect_left(starts, resume)
+    for candidate in starts[after_at : after_at + 4] or [None]:
+        stop = len(source) if candidate is None else min(len(source), candidate + shift + _TAIL)
+        tokens = parser().parse("".join(source[begin:stop]))
+        window = from_tokens(tokens, bare[begin:stop])
+        if candidate is None:
+            joined = _joined(old, before.literal, window, begin, len(source), None, 0)
+            return Splice(joined, begin, len(source), shift)
+        rejoin = candidate + shift - begin
+        if any(t.level == 0 and t.nesting >= 0 and t.map and t.map[0] == rejoin for t in tokens):
+            joined = _joined(old, before.literal, window, begin, rejoin + begin, candidate, shift)
+            return Splice(joined, begin, rejoin + begin, shift)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Splice:
+    """A spliced block map: new lines before ``head`` and from ``tail`` on have the old blocks
+    (those from ``tail`` on moved by ``shift`` lines), literal lines included."""
+
+    map: BlockMap
+    head: int
+    tail: int
+    shift: int
+
+
+_TAIL = 64
+"""Lines parsed past the expected rejoin line, so the block starting there is seen whole."""
+
+
+def _joined(
+    old: Sequence[Block],
+    old_literal: frozenset[int],
+    window: BlockMap,
+    begin: int,
+    rejoin: int,
+    resume: int | None,
+    shift: int,
+) -> BlockMap:
+    """Old blocks before ``begin``, the window's up to ``rejoin``, old ones from ``resume`` shifted."""
+    old_starts = [b.start for b in old]
+    head = list(old[: bisect.bisect_left(old_starts, begin)])
+    lists_before = max(0, max((b.list_id for b in head), default=0))
+    out = list(head)
+    used = 0
+    for block in window.blocks:
+        if block.start + begin >= rejoin:
+            break
+        out.append(_moved(block, begin, lists_before if block.list_id >= 0 else 0))
+        used = max(used, block.list_id)
+    literal = {n for n in old_literal if n < begin}
+    literal.update(n + begin for n in window.literal if n + begin < rejoin)
+    if resume is not None:
+        tail_from = bisect.bisect_left(old_starts, resume)
+        old_lists = max(0, max((b.list_id for b in old[:tail_from]), default=0))
+        renumber = lists_before + used - old_lists
+        out.extend(_moved(b, shift, renumber if b.list_id >= 0 else 0) for b in old[tail_from:])
+        literal.update(n + shift for n in old_literal if n >= resume)
+    return BlockMap(tuple(out), frozenset(literal))
+
+
+def _moved(block: Block, lines: int, lists: int) -> Block:
+    if not lines and not lists:
+        return block
+    return Block(
+        block.kind,
+        block.start + lines,
+        block.end + lines,
+        block.level,
+        block.marker,
+        block.title,
+        block.list_id + lists,
+    )

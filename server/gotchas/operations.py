@@ -367,7 +367,7 @@ def _pinned(
     hold: str | None,
 ) -> tuple[Proposal, verification.EditCheck]:
     """A draft proposal pinning ``plan``, once its result verifies (InvalidArgument if not)."""
-    after = ws.parse(plan.data)
+    after = ws.parse(plan.data, near=parsed)
     check = verification.check_plan(parsed, after, plan, lesson if kind != "annotate" else None)
     draft = Proposal.of_plan(
         plan,
@@ -679,7 +679,7 @@ def _replan(
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"
         )
-    after = ws.parse(plan.data)
+    after = ws.parse(plan.data, near=current)
     try:
         check = verification.check_plan(current, after, plan, stored.adds)
     except InvalidArgument as exc:

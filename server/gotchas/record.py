@@ -16,10 +16,10 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
-from gotchas import outline, status, taskref
+from gotchas import blocks, outline, status, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, Link, parse_line, parse_links, parse_root_cause
 
@@ -86,6 +86,7 @@ class Record:
     style: str
     reading: outline.Reading | None = None
     task_keys: frozenset[str] = frozenset()  # declared tracker prefixes, for ``mentions``
+    block_map: blocks.BlockMap | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def notice(self) -> str | None:
@@ -281,9 +282,18 @@ def decode(data: bytes) -> str:
         ) from None
 
 
-def parse(data: bytes, entry_style: str | None = None, *, task_keys: Iterable[str] = ()) -> Record:
+def parse(
+    data: bytes,
+    entry_style: str | None = None,
+    *,
+    task_keys: Iterable[str] = (),
+    near: Record | None = None,
+) -> Record:
     """Read a lessons file. ``entry_style`` is the reading pin (``reading.Pin``; else guessed);
     ``task_keys`` are the project's tracker prefixes (``ABC`` for ``ABC-123``).
+
+    ``near`` is a parse of bytes this one was made from by an edit: only the lines around
+    what differs are parsed again (``blocks.splice``); the result is the same record.
 
     The cyclic garbage collector is paused meanwhile: the parse makes a token or two per
     line, none of them cyclic garbage, and full collections over them cost a third of the time.
@@ -291,7 +301,7 @@ def parse(data: bytes, entry_style: str | None = None, *, task_keys: Iterable[st
     paused = gc.isenabled()
     gc.disable()
     try:
-        parsed = _parse(data, entry_style)
+        parsed = _parse(data, entry_style, near)
     finally:
         if paused:
             gc.enable()
@@ -299,7 +309,7 @@ def parse(data: bytes, entry_style: str | None = None, *, task_keys: Iterable[st
     return dataclasses.replace(parsed, task_keys=keys) if keys else parsed
 
 
-def _parse(data: bytes, entry_style: str | None) -> Record:
+def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> Record:
     decode(data)
     raw_lines = data.splitlines(keepends=True)
     starts = [0]
@@ -312,11 +322,76 @@ def _parse(data: bytes, entry_style: str | None) -> Record:
     matter = _front_matter(lines)
     source = lines if matter is None else _blank(lines, matter)
     bare = [_strip_eol(line) for line in lines]
-    reading, literal = outline.read("".join(source), bare, matter, entry_style)
+    spliced = _spliced(near, data, starts, source, bare, bom, matter) if near is not None else None
+    block_map = spliced.map if spliced is not None else blocks.scan("".join(source), bare)
+    reading, _ = outline.read_map(block_map, bare, matter, entry_style)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
-    entries = _entries(data, starts, bare, spans, literal, matter)
-    return Record(data, tuple(entries), tuple(starts), bom, matter, style, reading)
+    reuse = _Reuse.of(near, spliced, len(data)) if near is not None and spliced is not None else None
+    entries = _entries(data, starts, bare, spans, block_map.literal, matter, reuse)
+    return Record(data, tuple(entries), tuple(starts), bom, matter, style, reading, block_map=block_map)
+
+
+# Line breaks other than CR and LF: ``splitlines`` ends a line there, markdown-it does not.
+_OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+
+
+def _other_breaks(data: bytes) -> bool:
+    return any(mark in data for mark in _OTHER_BREAKS)
+
+
+def _spliced(
+    near: Record,
+    data: bytes,
+    starts: Sequence[int],
+    source: Sequence[str],
+    bare: Sequence[str],
+    bom: bool,
+    matter: tuple[int, int] | None,
+) -> blocks.Splice | None:
+    """The block map of ``data`` from ``near``'s, parsing only around the lines that differ."""
+    old = near.data
+    if near.block_map is None or near.bom != bom or near.front_matter != matter:
+        return None
+    if _other_breaks(data) or _other_breaks(old):
+        return None
+    same_head = _common_prefix(old, data)
+    room = min(len(old), len(data)) - same_head
+    same_tail = min(_common_suffix(old, data), room)
+    old_starts = near.line_starts
+    # lines before ``first`` are identical, line breaks included (one line of margin: a
+    # last line without a break may have gained one)
+    first = max(0, bisect.bisect_right(old_starts, same_head) - 2)
+    if matter is not None and first < matter[1]:
+        return None
+    # old lines from ``resume`` on, with the line break before them, reappear unchanged
+    old_lines = len(old_starts) - 1
+    resume = min(old_lines, bisect.bisect_left(old_starts, len(old) - same_tail + 1) + 1)
+    shift = (len(starts) - 1) - old_lines
+    return blocks.splice(near.block_map, source, bare, first, resume, shift)
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the longest common prefix, by halving (each probe one C-level compare)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: bytes, b: bytes) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid : len(a) - low] == b[len(b) - mid : len(b) - low]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _strip_eol(line: str) -> str:
@@ -351,6 +426,84 @@ def _content_end(bare: Sequence[str], span: outline.Span) -> int:
     return max(end, span.body)
 
 
+@dataclass(frozen=True, slots=True)
+class _Reuse:
+    """Entries of an earlier parse that a spliced parse takes over instead of reading again.
+
+    A span wholly before ``head`` or from ``tail`` on lies where the block maps agree, over
+    identical lines: if the reading gave it the same place, its entry is the old one (moved
+    by ``lines`` and ``offset`` in the tail); only its id is assigned afresh.
+    """
+
+    by_start: dict[int, tuple[outline.Span, Entry]]
+    head: int
+    tail: int
+    lines: int
+    offset: int
+
+    @staticmethod
+    def of(near: Record, spliced: blocks.Splice, size: int) -> _Reuse | None:
+        if near.reading is None or len(near.reading.spans) != len(near.entries):
+            return None
+        by_start = {
+            span.start: (span, entry) for span, entry in zip(near.reading.spans, near.entries, strict=True)
+        }
+        return _Reuse(by_start, spliced.head, spliced.tail, spliced.shift, size - len(near.data))
+
+    def match(self, span: outline.Span) -> Entry | None:
+        if span.end <= self.head:
+            found = self.by_start.get(span.start)
+            return found[1] if found is not None and found[0] == span else None
+        if span.start < self.tail:
+            return None
+        found = self.by_start.get(span.start - self.lines)
+        if found is None:
+            return None
+        old, entry = found
+        lines = self.lines
+        same = (
+            old.body + lines == span.body
+            and old.end + lines == span.end
+            and (old.kind, old.title, old.level, old.marker, old.section, old.reason)
+            == (span.kind, span.title, span.level, span.marker, span.section, span.reason)
+        )
+        return entry if same else None
+
+    def moved(self, span: outline.Span, entry: Entry, entry_id: str, explicit: bool) -> Entry:
+        if span.end <= self.head:
+            if entry.id == entry_id and entry.explicit_id == explicit:
+                return entry
+            return dataclasses.replace(entry, id=entry_id, explicit_id=explicit)
+        lines, offset = self.lines, self.offset
+        return Entry(
+            entry_id,
+            explicit,
+            entry.title,
+            entry.kind,
+            entry.level,
+            entry.marker,
+            entry.section,
+            entry.start_line + lines,
+            entry.end_line + lines,
+            entry.body_line + lines,
+            entry.start + offset,
+            entry.end + offset,
+            entry.sha256,
+            entry.tasks,
+            entry.root_cause,
+            entry.supersedes,
+            entry.superseded_by,
+            entry.red_herring_for,
+            entry.diagnostic,
+            entry.status,
+            tuple(Field(f.key, f.value, f.line + lines, f.raw_key) for f in entry.fields)
+            if lines
+            else entry.fields,
+            entry.status_text,
+            entry.status_date,
+        )
+
+
 def _entries(
     data: bytes,
     starts: Sequence[int],
@@ -358,18 +511,26 @@ def _entries(
     spans: Sequence[outline.Span],
     literal: frozenset[int],
     matter: tuple[int, int] | None,
+    reuse: _Reuse | None = None,
 ) -> list[Entry]:
-    drafts = []
+    drafts: list[tuple[outline.Span, int, tuple[Field, ...], Entry | None]] = []
     for span in spans:
+        old = reuse.match(span) if reuse is not None else None
+        if old is not None:
+            drafts.append((span, 0, old.fields, old))
+            continue
         end = _content_end(bare, span)
         found: list[Field] = []
         for index in range(span.body, end):
             if index not in literal and (matter is None or index >= matter[1]):
                 found.extend(parse_line(bare[index], index + 1))
-        drafts.append((span, end, tuple(found)))
-    ids = _assign_ids([(span.title, fields) for span, _, fields in drafts])
+        drafts.append((span, end, tuple(found), None))
+    ids = _assign_ids([(span.title, fields) for span, _, fields, _ in drafts])
     entries = []
-    for (span, end, fields), (entry_id, explicit) in zip(drafts, ids, strict=True):
+    for (span, end, fields, old), (entry_id, explicit) in zip(drafts, ids, strict=True):
+        if old is not None and reuse is not None:
+            entries.append(reuse.moved(span, old, entry_id, explicit))
+            continue
         start_byte, end_byte = starts[span.start], starts[end]
         entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte))
     return entries
@@ -489,6 +650,7 @@ _MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
 _NON_WORD = re.compile(r"[\W_]+")
 
 
+@lru_cache(maxsize=1 << 16)
 def slugify(title: str) -> str:
     """Lower-case words joined by ``-``; letters of any script kept; at most 48 characters."""
     text = (title if title.isascii() else unicodedata.normalize("NFKC", title)).lower()

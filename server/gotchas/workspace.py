@@ -253,11 +253,12 @@ class Workspace:
         self._cache[path] = (signature, parsed)
         return parsed
 
-    def parse(self, data: bytes) -> Record:
+    def parse(self, data: bytes, *, near: Record | None = None) -> Record:
         """Parse ``data``, reusing an earlier parse of the very same bytes (keyed by sha256).
 
         Parsing is a pure function of the bytes, so a proposal's planned result, parsed and
         verified at propose time, need not be parsed again when apply reads those bytes back.
+        ``near`` is the parse ``data`` was edited from: only what the edit touched is read again.
         A large record's objects are long-lived and hold no cycles: they are moved out of the
         collector's sight, so later calls do not walk them again (refcounting still frees them).
         """
@@ -266,7 +267,7 @@ class Workspace:
         key = hashlib.sha256(data).hexdigest()
         found = self._parsed.get(key)
         if found is None:
-            found = parse(data, self.entry_style, task_keys=self.task_keys)
+            found = parse(data, self.entry_style, task_keys=self.task_keys, near=near)
             found.__dict__["sha256"] = key  # hashed once: the record's digest is this key
             if len(data) >= _FROZEN_SIZE:
                 gc.freeze()
