@@ -1,10 +1,12 @@
-"""Parsing an edit from the parse it was made on gives the very record a full parse gives.
+"""Parsing in windows gives the very block map and record markdown-it gives in one go.
 
-``record.parse(after, near=before)`` parses only the lines around what changed and takes
-the rest of the block map and the entries over from ``before``. Whatever the edit and the
-Markdown around it (fences and HTML blocks left open, lazy continuation, nested lists,
-setext underlines, front matter, CRLF), the block map, the reading and every entry must be
-those of ``record.parse(after)``.
+The record is parsed a chunk at a time (``blocks.scan_lines``), and an edit is parsed from
+the parse it was made on (``record.parse(after, near=before)``): only the lines around
+what changed go through markdown-it, the rest of the block map and the entries are taken
+over from ``before``. Whatever the Markdown (fences and HTML blocks left open, lazy
+continuation, nested lists, setext underlines, front matter, CRLF) and whatever the edit,
+the block map must be the one markdown-it gives the whole text, and the reading and every
+entry those of a full parse.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gotchas import edit, record
+from gotchas import blocks, edit, record
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -80,6 +82,29 @@ def _join(lines: list[str], eol: str, final: bool) -> bytes:
     return text.encode("utf-8")
 
 
+def _reference(data: bytes) -> blocks.BlockMap:
+    """markdown-it alone over the whole text, front matter blanked, as the record reads it."""
+    lines = [raw.decode("utf-8") for raw in data.splitlines(keepends=True)]
+    if data.startswith(record.BOM):
+        lines[0] = lines[0][1:]
+    bare = [line.rstrip("\r\n") for line in lines]
+    matter = record._front_matter(bare)
+    if matter is not None:
+        lines = ["\n" if matter[0] <= n < matter[1] else line for n, line in enumerate(lines)]
+    return blocks.scan("".join(lines), bare)
+
+
+def _windows_agree(data: bytes) -> None:
+    reference = _reference(data)
+    parsed = record.parse(data)
+    assert parsed.block_map == reference
+    bare = record._bare_lines(record.decode(data))
+    matter = record._front_matter(bare)
+    view = bare if matter is None else record._blank(bare, matter)
+    for chunk in (1, 2, 3, 5, 8, 13):
+        assert blocks.scan_lines(view, bare, chunk) == reference, chunk
+
+
 def _same(before: bytes, after: bytes) -> None:
     near = record.parse(before)
     full = record.parse(after)
@@ -96,7 +121,7 @@ def _same(before: bytes, after: bytes) -> None:
     st.integers(min_value=0, max_value=40),
     st.integers(min_value=0, max_value=4),
     st.lists(line, max_size=8),
-    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from(["\n", "\r\n", "\r"]),
     st.booleans(),
     st.booleans(),
 )
@@ -106,6 +131,7 @@ def test_an_edit_parses_the_same_spliced(
     head = ["---", "title: x", "---"] if matter else []
     at = min(at, len(lines))
     changed = [*lines[:at], *inserted, *lines[at + removed :]]
+    _windows_agree(_join(head + lines, eol, final))
     _same(_join(head + lines, eol, final), _join(head + changed, eol, final))
 
 
@@ -151,6 +177,7 @@ def test_edits_of_real_files_parse_the_same_spliced(path: Path) -> None:
         before = record.parse(data)
     except Exception:  # a file the record refuses has nothing to splice
         pytest.skip("not a readable record")
+    _windows_agree(data)
     rnd = random.Random(path.name)
     raw = data.splitlines(keepends=True)
     for _ in range(12):

@@ -18,7 +18,7 @@ __all__ = ["Note", "Pin", "Reading", "Span", "describe", "item_title", "pin_line
 
 def read(
     text: str, lines: Sequence[str], matter: tuple[int, int] | None, pin: str | None = None
-) -> tuple[Reading, frozenset[int]]:
+) -> tuple[Reading, blocks.LineSet]:
     """The reading of ``text`` (front matter already blanked) and its literal lines."""
     found, block_map = read_map(blocks.scan(text, lines), lines, matter, pin)
     return found, block_map.literal

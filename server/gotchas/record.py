@@ -13,7 +13,9 @@ import difflib
 import gc
 import hashlib
 import re
+import sys
 import unicodedata
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -80,7 +82,7 @@ class Record:
 
     data: bytes
     entries: tuple[Entry, ...]
-    line_starts: tuple[int, ...]
+    line_starts: Sequence[int]  # an ``array('q')``: 8 bytes a line, not an int object each
     bom: bool
     front_matter: tuple[int, int] | None
     style: str
@@ -310,41 +312,48 @@ def parse(
 
 
 def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> Record:
-    decode(data)
-    raw_lines = data.splitlines(keepends=True)
-    starts = [0]
-    for raw in raw_lines:
-        starts.append(starts[-1] + len(raw))
-    lines = [raw.decode("utf-8") for raw in raw_lines]
+    text = decode(data)
+    starts = _line_starts(data)
+    bare = _bare_lines(text)
+    del text
     bom = data.startswith(BOM)
-    if bom:
-        lines[0] = lines[0][1:]
-    matter = _front_matter(lines)
-    source = lines if matter is None else _blank(lines, matter)
-    bare = [_strip_eol(line) for line in lines]
-    spliced = _spliced(near, data, starts, source, bare, bom, matter) if near is not None else None
-    block_map = spliced.map if spliced is not None else blocks.scan("".join(source), bare)
+    matter = _front_matter(bare)
+    view = bare if matter is None else _blank(bare, matter)
+    spliced = _spliced(near, data, starts, view, bare, bom, matter) if near is not None else None
+    block_map = spliced.map if spliced is not None else blocks.scan_lines(view, bare)
     reading, _ = outline.read_map(block_map, bare, matter, entry_style)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
     reuse = _Reuse.of(near, spliced, len(data)) if near is not None and spliced is not None else None
     entries = _entries(data, starts, bare, spans, block_map.literal, matter, reuse)
-    return Record(data, tuple(entries), tuple(starts), bom, matter, style, reading, block_map=block_map)
+    return Record(data, tuple(entries), starts, bom, matter, style, reading, block_map=block_map)
 
 
-# Line breaks other than CR and LF: ``splitlines`` ends a line there, markdown-it does not.
-_OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+_BREAK = re.compile(rb"\r\n?|\n")
 
 
-def _other_breaks(data: bytes) -> bool:
-    return any(mark in data for mark in _OTHER_BREAKS)
+def _line_starts(data: bytes) -> array[int]:
+    """Byte offset of every line, and the length at the end: lines end at CR, LF or CRLF."""
+    starts = array("q", [0])
+    starts.extend(m.end() for m in _BREAK.finditer(data))
+    if starts[-1] != len(data):
+        starts.append(len(data))
+    return starts
+
+
+def _bare_lines(text: str) -> list[str]:
+    """The lines of ``text`` without their endings, as ``bytes.splitlines`` and markdown-it see them."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _spliced(
     near: Record,
     data: bytes,
     starts: Sequence[int],
-    source: Sequence[str],
+    view: Sequence[str],
     bare: Sequence[str],
     bom: bool,
     matter: tuple[int, int] | None,
@@ -352,8 +361,6 @@ def _spliced(
     """The block map of ``data`` from ``near``'s, parsing only around the lines that differ."""
     old = near.data
     if near.block_map is None or near.bom != bom or near.front_matter != matter:
-        return None
-    if _other_breaks(data) or _other_breaks(old):
         return None
     same_head = _common_prefix(old, data)
     room = min(len(old), len(data)) - same_head
@@ -368,7 +375,7 @@ def _spliced(
     old_lines = len(old_starts) - 1
     resume = min(old_lines, bisect.bisect_left(old_starts, len(old) - same_tail + 1) + 1)
     shift = (len(starts) - 1) - old_lines
-    return blocks.splice(near.block_map, source, bare, first, resume, shift)
+    return blocks.splice(near.block_map, view, bare, first, resume, shift)
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
@@ -411,7 +418,7 @@ def _front_matter(lines: Sequence[str]) -> tuple[int, int] | None:
 def _blank(lines: Sequence[str], span: tuple[int, int]) -> list[str]:
     blanked = list(lines)
     for index in range(*span):
-        blanked[index] = "\n"
+        blanked[index] = ""
     return blanked
 
 
@@ -509,7 +516,7 @@ def _entries(
     starts: Sequence[int],
     bare: Sequence[str],
     spans: Sequence[outline.Span],
-    literal: frozenset[int],
+    literal: blocks.LineSet,
     matter: tuple[int, int] | None,
     reuse: _Reuse | None = None,
 ) -> list[Entry]:
@@ -562,12 +569,13 @@ def _entry(
         elif field.key == "superseded-by":
             superseded_by.extend(parse_links(field.value))
         elif field.key == "root-cause" and root_cause is None:
-            root_cause = parse_root_cause(field.value)
+            cause = parse_root_cause(field.value)
+            root_cause = sys.intern(cause) if cause else None
         elif field.key == "diagnostic" and diagnostic is None:
             diagnostic = field.value
         elif stated is None:
             stated = _stated(field)
-    task_list = tuple(dict.fromkeys(tasks))
+    task_list = tuple(dict.fromkeys(map(sys.intern, tasks)))  # task names repeat across entries
     if stated is None:
         stated = status.from_title(span.title) or _bold_status(data, start_byte, end_byte)
     if stated is None and any(not link.tasks for link in superseded_by):
@@ -650,7 +658,7 @@ _MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
 _NON_WORD = re.compile(r"[\W_]+")
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)  # a server parses the same titles after every edit
 def slugify(title: str) -> str:
     """Lower-case words joined by ``-``; letters of any script kept; at most 48 characters."""
     text = (title if title.isascii() else unicodedata.normalize("NFKC", title)).lower()
