@@ -195,20 +195,9 @@ class Record:
         return index  # keyed in NFC, so an id typed decomposed or composed finds its entry
 
     @cached_property
-    def _exact_ids(self) -> dict[str, tuple[Entry, ...]]:
-        index: dict[str, list[Entry]] = {}
-        for entry in self.entries:
-            index.setdefault(entry.id, []).append(entry)
-        return {key: tuple(found) for key, found in index.items()}
-
-    def entries_with_id(self, entry_id: str) -> tuple[Entry, ...]:
-        """Every entry whose id is exactly ``entry_id``, in file order (duplicates included)."""
-        return self._exact_ids.get(entry_id, ())
-
-    @cached_property
     def first_by_id(self) -> dict[str, Entry]:
         """The first entry of each id, as link checks resolve a link."""
-        return {key: found[0] for key, found in self._exact_ids.items()}
+        return {e.id: e for e in reversed(self.entries)}
 
     @cached_property
     def linked(self) -> tuple[Entry, ...]:

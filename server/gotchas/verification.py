@@ -81,14 +81,15 @@ def link_errors(record: Record, ids: Iterable[str | None]) -> list[Problem]:
     supersede chains (entries without links cost nothing), not every entry's text.
     """
     wanted = {i for i in ids if i is not None}
-    involved = sorted((e for i in wanted for e in record.entries_with_id(i)), key=lambda e: e.start)
+    involved = [e for e in record.entries if e.id in wanted]
     if not involved:
         return []
+    counts = Counter(e.id for e in involved)
     by_id = record.first_by_id
     problems: list[Problem] = []
     seen: set[str] = set()
     for entry in involved:
-        count = len(record.entries_with_id(entry.id))
+        count = counts[entry.id]
         if count > 1 and entry.id in seen:
             problems.append(_p("duplicate-id", "error", entry, f"id {entry.id!r} is used by {count} entries"))
         seen.add(entry.id)
