@@ -20,6 +20,7 @@ figure and its baseline measured in the same run, interleaved:
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import shutil
@@ -77,9 +78,9 @@ def warm_list(report: Report, root: Path, scratch: Path, runs: int) -> None:
             for server, tool, arguments in calls
         ]
         listed, sdk, searched = common.interleaved(runs, *timed)
-    ours = common.median(listed)
-    report.ratio("warm list_gotchas / SDK floor (get_current_time)", ours, common.median(sdk), 1.5)
-    report.ratio("warm list_gotchas / memory search_nodes", ours, common.median(searched), 0.05)
+    warm = common.median(listed)
+    report.ratio("warm list_gotchas / SDK floor (get_current_time)", warm, common.median(sdk), 1.5)
+    report.ratio("warm list_gotchas / memory search_nodes", warm, common.median(searched), 0.05)
     report.absolute(f"warm list_gotchas task={TASK}", listed)
     report.absolute("mcp-server-time get_current_time", sdk)
     report.absolute(f"memory server search_nodes {TASK}", searched)
@@ -155,8 +156,8 @@ def real_files(report: Report, scratch: Path, runs: int) -> None:
         common.time_cmd(list_cmd, root, env)
         listed, bare = common.interleaved(
             runs,
-            lambda c=list_cmd, r=root: common.time_cmd(c, r, env),
-            lambda r=root: common.time_cmd(nothing, r, env),
+            functools.partial(common.time_cmd, list_cmd, root, env),
+            functools.partial(common.time_cmd, nothing, root, env),
         )
         ours, floor = common.median(listed), common.median(bare)
         ratios.append(ours / floor)

@@ -221,7 +221,8 @@ def splice(
     at = bisect.bisect_left(starts, first) - 2  # one restart more than needed, for margin
     begin = starts[at] if at >= 0 else 0
     after_at = bisect.bisect_left(starts, resume)
-    for candidate in starts[after_at : after_at + 4] or [None]:
+    candidates: list[int | None] = [*starts[after_at : after_at + 4]] or [None]
+    for candidate in candidates:
         stop = len(view) if candidate is None else min(len(view), candidate + shift + _TAIL)
         tokens = parser().parse(_text(view, begin, stop))
         window = from_tokens(tokens, bare[begin:stop])
