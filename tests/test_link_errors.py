@@ -7,10 +7,12 @@ links, duplicate ids and cycles.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gotchas import record, verification
+from gotchas import edit, record, verification
+from gotchas.errors import InvalidArgument
 from test_verification import ALL
 
 IDS = ["a", "b", "c", "d"]
@@ -65,3 +67,18 @@ def test_link_errors_match_on_generated_records(
     entries: list[tuple[str, list[tuple[str, str]], list[str], bool, str, bool]],
 ) -> None:
     _every_pair(record.parse(_render(entries)))
+
+
+def test_a_plan_check_is_reused_only_for_the_same_parses() -> None:
+    data = _render([("a", [], [], False, "suspected", True), ("b", [], [], False, "suspected", True)])
+    before = record.parse(data)
+    lesson = edit.lesson("The real cause", "It was the cache.", ["#7"], "confirmed", "the log says so")
+    plan = edit.plan_supersede(before, before.get("a"), "#7", lesson)
+    after = record.parse(plan.data)
+    first = verification.check_plan(before, after, plan, lesson)
+    assert first.ok and verification.check_plan(before, after, plan, lesson) is first
+    # another base parse of other bytes: checked afresh, and it does not verify
+    other = record.parse(data.replace(b"id: b", b"id: c"))
+    assert verification.check_edit(other, after, plan, lesson).ok is False
+    with pytest.raises(InvalidArgument, match="would not verify"):
+        verification.check_plan(other, after, plan, lesson)

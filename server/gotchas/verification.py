@@ -9,6 +9,7 @@ the whole report of an apply from the bytes read back.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -270,9 +271,20 @@ class EditCheck:
 def check_plan(before: Record, after: Record, plan: Plan, lesson: Lesson | None) -> EditCheck:
     """``check_edit`` on a plan's result, refusing (InvalidArgument) one that would not verify.
 
-    ``lesson`` is None for an annotation, which adds no entry.
+    ``lesson`` is None for an annotation, which adds no entry. The check is a pure function
+    of immutable inputs, so the one made at propose time is reused when apply recomputes the
+    same plan on the same parses (a weak reference: a parse does not keep its base alive).
     """
-    check = check_edit(before, after, plan, lesson)
+    memo: list[tuple[weakref.ref[Record], Plan, Lesson | None, EditCheck]]
+    memo = after.__dict__.setdefault("_plan_checks", [])
+    for base, planned, wanted, found in memo:
+        if base() is before and planned == plan and wanted == lesson:
+            check = found
+            break
+    else:
+        check = check_edit(before, after, plan, lesson)
+        memo.append((weakref.ref(before), plan, lesson, check))
+        del memo[:-4]
     if not check.ok:
         raise InvalidArgument(
             "the edit would not verify, so nothing was proposed: "
