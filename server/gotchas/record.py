@@ -510,6 +510,8 @@ def _entries(
     reuse: _Reuse | None = None,
 ) -> list[Entry]:
     drafts: list[tuple[outline.Span, int, tuple[Field, ...], Entry | None]] = []
+    marks = literal.marks  # a byte a line: read inline, the hot loop of a parse
+    skip = 0 if matter is None else matter[1]
     for span in spans:
         old = reuse.match(span) if reuse is not None else None
         if old is not None:
@@ -517,8 +519,8 @@ def _entries(
             continue
         end = _content_end(bare, span)
         found: list[Field] = []
-        for index in range(span.body, end):
-            if index not in literal and (matter is None or index >= matter[1]):
+        for index in range(max(span.body, skip), end):
+            if index >= len(marks) or not marks[index]:
                 found.extend(parse_line(bare[index], index + 1))
         drafts.append((span, end, tuple(found), None))
     ids = _assign_ids([(span.title, fields) for span, _, fields, _ in drafts])
