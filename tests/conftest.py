@@ -24,6 +24,14 @@ settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI") == "true":
     settings.load_profile("ci")
 
+if os.environ.get("GOTCHAS_TEST_WHOLE_PARSE") == "1":
+    from support import whole_parse
+
+    whole_parse.install()
+
+    def pytest_report_header() -> str:
+        return whole_parse.HEADER
+
 
 @pytest.fixture(autouse=True)
 def user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -8,8 +8,9 @@ quote's content belongs to the quote. Lines are 0-based, ``[start, end)``.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -48,11 +49,32 @@ def parser() -> MarkdownIt:
 
 
 @dataclass(frozen=True, slots=True)
+class LineSet:
+    """A set of line numbers as one byte a line (a set of ints costs some 60 bytes a line)."""
+
+    marks: bytes  # marks[n] == 1 for a line in the set; no trailing zeros, so equal sets are equal
+
+    @staticmethod
+    def of(lines: bytes | bytearray) -> LineSet:
+        return LineSet(bytes(lines).rstrip(b"\x00"))
+
+    def __contains__(self, line: object) -> bool:
+        return isinstance(line, int) and 0 <= line < len(self.marks) and self.marks[line] == 1
+
+    def __iter__(self) -> Iterator[int]:
+        marks = self.marks
+        return (n for n in range(len(marks)) if marks[n])
+
+    def __len__(self) -> int:
+        return self.marks.count(1)
+
+
+@dataclass(frozen=True, slots=True)
 class BlockMap:
     """Top-level blocks in order, and every line inside a code fence or HTML block at any depth."""
 
     blocks: tuple[Block, ...]
-    literal: frozenset[int]
+    literal: LineSet
 
 
 def scan(text: str, lines: Sequence[str] | None = None) -> BlockMap:
@@ -65,13 +87,53 @@ def scan(text: str, lines: Sequence[str] | None = None) -> BlockMap:
     return from_tokens(parser().parse(text), lines)
 
 
+def scan_lines(view: Sequence[str], bare: Sequence[str], chunk: int = 512) -> BlockMap:
+    """``scan`` of the text whose lines are ``view`` (without endings), a chunk at a time.
+
+    Each chunk starts on a line where a top-level block starts, and ends before the last
+    top-level block it starts (which may go on past it): the next chunk starts there. Only
+    one chunk's tokens exist at a time, so memory stays near the size of the text. The
+    lines are markdown-it's own (split at CR, LF and CRLF); ``bare`` are the same lines
+    before front matter was blanked out of ``view``.
+    """
+    blocks: list[Block] = []
+    begin, total = 0, len(view)
+    literal = bytearray(total)
+    lists = 0
+    size = chunk
+    while begin < total:
+        stop = min(total, begin + size)
+        tokens = parser().parse(_text(view, begin, stop))
+        window = from_tokens(tokens, bare[begin:stop])
+        if stop == total:
+            rejoin = stop - begin
+        else:
+            rejoin = max((t.map[0] for t in tokens if t.level == 0 and t.nesting >= 0 and t.map), default=0)
+            if rejoin == 0:  # one block fills the chunk: take a larger one
+                size *= 2
+                continue
+        del tokens
+        used = 0
+        for block in window.blocks:
+            if block.start >= rejoin:
+                break
+            blocks.append(_moved(block, begin, lists if block.list_id >= 0 else 0))
+            used = max(used, block.list_id)
+        part = window.literal.marks[:rejoin]
+        literal[begin : begin + len(part)] = part
+        lists += used
+        begin += rejoin
+        size = chunk
+    return BlockMap(tuple(blocks), LineSet.of(literal))
+
+
 _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 
 
 def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
     """Top-level blocks from markdown-it's block tokens and their source maps."""
     blocks: list[Block] = []
-    literal: set[int] = set()
+    literal = bytearray(len(lines))
     append = blocks.append
     list_depth = 0
     list_count = 0
@@ -85,7 +147,7 @@ def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
             continue
         if kind in ("bullet_list_open", "ordered_list_open"):
             list_depth += 1
-            if list_depth == 1:
+            if level == 0:  # only top-level lists are numbered: a quote's lists hold no items
                 list_count += 1
             continue
         if kind in ("bullet_list_close", "ordered_list_close"):
@@ -95,7 +157,9 @@ def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
             continue
         start, end = token.map
         if kind in ("fence", "code_block", "html_block"):
-            literal.update(range(start, end))
+            if end > len(literal):
+                literal.extend(bytes(end - len(literal)))
+            literal[start:end] = b"\x01" * (end - start)
         if level != 0:
             continue
         if kind == "heading_open":
@@ -114,4 +178,121 @@ def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
             append(Block("hr", start, end))
         elif kind == "blockquote_open":
             append(Block("quote", start, end))
-    return BlockMap(tuple(blocks), frozenset(literal))
+    return BlockMap(tuple(blocks), LineSet.of(literal))
+
+
+def restarts(found: BlockMap) -> list[int]:
+    """Lines where markdown-it starts a top-level block: every block but a list's later items.
+
+    Parsing resumes from such a line as if the document began there, so the text from
+    one of them on parses alone to the same blocks (``splice`` relies on it).
+    """
+    out: list[int] = []
+    last_list = -1
+    for block in found.blocks:
+        if block.kind != "item" or block.list_id != last_list:
+            out.append(block.start)
+        last_list = block.list_id if block.kind == "item" else -1
+    return out
+
+
+def _text(view: Sequence[str], begin: int, stop: int) -> str:
+    return "\n".join(view[begin:stop]) + "\n" if stop > begin else ""
+
+
+def splice(
+    before: BlockMap,
+    view: Sequence[str],
+    bare: Sequence[str],
+    first: int,
+    resume: int,
+    shift: int,
+) -> Splice | None:
+    """The block map of a text that differs from ``before``'s only in lines ``[first, resume)``.
+
+    ``view`` and ``bare`` are the new text's lines (as ``scan_lines`` takes them); old line
+    ``resume`` and every line after it reappear ``shift`` lines later, unchanged. The text
+    is parsed again only from a restart line before the change up to a restart line after
+    it at which the new parse starts a top-level block too: from there on the new blocks
+    are the old ones, shifted. ``None`` when no such line is found (parse it all instead).
+    """
+    starts = restarts(before)
+    old = before.blocks
+    at = bisect.bisect_left(starts, first) - 2  # one restart more than needed, for margin
+    begin = starts[at] if at >= 0 else 0
+    after_at = bisect.bisect_left(starts, resume)
+    candidates: list[int | None] = [*starts[after_at : after_at + 4]] or [None]
+    for candidate in candidates:
+        stop = len(view) if candidate is None else min(len(view), candidate + shift + _TAIL)
+        tokens = parser().parse(_text(view, begin, stop))
+        window = from_tokens(tokens, bare[begin:stop])
+        if candidate is None:
+            joined = _joined(old, before.literal, window, begin, len(view), None, 0)
+            return Splice(joined, begin, len(view), shift)
+        rejoin = candidate + shift - begin
+        if any(t.level == 0 and t.nesting >= 0 and t.map and t.map[0] == rejoin for t in tokens):
+            joined = _joined(old, before.literal, window, begin, rejoin + begin, candidate, shift)
+            return Splice(joined, begin, rejoin + begin, shift)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Splice:
+    """A spliced block map: new lines before ``head`` and from ``tail`` on have the old blocks
+    (those from ``tail`` on moved by ``shift`` lines), literal lines included."""
+
+    map: BlockMap
+    head: int
+    tail: int
+    shift: int
+
+
+_TAIL = 64
+"""Lines parsed past the expected rejoin line, so the block starting there is seen whole."""
+
+
+def _joined(
+    old: Sequence[Block],
+    old_literal: LineSet,
+    window: BlockMap,
+    begin: int,
+    rejoin: int,
+    resume: int | None,
+    shift: int,
+) -> BlockMap:
+    """Old blocks before ``begin``, the window's up to ``rejoin``, old ones from ``resume`` shifted."""
+    old_starts = [b.start for b in old]
+    head = list(old[: bisect.bisect_left(old_starts, begin)])
+    lists_before = max(0, max((b.list_id for b in head), default=0))
+    out = list(head)
+    used = 0
+    for block in window.blocks:
+        if block.start + begin >= rejoin:
+            break
+        out.append(_moved(block, begin, lists_before if block.list_id >= 0 else 0))
+        used = max(used, block.list_id)
+    literal = bytearray(old_literal.marks[:begin])
+    literal.extend(bytes(begin - len(literal)))
+    part = window.literal.marks[: rejoin - begin]
+    literal += part + bytes(rejoin - begin - len(part))
+    if resume is not None:
+        tail_from = bisect.bisect_left(old_starts, resume)
+        old_lists = max(0, max((b.list_id for b in old[:tail_from]), default=0))
+        renumber = lists_before + used - old_lists
+        out.extend(_moved(b, shift, renumber if b.list_id >= 0 else 0) for b in old[tail_from:])
+        literal += old_literal.marks[resume:]
+    return BlockMap(tuple(out), LineSet.of(literal))
+
+
+def _moved(block: Block, lines: int, lists: int) -> Block:
+    if not lines and not lists:
+        return block
+    return Block(
+        block.kind,
+        block.start + lines,
+        block.end + lines,
+        block.level,
+        block.marker,
+        block.title,
+        block.list_id + lists,
+    )

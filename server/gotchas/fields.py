@@ -16,6 +16,7 @@ not ``key: value`` is prose. Keys are compared in a normal form (``Root cause`` 
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 from gotchas import table
@@ -149,7 +150,8 @@ def _parse_segment(text: str, number: int) -> Field | None:
         return None
     if (match["b3"] or match["b4"]) is None and value.startswith(("**", "__")):
         value = value[2:].lstrip()
-    return Field(normalize_key(raw_key), value.strip(), number, raw_key)
+    # keys repeat on every entry: one string each, not one per field
+    return Field(sys.intern(normalize_key(raw_key)), value.strip(), number, sys.intern(raw_key))
 
 
 def is_plain_field_line(line: str) -> bool:

@@ -374,7 +374,7 @@ def _pinned(
     hold: str | None,
 ) -> tuple[Proposal, verification.EditCheck]:
     """A draft proposal pinning ``plan``, once its result verifies (InvalidArgument if not)."""
-    after = ws.parse(plan.data)
+    after = ws.parse(plan.data, near=parsed)
     check = verification.check_plan(parsed, after, plan, lesson if kind != "annotate" else None)
     draft = Proposal.of_plan(
         plan,
@@ -420,7 +420,8 @@ def is_applied(current: Record, stored: Proposal) -> bool:
 
 def replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
     """The proposal's edit recomputed on ``current``, verified; GotchasError when it cannot be."""
-    return _recompute(ws, current, stored, unchanged=current.sha256 == stored.base_sha256)
+    plan, _, _ = _recompute(ws, current, stored, unchanged=current.sha256 == stored.base_sha256)
+    return plan
 
 
 def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:
@@ -469,7 +470,8 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     creates = stored.base_sha256 == _sha(b"") and not path.exists() and not path.is_symlink()
     snapshot = ws.snapshot(path, missing_ok=creates)
     data = snapshot.data
-    before_sha = _sha(data)
+    current = ws.parse(data)
+    before_sha = current.sha256  # hashed once, by the parse cache
 
     def answer(
         status: Literal["applied", "already-applied", "refused"],
@@ -499,7 +501,6 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             out["warnings"] = list(warnings)
         return out
 
-    current = ws.parse(data)
     if before_sha == stored.result_sha256 or (
         before_sha != stored.base_sha256 and _is_applied(current, stored)
     ):
@@ -514,7 +515,9 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         )
     for _ in range(_REBASES):
         try:
-            plan = _recompute(ws, current, stored, unchanged=_sha(current.data) == stored.base_sha256)
+            plan, planned, check = _recompute(
+                ws, current, stored, unchanged=current.sha256 == stored.base_sha256
+            )
         except GotchasError as exc:
             return answer("refused", str(exc), hold=hold_answer, code=exc.code)
         try:
@@ -537,18 +540,26 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             hold=hold_answer,
             code=Conflict.code,
         )
-    rebased = _sha(current.data) != stored.base_sha256
+    rebased = current.sha256 != stored.base_sha256
     reason = "applied"
     report = None
     try:
         written = ws.read(path)
-        after = ws.parse(written)
-        report = verification.check_written(current, after, written, plan, stored.adds, stored.entries_digest)
+        after = planned if written == plan.data else ws.parse(written)
+        report = verification.check_written(
+            current,
+            after,
+            written,
+            plan,
+            stored.adds,
+            stored.entries_digest,
+            edit=check if after is planned else None,
+        )
         reason += " and verified" if report.ok else ", but verification found problems"
         after_sha = after.sha256
     except (OSError, GotchasError) as exc:
         warnings.append(f"the record was written, but reading it back failed: {exc}")
-        after_sha = _sha(plan.data)
+        after_sha = planned.sha256
     if rebased:
         reason += " (rebased: the record changed elsewhere since the proposal)"
     return answer(
@@ -597,8 +608,11 @@ _REBASES = 8
 """How often an apply re-reads and rebases when the record changes under its write."""
 
 
-def _recompute(ws: Workspace, current: Record, stored: Proposal, *, unchanged: bool) -> edit.Plan:
-    """The proposal's edit, computed again from its intent on ``current``, verified.
+def _recompute(
+    ws: Workspace, current: Record, stored: Proposal, *, unchanged: bool
+) -> tuple[edit.Plan, Record, verification.EditCheck]:
+    """The proposal's edit, computed again from its intent on ``current``, verified; its parsed
+    result and the check of it come along, so the apply does not parse or check them twice.
 
     Nothing the proposal file stores about the result (insertions, diff) is replayed: on
     the base bytes the recomputed result must hash to the stored ``result_sha256`` or the
@@ -607,7 +621,7 @@ def _recompute(ws: Workspace, current: Record, stored: Proposal, *, unchanged: b
     lesson = _checked_lesson(stored)
     refuse_note(stored.red_herring_note)
     try:
-        plan = _replan(ws, current, stored, lesson, unchanged=unchanged)
+        plan, after, check = _replan(ws, current, stored, lesson, unchanged=unchanged)
     except Conflict as exc:
         if unchanged:
             raise ProposalInvalid(
@@ -615,12 +629,12 @@ def _recompute(ws: Workspace, current: Record, stored: Proposal, *, unchanged: b
                 f"({exc.message}); it was forged or edited: propose again"
             ) from None
         raise
-    if unchanged and _sha(plan.data) != stored.result_sha256:
+    if unchanged and after.sha256 != stored.result_sha256:
         raise ProposalInvalid(
             f"proposal {stored.id} does not produce the result it claims on the bytes it was made "
             "on: it was forged, edited, or made by another version; propose again"
         )
-    return plan
+    return plan, after, check
 
 
 def _checked_lesson(stored: Proposal) -> edit.Lesson:
@@ -638,7 +652,7 @@ def _checked_lesson(stored: Proposal) -> edit.Lesson:
 
 def _replan(
     ws: Workspace, current: Record, stored: Proposal, lesson: edit.Lesson, *, unchanged: bool
-) -> edit.Plan:
+) -> tuple[edit.Plan, Record, verification.EditCheck]:
     """The edit the proposal asks for, on ``current``: its own bytes, rebased, or a conflict."""
     anchor_id = stored.target_id or stored.after_id
     anchor = None
@@ -675,8 +689,9 @@ def _replan(
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"
         )
+    after = ws.parse(plan.data, near=current)
     try:
-        verification.check_plan(current, ws.parse(plan.data), plan, stored.adds)
+        check = verification.check_plan(current, after, plan, stored.adds)
     except InvalidArgument as exc:
         raise Conflict(f"conflict: on the current record, {exc.message}") from None
-    return plan
+    return plan, after, check

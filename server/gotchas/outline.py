@@ -18,10 +18,17 @@ __all__ = ["Note", "Pin", "Reading", "Span", "describe", "item_title", "pin_line
 
 def read(
     text: str, lines: Sequence[str], matter: tuple[int, int] | None, pin: str | None = None
-) -> tuple[Reading, frozenset[int]]:
+) -> tuple[Reading, blocks.LineSet]:
     """The reading of ``text`` (front matter already blanked) and its literal lines."""
-    block_map = blocks.scan(text, lines)
-    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin)), block_map.literal
+    found, block_map = read_map(blocks.scan(text, lines), lines, matter, pin)
+    return found, block_map.literal
+
+
+def read_map(
+    block_map: blocks.BlockMap, lines: Sequence[str], matter: tuple[int, int] | None, pin: str | None
+) -> tuple[Reading, blocks.BlockMap]:
+    """The reading of a block map already made (by a full parse or a splice)."""
+    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin)), block_map
 
 
 def pin_lines(found: Reading) -> list[str]:

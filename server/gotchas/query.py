@@ -7,8 +7,6 @@ carries ids, places and the metadata that decides relevance, never bodies.
 from __future__ import annotations
 
 import base64
-import bisect
-import weakref
 from collections.abc import Sequence
 
 from gotchas import status as statuses
@@ -44,15 +42,9 @@ def select(
     words = query.lower().split() if query else []
     candidates: Sequence[Entry] = record.entries
     if wanted_task:
-        tagged = record.by_task.get(wanted_task, ())
-        ranges = _range_starts(record) if wanted_task.startswith("#") else []
-        mentioning = [
-            e
-            for e in record.without_tasks
-            if (record.may_mention(e, wanted_task) or _holds_range(ranges, e))
-            and wanted_task in record.mentions(e)
-        ]
-        candidates = sorted((*tagged, *mentioning), key=lambda e: e.start)
+        candidates = record.for_task(wanted_task)
+    elif wanted_status:
+        candidates = record.by_status.get(wanted_status, ())
     chosen: list[Entry] = []
     for entry in candidates:
         if wanted_status and entry.status != wanted_status:
@@ -65,27 +57,6 @@ def select(
                 continue
         chosen.append(entry)
     return chosen
-
-
-_ranges_seen: tuple[weakref.ref[Record], list[int]] | None = None
-
-
-def _range_starts(record: Record) -> list[int]:
-    """Byte offsets of ranges such as ``#372–#374``: a number inside one is never written out.
-
-    One scan per parsed record; a warm server lists the same record again and again.
-    """
-    global _ranges_seen  # noqa: PLW0603 - a one-slot cache of a pure function of the record
-    if _ranges_seen is not None and _ranges_seen[0]() is record:
-        return _ranges_seen[1]
-    starts = [m.start() for m in taskref.RANGE_BYTES.finditer(record.data)]
-    _ranges_seen = (weakref.ref(record), starts)
-    return starts
-
-
-def _holds_range(starts: Sequence[int], entry: Entry) -> bool:
-    at = bisect.bisect_left(starts, entry.start)
-    return at < len(starts) and starts[at] < entry.end
 
 
 def page(

@@ -7,18 +7,21 @@ reassemble the input exactly (``segments``). Invalid UTF-8 and binary data are r
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import difflib
 import gc
 import hashlib
 import re
+import sys
 import unicodedata
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
-from gotchas import outline, status, surface, taskref
+from gotchas import blocks, outline, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
@@ -61,18 +64,32 @@ class Entry:
         return (self.start_line, self.end_line)
 
 
+@dataclass(frozen=True, slots=True)
+class MentionIndex:
+    """Task references mentioned by task-less entries: by entry start, and entries by task."""
+
+    by_start: dict[int, tuple[str, ...]]
+    by_task: dict[str, tuple[Entry, ...]]
+
+
+def _holds_range(starts: Sequence[int], entry: Entry) -> bool:
+    at = bisect.bisect_left(starts, entry.start)
+    return at < len(starts) and starts[at] < entry.end
+
+
 @dataclass(frozen=True)
 class Record:
     """A parsed lessons file. ``data`` is the file's bytes, exactly as read."""
 
     data: bytes
     entries: tuple[Entry, ...]
-    line_starts: tuple[int, ...]
+    line_starts: Sequence[int]  # an ``array('q')``: 8 bytes a line, not an int object each
     bom: bool
     front_matter: tuple[int, int] | None
     style: str
     reading: outline.Reading | None = None
     task_keys: frozenset[str] = frozenset()  # declared tracker prefixes, for ``mentions``
+    block_map: blocks.BlockMap | None = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def notice(self) -> str | None:
@@ -99,6 +116,65 @@ class Record:
         """Entries with no ``tasks:`` field: a task filter looks at what they mention instead."""
         return tuple(e for e in self.entries if not e.tasks)
 
+    @cached_property
+    def by_status(self) -> dict[str, tuple[Entry, ...]]:
+        """Entries by their normalised status, built once per parse."""
+        index: dict[str, list[Entry]] = {}
+        for entry in self.entries:
+            index.setdefault(entry.status, []).append(entry)
+        return {value: tuple(found) for value, found in index.items()}
+
+    @cached_property
+    def range_starts(self) -> tuple[int, ...]:
+        """Byte offsets of ranges such as ``#372–#374``: a number inside one is never written out."""
+        return tuple(m.start() for m in taskref.RANGE_BYTES.finditer(self.data))
+
+    @cached_property
+    def _filtered(self) -> list[int]:
+        """How many task filters have read this parse: the second one builds the mention index."""
+        return [0]
+
+    @cached_property
+    def mention_index(self) -> MentionIndex:
+        """Every task-less entry's mentions, read once: a warm server's filter is then a lookup."""
+        by_start: dict[int, tuple[str, ...]] = {}
+        by_task: dict[str, list[Entry]] = {}
+        for entry in self.without_tasks:
+            found = tuple(taskref.mentions(self.text(entry), self.task_keys))
+            by_start[entry.start] = found
+            for task in found:
+                by_task.setdefault(task, []).append(entry)
+        return MentionIndex(by_start, {task: tuple(found) for task, found in by_task.items()})
+
+    def for_task(self, task: str) -> list[Entry]:
+        """Entries for a normalised ``task``, in file order: its ``tasks:`` field, else a mention.
+
+        A mention counts where the task's number or key occurs in the entry's bytes, or the
+        entry holds a range. The first filter on a parse scans for that (what a one-shot
+        command needs); a parse filtered again gets its mention index, and later filters
+        are lookups.
+        """
+        tagged = self.by_task.get(task, ())
+        ranges = self.range_starts if task.startswith("#") else ()
+        if "mention_index" in self.__dict__ or self._filtered[0] >= 1:
+            mentioning = [
+                e
+                for e in self.mention_index.by_task.get(task, ())
+                if self.may_mention(e, task) or _holds_range(ranges, e)
+            ]
+        else:
+            self._filtered[0] += 1
+            mentioning = [
+                e
+                for e in self.without_tasks
+                if (self.may_mention(e, task) or _holds_range(ranges, e)) and task in self.mentions(e)
+            ]
+        if not mentioning:
+            return list(tagged)
+        if not tagged:
+            return mentioning
+        return sorted((*tagged, *mentioning), key=lambda e: e.start)
+
     @property
     def final_newline(self) -> bool:
         return self.data.endswith((b"\n", b"\r"))
@@ -119,6 +195,16 @@ class Record:
             index.setdefault(unicodedata.normalize("NFC", entry.id), []).append(entry)
         return index  # keyed in NFC, so an id typed decomposed or composed finds its entry
 
+    @cached_property
+    def first_by_id(self) -> dict[str, Entry]:
+        """The first entry of each id, as link checks resolve a link."""
+        return {e.id: e for e in reversed(self.entries)}
+
+    @cached_property
+    def linked(self) -> tuple[Entry, ...]:
+        """Entries with a ``supersedes:`` link, in file order: the only ones a chain starts from."""
+        return tuple(e for e in self.entries if e.supersedes)
+
     def get(self, entry_id: str) -> Entry:
         """The entry with this id; a clear error for none or several."""
         found = self._by_id.get(unicodedata.normalize("NFC", entry_id.strip()))
@@ -138,8 +224,12 @@ class Record:
         return self.data[entry.start : entry.end].decode("utf-8")
 
     def mentions(self, entry: Entry) -> tuple[str, ...]:
-        """Task references in the entry's text other than its ``tasks:``; computed on demand."""
-        found = taskref.mentions(self.text(entry), self.task_keys)
+        """Task references in the entry's text other than its ``tasks:``; from the index once built."""
+        if not entry.tasks and "mention_index" in self.__dict__:
+            found = self.mention_index.by_start.get(entry.start)
+            if found is not None:
+                return found
+        found = tuple(taskref.mentions(self.text(entry), self.task_keys))
         return tuple(t for t in found if t not in entry.tasks)
 
     def may_mention(self, entry: Entry, task: str) -> bool:
@@ -180,9 +270,18 @@ def decode(data: bytes) -> str:
         ) from None
 
 
-def parse(data: bytes, entry_style: str | None = None, *, task_keys: Iterable[str] = ()) -> Record:
+def parse(
+    data: bytes,
+    entry_style: str | None = None,
+    *,
+    task_keys: Iterable[str] = (),
+    near: Record | None = None,
+) -> Record:
     """Read a lessons file. ``entry_style`` is the reading pin (``reading.Pin``; else guessed);
     ``task_keys`` are the project's tracker prefixes (``ABC`` for ``ABC-123``).
+
+    ``near`` is a parse of bytes this one was made from by an edit: only the lines around
+    what differs are parsed again (``blocks.splice``); the result is the same record.
 
     The cyclic garbage collector is paused meanwhile: the parse makes a token or two per
     line, none of them cyclic garbage, and full collections over them cost a third of the time.
@@ -190,7 +289,7 @@ def parse(data: bytes, entry_style: str | None = None, *, task_keys: Iterable[st
     paused = gc.isenabled()
     gc.disable()
     try:
-        parsed = _parse(data, entry_style)
+        parsed = _parse(data, entry_style, near)
     finally:
         if paused:
             gc.enable()
@@ -198,24 +297,94 @@ def parse(data: bytes, entry_style: str | None = None, *, task_keys: Iterable[st
     return dataclasses.replace(parsed, task_keys=keys) if keys else parsed
 
 
-def _parse(data: bytes, entry_style: str | None) -> Record:
-    decode(data)
-    raw_lines = data.splitlines(keepends=True)
-    starts = [0]
-    for raw in raw_lines:
-        starts.append(starts[-1] + len(raw))
-    lines = [raw.decode("utf-8") for raw in raw_lines]
+def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> Record:
+    text = decode(data)
+    starts = _line_starts(data)
+    bare = _bare_lines(text)
+    del text
     bom = data.startswith(BOM)
-    if bom:
-        lines[0] = lines[0][1:]
-    matter = _front_matter(lines)
-    source = lines if matter is None else _blank(lines, matter)
-    bare = [_strip_eol(line) for line in lines]
-    reading, literal = outline.read("".join(source), bare, matter, entry_style)
+    matter = _front_matter(bare)
+    view = bare if matter is None else _blank(bare, matter)
+    spliced = _spliced(near, data, starts, view, bare, bom, matter) if near is not None else None
+    block_map = spliced.map if spliced is not None else blocks.scan_lines(view, bare)
+    reading, _ = outline.read_map(block_map, bare, matter, entry_style)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
-    entries = _entries(data, starts, bare, spans, literal, matter)
-    return Record(data, tuple(entries), tuple(starts), bom, matter, style, reading)
+    reuse = _Reuse.of(near, spliced, len(data)) if near is not None and spliced is not None else None
+    entries = _entries(data, starts, bare, spans, block_map.literal, matter, reuse)
+    return Record(data, tuple(entries), starts, bom, matter, style, reading, block_map=block_map)
+
+
+_BREAK = re.compile(rb"\r\n?|\n")
+
+
+def _line_starts(data: bytes) -> array[int]:
+    """Byte offset of every line, and the length at the end: lines end at CR, LF or CRLF."""
+    starts = array("q", [0])
+    starts.extend(m.end() for m in _BREAK.finditer(data))
+    if starts[-1] != len(data):
+        starts.append(len(data))
+    return starts
+
+
+def _bare_lines(text: str) -> list[str]:
+    """The lines of ``text`` without their endings, as ``bytes.splitlines`` and markdown-it see them."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _spliced(
+    near: Record,
+    data: bytes,
+    starts: Sequence[int],
+    view: Sequence[str],
+    bare: Sequence[str],
+    bom: bool,
+    matter: tuple[int, int] | None,
+) -> blocks.Splice | None:
+    """The block map of ``data`` from ``near``'s, parsing only around the lines that differ."""
+    old = near.data
+    if near.block_map is None or near.bom != bom or near.front_matter != matter:
+        return None
+    same_head = _common_prefix(old, data)
+    room = min(len(old), len(data)) - same_head
+    same_tail = min(_common_suffix(old, data), room)
+    old_starts = near.line_starts
+    # lines before ``first`` are identical, line breaks included (one line of margin: a
+    # last line without a break may have gained one)
+    first = max(0, bisect.bisect_right(old_starts, same_head) - 2)
+    if matter is not None and first < matter[1]:
+        return None
+    # old lines from ``resume`` on, with the line break before them, reappear unchanged
+    old_lines = len(old_starts) - 1
+    resume = min(old_lines, bisect.bisect_left(old_starts, len(old) - same_tail + 1) + 1)
+    shift = (len(starts) - 1) - old_lines
+    return blocks.splice(near.block_map, view, bare, first, resume, shift)
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the longest common prefix, by halving (each probe one C-level compare)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: bytes, b: bytes) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid : len(a) - low] == b[len(b) - mid : len(b) - low]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _strip_eol(line: str) -> str:
@@ -235,7 +404,7 @@ def _front_matter(lines: Sequence[str]) -> tuple[int, int] | None:
 def _blank(lines: Sequence[str], span: tuple[int, int]) -> list[str]:
     blanked = list(lines)
     for index in range(*span):
-        blanked[index] = "\n"
+        blanked[index] = ""
     return blanked
 
 
@@ -250,26 +419,114 @@ def _content_end(bare: Sequence[str], span: outline.Span) -> int:
     return max(end, span.body)
 
 
+@dataclass(frozen=True, slots=True)
+class _Reuse:
+    """Entries of an earlier parse that a spliced parse takes over instead of reading again.
+
+    A span wholly before ``head`` or from ``tail`` on lies where the block maps agree, over
+    identical lines: if the reading gave it the same place, its entry is the old one (moved
+    by ``lines`` and ``offset`` in the tail); only its id is assigned afresh.
+    """
+
+    by_start: dict[int, tuple[outline.Span, Entry]]
+    head: int
+    tail: int
+    lines: int
+    offset: int
+
+    @staticmethod
+    def of(near: Record, spliced: blocks.Splice, size: int) -> _Reuse | None:
+        if near.reading is None or len(near.reading.spans) != len(near.entries):
+            return None
+        by_start = {
+            span.start: (span, entry) for span, entry in zip(near.reading.spans, near.entries, strict=True)
+        }
+        return _Reuse(by_start, spliced.head, spliced.tail, spliced.shift, size - len(near.data))
+
+    def match(self, span: outline.Span) -> Entry | None:
+        if span.end <= self.head:
+            found = self.by_start.get(span.start)
+            return found[1] if found is not None and found[0] == span else None
+        if span.start < self.tail:
+            return None
+        found = self.by_start.get(span.start - self.lines)
+        if found is None:
+            return None
+        old, entry = found
+        lines = self.lines
+        same = (
+            old.body + lines == span.body
+            and old.end + lines == span.end
+            and (old.kind, old.title, old.level, old.marker, old.section, old.reason)
+            == (span.kind, span.title, span.level, span.marker, span.section, span.reason)
+        )
+        return entry if same else None
+
+    def moved(self, span: outline.Span, entry: Entry, entry_id: str, explicit: bool) -> Entry:
+        if span.end <= self.head:
+            if entry.id == entry_id and entry.explicit_id == explicit:
+                return entry
+            return dataclasses.replace(entry, id=entry_id, explicit_id=explicit)
+        lines, offset = self.lines, self.offset
+        return Entry(
+            entry_id,
+            explicit,
+            entry.title,
+            entry.kind,
+            entry.level,
+            entry.marker,
+            entry.section,
+            entry.start_line + lines,
+            entry.end_line + lines,
+            entry.body_line + lines,
+            entry.start + offset,
+            entry.end + offset,
+            entry.sha256,
+            entry.tasks,
+            entry.root_cause,
+            entry.supersedes,
+            entry.superseded_by,
+            entry.red_herring_for,
+            entry.diagnostic,
+            entry.status,
+            tuple(Field(f.key, f.value, f.line + lines, f.raw_key) for f in entry.fields)
+            if lines
+            else entry.fields,
+            entry.status_text,
+            entry.status_date,
+        )
+
+
 def _entries(
     data: bytes,
     starts: Sequence[int],
     bare: Sequence[str],
     spans: Sequence[outline.Span],
-    literal: frozenset[int],
+    literal: blocks.LineSet,
     matter: tuple[int, int] | None,
+    reuse: _Reuse | None = None,
 ) -> list[Entry]:
-    drafts = []
+    drafts: list[tuple[outline.Span, int, tuple[Field, ...], Entry | None]] = []
+    marks = literal.marks  # a byte a line: read inline, the hot loop of a parse
+    skip = 0 if matter is None else matter[1]
     for span in spans:
+        old = reuse.match(span) if reuse is not None else None
+        if old is not None:
+            drafts.append((span, 0, old.fields, old))
+            continue
         end = _content_end(bare, span)
         found: list[Field] = []
         parse = parse_row if span.kind == "row" else parse_line
-        for index in range(span.body, end):
-            if index not in literal and (matter is None or index >= matter[1]):
+        for index in range(max(span.body, skip), end):
+            if index >= len(marks) or not marks[index]:
                 found.extend(parse(bare[index], index + 1))
-        drafts.append((span, end, tuple(found)))
-    ids = _assign_ids([(span.title, fields) for span, _, fields in drafts])
+        drafts.append((span, end, tuple(found), None))
+    ids = _assign_ids([(span.title, fields) for span, _, fields, _ in drafts])
     entries = []
-    for (span, end, fields), (entry_id, explicit) in zip(drafts, ids, strict=True):
+    for (span, end, fields, old), (entry_id, explicit) in zip(drafts, ids, strict=True):
+        if old is not None and reuse is not None:
+            entries.append(reuse.moved(span, old, entry_id, explicit))
+            continue
         start_byte, end_byte = starts[span.start], starts[end]
         entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte))
     return entries
@@ -301,12 +558,13 @@ def _entry(
         elif field.key == "superseded-by":
             superseded_by.extend(parse_links(field.value))
         elif field.key == "root-cause" and root_cause is None:
-            root_cause = parse_root_cause(field.value)
+            cause = parse_root_cause(field.value)
+            root_cause = sys.intern(cause) if cause else None
         elif field.key == "diagnostic" and diagnostic is None:
             diagnostic = field.value
         elif stated is None:
             stated = _stated(field)
-    task_list = tuple(dict.fromkeys(tasks))
+    task_list = tuple(dict.fromkeys(map(sys.intern, tasks)))  # task names repeat across entries
     if stated is None:
         stated = status.from_title(span.title) or _bold_status(data, start_byte, end_byte)
     if stated is None and any(not link.tasks for link in superseded_by):
@@ -389,6 +647,7 @@ _MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
 _NON_WORD = re.compile(r"[\W_]+")
 
 
+@lru_cache(maxsize=1 << 14)  # a server parses the same titles after every edit
 def slugify(title: str) -> str:
     """Lower-case words joined by ``-``; letters of any script kept; at most 48 characters."""
     text = (title if title.isascii() else unicodedata.normalize("NFKC", title)).lower()

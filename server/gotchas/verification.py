@@ -9,7 +9,9 @@ the whole report of an apply from the bytes read back.
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -74,6 +76,40 @@ def check_record(record: Record) -> list[Problem]:
     return problems
 
 
+def link_errors(record: Record, ids: Iterable[str | None]) -> list[Problem]:
+    """The errors ``check_record`` reports on the entries named ``ids``, in its order.
+
+    An edit touches one or two entries; this reads only those, their link partners and the
+    supersede chains (entries without links cost nothing), not every entry's text.
+    """
+    wanted = {i for i in ids if i is not None}
+    involved = [e for e in record.entries if e.id in wanted]
+    if not involved:
+        return []
+    counts = Counter(e.id for e in involved)
+    by_id = record.first_by_id
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for entry in involved:
+        count = counts[entry.id]
+        if count > 1 and entry.id in seen:
+            problems.append(_p("duplicate-id", "error", entry, f"id {entry.id!r} is used by {count} entries"))
+        seen.add(entry.id)
+    for entry in involved:
+        problems += _links_of(entry, by_id)
+        if entry.root_cause == "confirmed" and not entry.diagnostic and entry.supersedes:
+            problems.append(
+                _p(
+                    "confirmed-without-diagnostic",
+                    "error",
+                    entry,
+                    "root-cause: confirmed but no `diagnostic:` saying how to recognise it",
+                )
+            )
+    problems += [p for p in _cycles(record.linked, by_id) if p.entry in wanted]
+    return problems
+
+
 def unassigned_text(record: Record) -> list[Problem]:
     """Text after the first lesson that belongs to no entry: one warning per run of lines.
 
@@ -121,7 +157,7 @@ def _links_of(entry: Entry, by_id: dict[str, Entry]) -> list[Problem]:
     return [_p(found.code, "error", found.entry, found.message) for found in link.check(entry, by_id)]
 
 
-def _cycles(entries: tuple[Entry, ...], by_id: dict[str, Entry]) -> list[Problem]:
+def _cycles(entries: Sequence[Entry], by_id: dict[str, Entry]) -> list[Problem]:
     return [_p(found.code, "error", found.entry, found.message) for found in link.cycles(entries, by_id)]
 
 
@@ -154,9 +190,20 @@ class EditCheck:
 def check_plan(before: Record, after: Record, plan: Plan, lesson: Lesson | None) -> EditCheck:
     """``check_edit`` on a plan's result, refusing (InvalidArgument) one that would not verify.
 
-    ``lesson`` is None for an annotation, which adds no entry.
+    ``lesson`` is None for an annotation, which adds no entry. The check is a pure function
+    of immutable inputs, so the one made at propose time is reused when apply recomputes the
+    same plan on the same parses (a weak reference: a parse does not keep its base alive).
     """
-    check = check_edit(before, after, plan, lesson)
+    memo: list[tuple[weakref.ref[Record], Plan, Lesson | None, EditCheck]]
+    memo = after.__dict__.setdefault("_plan_checks", [])
+    for base, planned, wanted, found in memo:
+        if base() is before and planned == plan and wanted == lesson:
+            check = found
+            break
+    else:
+        check = check_edit(before, after, plan, lesson)
+        memo.append((weakref.ref(before), plan, lesson, check))
+        del memo[:-4]
     if not check.ok:
         raise InvalidArgument(
             "the edit would not verify, so nothing was proposed: "
@@ -194,24 +241,27 @@ def check_written(
     plan: Plan,
     lesson: Lesson | None,
     expected_digest: str,
+    *,
+    edit: EditCheck | None = None,
 ) -> AppliedCheck:
     """Everything an apply proves about the record it wrote.
 
     ``before`` is None when the edit went onto the very bytes it was planned on (then the
     entries digest verified at propose time stands in for ``check_edit``); ``written`` is
     what was read back, which must be the planned bytes; the links of the target and the
-    new entry must verify on both sides.
+    new entry must verify on both sides. ``edit`` is ``check_edit(before, after, …)`` when
+    the caller made it already on this very ``after``.
     """
-    if before is None:
+    if edit is not None:
+        pass
+    elif before is None:
         edit = check_applied(after, expected_digest, plan, lesson)
     else:
         edit = check_edit(before, after, plan, lesson)
     problems = list(edit.problems)
     if written != plan.data:
         problems.append("the file read back is not the bytes that were written")
-    involved = {plan.new_id, plan.target_id}
-    links = [p for p in check_record(after) if p.entry in involved and p.severity == "error"]
-    return AppliedCheck(edit, problems, links)
+    return AppliedCheck(edit, problems, link_errors(after, (plan.new_id, plan.target_id)))
 
 
 def check_edit(before: Record, after: Record, plan: Plan, lesson: Lesson | None) -> EditCheck:

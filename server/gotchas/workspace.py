@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import hashlib
 import json
 import os
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from gotchas.config import Config
     from gotchas.record import Record
 
+_FROZEN_SIZE = 1 << 20
+"""Records from this size on are frozen out of the cyclic collector once parsed."""
 _PARSE_CACHE_SIZE = 4
 
 # Where things live, relative to the project root: the settings, the record by default,
@@ -267,18 +270,24 @@ class Workspace:
         self._cache[path] = (signature, parsed)
         return parsed
 
-    def parse(self, data: bytes) -> Record:
+    def parse(self, data: bytes, *, near: Record | None = None) -> Record:
         """Parse ``data``, reusing an earlier parse of the very same bytes (keyed by sha256).
 
         Parsing is a pure function of the bytes, so a proposal's planned result, parsed and
         verified at propose time, need not be parsed again when apply reads those bytes back.
+        ``near`` is the parse ``data`` was edited from: only what the edit touched is read again.
+        A large record's objects are long-lived and hold no cycles: they are moved out of the
+        collector's sight, so later calls do not walk them again (refcounting still frees them).
         """
         from gotchas.record import parse
 
         key = hashlib.sha256(data).hexdigest()
         found = self._parsed.get(key)
         if found is None:
-            found = parse(data, self.entry_style, task_keys=self.task_keys)
+            found = parse(data, self.entry_style, task_keys=self.task_keys, near=near)
+            found.__dict__["sha256"] = key  # hashed once: the record's digest is this key
+            if len(data) >= _FROZEN_SIZE:
+                gc.freeze()
             self._parsed[key] = found
             while len(self._parsed) > _PARSE_CACHE_SIZE:
                 self._parsed.pop(next(iter(self._parsed)))

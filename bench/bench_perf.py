@@ -1,0 +1,208 @@
+"""Performance to the floor: every figure as a ratio against its baseline, in one run.
+
+    python bench/bench_perf.py [--quick]
+
+On the 10k-entry record (from ../shared/bench/gen_record.py) unless said; medians; each
+figure and its baseline measured in the same run, interleaved:
+
+1. warm ``list_gotchas task=#664`` over stdio ÷ ``mcp-server-time`` ``get_current_time``
+   (the SDK's own cost of a call) — bar 1.5; ÷ the MCP memory server's ``search_nodes``
+   over the same lessons — bar 0.05;
+2. cold ``gotchas list --json --task '#664'`` ÷ a bare markdown-it block parse of the
+   same file with the collector off, both fresh processes — bar 0.6;
+3. warm ``propose_supersede`` — bar 100 ms; warm ``apply_supersede`` — bar 30 ms; cold
+   ``gotchas apply`` ÷ cold ``gotchas list`` — bar 0.6;
+4. ``gotchas list`` on the real lessons files of 20–70 KB in ../shared/corpus/real ÷
+   ``python -c pass`` of the same interpreter — bar 3 (median over the files);
+5. peak memory of ``record.parse`` (tracemalloc) ÷ the file's size at 1k, 10k and 50k
+   entries — bar 10 each; growth: the 50k figure ÷ the 1k figure — bar 1.25 (linear).
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import json
+import shutil
+import statistics
+import subprocess
+import time
+import tracemalloc
+from pathlib import Path
+
+import common
+from bench_apply import Proposer, apply_checked
+from bench_list import load_memory
+from common import Report, StdioServer
+
+TASK = "#664"
+CORPUS = common.REPO.parent / "shared" / "corpus" / "real"
+
+
+def bare_parse_cmd(record: Path) -> list[str]:
+    """markdown-it-py alone over the file, block rules only, the cyclic collector off."""
+    code = (
+        "import gc, sys\n"
+        "gc.disable()\n"
+        "from markdown_it import MarkdownIt\n"
+        "md = MarkdownIt('commonmark').disable('inline')\n"
+        "with open(sys.argv[1], encoding='utf-8') as f:\n"
+        "    md.parse(f.read())\n"
+    )
+    return [str(common.venv_python()), "-c", code, str(record)]
+
+
+def warm_list(report: Report, root: Path, scratch: Path, runs: int) -> None:
+    env = common.clean_env()
+    log = scratch / "warm-stderr.log"
+    text = (root / common.RECORD_REL).read_text("utf-8")
+    mem_env = common.clean_env(MEMORY_FILE_PATH=str(scratch / "memory.jsonl"))
+    with (
+        StdioServer([*common.gotchas_cmd(), "serve"], root, env, log) as ours,
+        StdioServer(common.time_server_cmd(), root, env, log) as floor,
+        StdioServer(common.memory_server_cmd(), scratch, mem_env, log) as memory,
+    ):
+        for server in (ours, floor, memory):
+            server.handshake()
+        load_memory(memory, text)
+        calls = (
+            (ours, "list_gotchas", {"task": TASK}),
+            (floor, "get_current_time", {"timezone": "UTC"}),
+            (memory, "search_nodes", {"query": TASK}),
+        )
+        for server, tool, arguments in calls:  # untimed: the record is parsed and indexed
+            for _ in range(3):
+                server.call(tool, arguments)
+        timed = [
+            (lambda s=server, t=tool, a=arguments: common.timed_calls(s, t, a, 1)[0])
+            for server, tool, arguments in calls
+        ]
+        listed, sdk, searched = common.interleaved(runs, *timed)
+    warm = common.median(listed)
+    report.ratio("warm list_gotchas / SDK floor (get_current_time)", warm, common.median(sdk), 1.5)
+    report.ratio("warm list_gotchas / memory search_nodes", warm, common.median(searched), 0.05)
+    report.absolute(f"warm list_gotchas task={TASK}", listed)
+    report.absolute("mcp-server-time get_current_time", sdk)
+    report.absolute(f"memory server search_nodes {TASK}", searched)
+
+
+def cold_list(report: Report, root: Path, runs: int) -> float:
+    env = common.clean_env()
+    record = root / common.RECORD_REL
+    list_cmd = [*common.gotchas_cmd(), "list", "--json", "--task", TASK]
+    parse_cmd = bare_parse_cmd(record)
+    common.time_cmd(list_cmd, root, env)
+    common.time_cmd(parse_cmd, root, env)
+    listed, parsed = common.interleaved(
+        runs, lambda: common.time_cmd(list_cmd, root, env), lambda: common.time_cmd(parse_cmd, root, env)
+    )
+    ratio = (common.median(listed), common.median(parsed))
+    report.ratio("cold list / bare markdown-it parse, GC off", *ratio, 0.6)
+    report.absolute(f"cold gotchas list --task {TASK}", listed)
+    report.absolute("bare markdown-it block parse, GC off", parsed)
+    return common.median(listed)
+
+
+def edits(report: Report, root: Path, scratch: Path, runs: int) -> None:
+    env = common.clean_env()
+    list_cmd = [*common.gotchas_cmd(), "list", "--json", "--task", TASK]
+    log = scratch / "edit-stderr.log"
+    with StdioServer([*common.gotchas_cmd(), "serve"], root, env, log) as server:
+        server.handshake()
+        proposer = Proposer(server)
+        server.call("apply_supersede", {"proposal_id": proposer.propose()})  # untimed warm-up
+        proposes: list[float] = []
+        applies: list[float] = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            proposal_id = proposer.propose()
+            proposes.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            answer = server.call("apply_supersede", {"proposal_id": proposal_id})
+            applies.append(time.perf_counter() - start)
+            if answer["structuredContent"]["status"] != "applied":
+                raise common.RpcError(f"apply: {answer['structuredContent']}")
+        report.limit("warm propose_supersede", common.median(proposes) * 1000, 100)
+        report.limit("warm apply_supersede", common.median(applies) * 1000, 30)
+        report.absolute("warm propose_supersede", proposes)
+        report.absolute("warm apply_supersede", applies)
+        cold_applies: list[float] = []
+        cold_lists: list[float] = []
+        common.time_cmd(list_cmd, root, env)
+        for _ in range(max(3, runs // 2)):
+            proposal_id = proposer.propose()
+            cold_applies.append(apply_checked(root, proposal_id, env))
+            cold_lists.append(common.time_cmd(list_cmd, root, env))
+    report.ratio("cold apply / cold list", common.median(cold_applies), common.median(cold_lists), 0.6)
+    report.absolute("cold gotchas apply", cold_applies)
+    report.absolute(f"cold gotchas list --task {TASK}", cold_lists)
+
+
+def real_files(report: Report, scratch: Path, runs: int) -> None:
+    files = sorted(p for p in CORPUS.glob("*") if p.is_file() and 20_000 <= p.stat().st_size <= 70_000)
+    if not files:
+        report.note(f"no real files of 20-70 KB under {CORPUS}: skipped")
+        return
+    env = common.clean_env()
+    nothing = [str(common.venv_python()), "-c", "pass"]
+    ratios: list[float] = []
+    for n, path in enumerate(files):
+        root = scratch / f"real{n}"
+        root.mkdir()
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        (root / common.RECORD_REL).parent.mkdir(parents=True)
+        shutil.copyfile(path, root / common.RECORD_REL)
+        list_cmd = [*common.gotchas_cmd(), "list"]
+        common.time_cmd(list_cmd, root, env)
+        listed, bare = common.interleaved(
+            runs,
+            functools.partial(common.time_cmd, list_cmd, root, env),
+            functools.partial(common.time_cmd, nothing, root, env),
+        )
+        ours, floor = common.median(listed), common.median(bare)
+        ratios.append(ours / floor)
+        size = path.stat().st_size // 1000
+        report.note(f"gotchas list, {size} KB: {ours * 1000:.0f} ms; python -c pass {floor * 1000:.0f} ms")
+    label = f"gotchas list, real 20-70 KB (median of {len(files)}) / python -c pass"
+    report.ratio(label, statistics.median(ratios), 1, 3)
+
+
+def memory(report: Report, scratch: Path) -> None:
+    from gotchas import record
+
+    record.parse(b"# Gotchas\n\n### One\n\n- a\n")  # the parser itself is made once per process
+    figures: dict[str, float] = {}
+    for size, n in (("1k", 1_000), ("10k", 10_000), ("50k", 50_000)):
+        data = common.generate(n, scratch / f"mem-{size}.md")
+        gc.collect()
+        tracemalloc.start()
+        parsed = record.parse(data)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        del parsed
+        figures[size] = peak / len(data)
+        report.ratio(f"peak parse memory / file size ({size}, {len(data) / 1e6:.1f} MB)", peak, len(data), 10)
+    report.ratio("peak/size at 50k / at 1k (linear growth)", figures["50k"], figures["1k"], 1.25)
+
+
+def main() -> int:
+    quick = common.add_quick_flag(__doc__ or "")
+    warm_runs, cold_runs, edit_runs, real_runs = (10, 3, 4, 3) if quick else (40, 7, 9, 7)
+    report = Report("bench_perf" + (" (--quick)" if quick else ""))
+    started = time.perf_counter()
+    with common.scratch_dir() as scratch:
+        root = common.make_repo(scratch, "r10k", 10_000)
+        report.note(f"record: 10k entries, {(root / common.RECORD_REL).stat().st_size / 1e6:.1f} MB")
+        warm_list(report, root, scratch, warm_runs)
+        cold_list(report, root, cold_runs)
+        edits(report, root, scratch, edit_runs)
+        real_files(report, scratch, real_runs)
+        memory(report, scratch)
+    report.note(f"wall time {time.perf_counter() - started:.0f} s")
+    report.print()
+    print(json.dumps({"bench": "perf", "misses": report.misses}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
