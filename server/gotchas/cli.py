@@ -23,6 +23,7 @@ from gotchas.errors import GotchasError, InvalidArgument, from_os_error
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_CANNOT_LISTEN = 6
+EXIT_TOKEN_REQUIRED = 8
 # One table, shown by --help and the README: a code means one thing whichever command exits.
 EXIT_CODES = (
     (0, "success (check-hold: released; verify: no problem that fails)"),
@@ -33,6 +34,7 @@ EXIT_CODES = (
     (5, "check-hold: unknown (no source could tell)"),
     (6, "serve --http cannot listen: port in use, address not this machine's, no permission"),
     (7, "apply --released: some proposals were refused (a conflict, or verification found problems)"),
+    (8, "serve --http beyond loopback without GOTCHAS_TOKEN (token-required)"),
     (130, "interrupted"),
 )
 
@@ -50,6 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"gotchas: {exc.code}: {exc.message}", file=sys.stderr)
         if exc.code == "cannot-listen":
             return EXIT_CANNOT_LISTEN
+        if exc.code == "token-required":
+            return EXIT_TOKEN_REQUIRED
         return EXIT_USAGE if isinstance(exc, InvalidArgument) else EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -481,8 +485,10 @@ def _serve(args: argparse.Namespace) -> int:
     if args.http:
         from gotchas import endpoint
 
-        token = endpoint.parse_token(os.environ.get(endpoint.TOKEN_VARIABLE))
         hosts = endpoint.parse_hosts([os.environ.get(endpoint.HOSTS_VARIABLE, ""), *args.allowed_host])
+        raw_token = os.environ.get(endpoint.TOKEN_VARIABLE)
+        endpoint.require_token(args.host, hosts, raw_token)  # exit 8 before any other token check
+        token = endpoint.parse_token(raw_token)
         _start_collecting()
         endpoint.serve(ws, args.host, args.port, token, hosts)
         return 0
@@ -688,7 +694,9 @@ def _parser() -> argparse.ArgumentParser:
         "  GOTCHAS_TOKEN          bearer token every HTTP request must carry; required beyond\n"
         "                         loopback (clients send 'Authorization: Bearer <token>')\n"
         "  GOTCHAS_ALLOWED_HOSTS  more Host names to accept, comma-separated (like --allowed-host)\n"
-        "exit 6 when the address cannot be listened on (port in use, not this machine's).",
+        "exit 6 when the address cannot be listened on (port in use, not this machine's);\n"
+        "exit 8 (token-required) beyond loopback -- a non-loopback --host or allowed host --\n"
+        "without GOTCHAS_TOKEN.",
     )
     cmd.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
     cmd.add_argument(
