@@ -214,14 +214,14 @@ _PROPOSE_KEYS = (
 
 
 def _propose(args: argparse.Namespace) -> int:
-    from gotchas import operations
+    from gotchas import json_text, operations
     from gotchas.arguments import json_types_problem
 
     spec: dict[str, Any] = {}
     if args.from_json:
         raw = sys.stdin.read() if args.from_json == "-" else Path(args.from_json).read_text("utf-8")
         try:
-            spec = json.loads(raw)
+            spec = json_text.loads(raw)
         except ValueError as exc:
             raise InvalidArgument(f"--from-json: not JSON ({exc})") from None
         if not isinstance(spec, dict):

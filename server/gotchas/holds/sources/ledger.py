@@ -9,12 +9,11 @@ A damaged line is skipped and reported, so one bad line never hides all the othe
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gotchas import locking
+from gotchas import json_text, locking
 from gotchas.errors import GotchasError, InvalidArgument
 from gotchas.holds.sources import (
     TASK_STATES,
@@ -116,8 +115,8 @@ def parse_ledger(raw: bytes) -> LedgerContents:
 
 def _parse_line(text: bytes, number: int) -> LedgerLine | None:
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):  # nested past the parser's depth: damaged, like any bad line
+        data = json_text.loads(text)
+    except ValueError:  # nesting too deep included: damaged, like any bad line
         return None
     if not isinstance(data, dict):
         return None
