@@ -19,6 +19,7 @@ from typing import Any
 
 from gotchas import __version__, surface
 from gotchas.errors import GotchasError, InvalidArgument, from_os_error
+from gotchas.wording import counted
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -133,7 +134,7 @@ def _listing_text(result: Any) -> str:
         for row in rows
     ]
     shown, total = len(result["entries"]), result["total"]
-    count = f"{total} {'entry' if total == 1 else 'entries'}"
+    count = counted(total, "entry")
     if shown < total:
         count = f"{shown} of {count} shown; --all lists every one"
     body = [line.rstrip() for line in lines] if shown else []
@@ -355,7 +356,7 @@ def _proposals(args: argparse.Namespace) -> int:
                 details.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     table = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    count = f"{len(found)} {'proposal' if len(found) == 1 else 'proposals'}"
+    count = counted(len(found), "proposal")
     text = "\n".join([*table, *details, count]) if found else "no stored proposals"
     _emit({"proposals": found}, args.json, text)
     from gotchas import proposal
@@ -369,7 +370,8 @@ def _history(args: argparse.Namespace) -> int:
     from gotchas.history import history
 
     result = history(_workspace(args), task=args.task)
-    lines = [f"{result['task']}: {len(result['entries'])} hypotheses, current: {result['current'] or '-'}"]
+    hypotheses = counted(len(result["entries"]), "hypothesis")
+    lines = [f"{result['task']}: {hypotheses}, current: {result['current'] or '-'}"]
     for n, entry in enumerate(result["entries"], start=1):
         mark = " (red herring)" if entry["red_herring"] else ""
         lines.append(
@@ -435,10 +437,8 @@ def _verify(args: argparse.Namespace) -> int:
         _emit(result, True)
         return EXIT_ERROR if failing else 0
     lines = [_problem_line(path, p, args.format) for p in problems]
-    counts = [
-        f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"), (warnings, "warning")) if n
-    ]
-    entries = f"{result['entries']} {'entry' if result['entries'] == 1 else 'entries'}"
+    counts = [counted(n, word) for n, word in ((errors, "error"), (warnings, "warning")) if n]
+    entries = counted(result["entries"], "entry")
     if not failing:
         verdict = "ok" + (f" ({', '.join(counts)})" if counts else "")
     elif result["ok"]:

@@ -57,7 +57,7 @@ def test_a_ledger_line_nested_deep_is_skipped_and_the_others_still_count(project
     assert [h["state"] for h in json.loads(shown.stdout)["history"]] == ["landed"]
     answer = json.loads(hold.stdout)
     assert answer["state"] == "released", answer
-    assert "skipped damaged ledger line(s) 1" in hold.stdout
+    assert "skipped 1 damaged ledger line (1)" in hold.stdout
 
 
 def test_a_journal_line_nested_deep_is_skipped(repo: Path, deep: str) -> None:

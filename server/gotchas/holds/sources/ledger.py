@@ -25,6 +25,7 @@ from gotchas.holds.sources import (
     utc_now,
 )
 from gotchas.taskref import normalize
+from gotchas.wording import counted
 from gotchas.workspace import LEDGER_FILE, append_jsonl, ledger_path, open_beneath
 
 LEDGER_PATH = LEDGER_FILE
@@ -160,11 +161,13 @@ class LedgerSource:
         observed_at = utc_now()
         notes: list[Evidence] = []
         if contents.damaged:
-            shown = ", ".join(str(n) for n in contents.damaged[:5])
+            damaged = len(contents.damaged)
+            shown = ", ".join(str(n) for n in contents.damaged[:5]) + (", …" if damaged > 5 else "")
             notes.append(
                 {
                     "source": "ledger",
-                    "warning": f"skipped damaged ledger line(s) {shown} in {LEDGER_PATH}",
+                    "warning": f"skipped {counted(damaged, 'damaged ledger line')} ({shown}) "
+                    f"in {LEDGER_PATH}",
                 }
             )
         history = [line for line in contents.lines if line.task == task]
