@@ -19,6 +19,7 @@ from typing import Any
 
 from gotchas import __version__, surface
 from gotchas.errors import GotchasError, InvalidArgument, from_os_error
+from gotchas.terminal import json_printable, printable
 from gotchas.wording import counted
 
 EXIT_ERROR = 1
@@ -50,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except GotchasError as exc:
-        print(f"gotchas: {exc.code}: {exc.message}", file=sys.stderr)
+        _say(f"{exc.code}: {exc.message}")
         if exc.code == "cannot-listen":
             return EXIT_CANNOT_LISTEN
         if exc.code == "token-required":
@@ -62,11 +63,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:
         failure = from_os_error(exc)
-        print(f"gotchas: {failure.code}: {failure.message}", file=sys.stderr)
+        _say(f"{failure.code}: {failure.message}")
         return EXIT_ERROR
     except Exception as exc:  # a bug: still one line, never a traceback
-        print(f"gotchas: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _say(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_ERROR
+
+
+def _say(message: str) -> None:
+    """One line on stderr; what it quotes from the repository cannot drive the terminal."""
+    print(f"gotchas: {printable(message)}", file=sys.stderr)
 
 
 def _workspace(args: argparse.Namespace) -> Any:
@@ -76,10 +82,13 @@ def _workspace(args: argparse.Namespace) -> Any:
 
 
 def _emit(value: object, as_json: bool, text: str | None = None) -> None:
+    """The JSON object (exact JSON, its control and bidi characters escaped) or the text for
+    people, every control character in it shown as an escape (:mod:`gotchas.terminal`)."""
     if as_json or text is None:
-        sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_printable(json.dumps(value, indent=2, ensure_ascii=False)) + "\n")
     else:
-        sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+        shown = printable(text)
+        sys.stdout.write(shown + ("\n" if not shown.endswith("\n") else ""))
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -108,7 +117,7 @@ def _list(args: argparse.Namespace) -> int:
         result = following
     _emit(result, args.json, _listing_text(result))
     if "notice" in result and not args.json:
-        print(f"gotchas: {result['notice']}", file=sys.stderr)
+        _say(result["notice"])
     return 0
 
 
@@ -116,7 +125,7 @@ def _listing_text(result: Any) -> str:
     """Aligned columns (id, lines, tasks, state, title), ids in full, and a count that reads."""
     from gotchas.query import render_links
 
-    rows = [("ID", "LINES", "TASKS", "STATE", "TITLE")]
+    rows: list[tuple[str, ...]] = [("ID", "LINES", "TASKS", "STATE", "TITLE")]
     for item in result["entries"]:
         start, end = item["lines"]
         state = [item.get("status", "active")]
@@ -127,7 +136,8 @@ def _listing_text(result: Any) -> str:
         if "superseded_by" in item:
             state.append("by " + render_links(item["superseded_by"]))
         tasks = " ".join(item.get("tasks", [])) or " ".join(item.get("mentions", [])) or "-"
-        rows.append((item["id"], f"{start}-{end}", tasks, ", ".join(state), item.get("title", "")))
+        cells = (item["id"], f"{start}-{end}", tasks, ", ".join(state), item.get("title", ""))
+        rows.append(tuple(printable(cell) for cell in cells))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]
@@ -155,7 +165,8 @@ def _show(args: argparse.Namespace) -> int:
     from gotchas import operations
 
     entry = operations.get_gotcha(_workspace(args), entry_id=args.id)
-    _emit(entry, args.json, entry["text"])
+    # the record's line breaks (CR, LF or CRLF) as the terminal's; any other CR is escaped
+    _emit(entry, args.json, entry["text"].replace("\r\n", "\n").replace("\r", "\n"))
     return 0
 
 
@@ -342,12 +353,13 @@ def _proposals(args: argparse.Namespace) -> int:
 
     ws = _workspace(args)
     found = operations.list_proposals(ws)
-    rows = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
+    rows: list[tuple[str, ...]] = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
     details: list[str] = []
     for p in found:
         hold = p["hold_state"]
         held = f"{p['hold']} ({hold['state']})" if hold else (p["hold"] or "-")
-        rows.append((p["proposal_id"], p["status"], p["kind"], p["new_id"], held))
+        cells = (p["proposal_id"], p["status"], p["kind"], p["new_id"], held)
+        rows.append(tuple(printable(cell) for cell in cells))
         details.append(f"{p['proposal_id']}: {p['reason']}")
         for task in hold["tasks"] if hold else []:
             state, source = task["state"] or "unknown", task["source"] or "-"
@@ -362,7 +374,7 @@ def _proposals(args: argparse.Namespace) -> int:
     from gotchas import proposal
 
     for problem in proposal.unreadable(ws.proposals_dir):
-        print(f"gotchas: left out: {problem}", file=sys.stderr)
+        _say(f"left out: {problem}")
     return 0
 
 
@@ -395,7 +407,7 @@ def _merge_record(args: argparse.Namespace) -> int:
     from gotchas import merge
 
     status, line = merge.run(Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours)
-    print(f"gotchas: {line}", file=sys.stderr)
+    _say(line)
     return status
 
 
