@@ -197,3 +197,21 @@ async def test_mcp_propose_and_apply_refuse(tmp_path: Path) -> None:
         assert "verify_record()" in text_of(result)
     assert (root / RECORD).read_bytes() == before
     assert state_files(root) == state
+
+
+def test_apply_released_refuses_rather_than_saying_nothing_to_apply(tmp_path: Path) -> None:
+    root = conflicted(tmp_path)
+    git(root, "merge", "--abort")
+    made = cli(
+        root, "propose", "--title", "Proxy resets", "--body", "Idle resets.", "--tasks", "#15",
+        "--root-cause", "confirmed", "--diagnostic", "the proxy log shows it",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert _git_status(root, "merge", "side") != 0
+    before, state = (root / RECORD).read_bytes(), state_files(root)
+    done = cli(root, "apply", "--released")
+    assert done.returncode == 1
+    assert done.stderr.startswith("gotchas: conflict-markers: ")
+    assert "nothing to apply" not in done.stdout
+    assert (root / RECORD).read_bytes() == before
+    assert state_files(root) == state

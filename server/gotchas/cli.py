@@ -323,9 +323,10 @@ EXIT_REFUSED = 7
 
 def _apply_released(args: argparse.Namespace) -> int:
     """Exit 0: nothing left to apply; 3: some proposals are still held; 7: some were refused."""
-    from gotchas import pending
+    from gotchas import operations, pending
 
     ws = _workspace(args)
+    operations.refuse_unresolved_merge(ws)
     if args.commit:
         from gotchas.commit import preflight
 

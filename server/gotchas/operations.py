@@ -420,6 +420,14 @@ def is_applied(current: Record, stored: Proposal) -> bool:
     return current.sha256 == stored.result_sha256 or _is_applied(current, stored)
 
 
+def refuse_unresolved_merge(ws: Workspace, record: str | None = None) -> None:
+    """``ConflictMarkers`` when the record (if it exists) holds git conflict markers: checked
+    before applying every released proposal, which would otherwise be skipped one by one."""
+    path = ws.record_path(record)
+    if path.exists() or path.is_symlink():
+        verification.refuse_conflict_markers(ws.load(path))
+
+
 def replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
     """The proposal's edit recomputed on ``current``, verified; GotchasError when it cannot be."""
     verification.refuse_conflict_markers(current)
