@@ -137,3 +137,29 @@ def test_printable_keeps_text_and_escapes_the_rest() -> None:
     dumped = json.dumps({"t": "x\x1b\x9b\u202e\x7f"}, ensure_ascii=False)
     assert json.loads(json_printable(dumped)) == {"t": "x\x1b\x9b\u202e\x7f"}
     assert_inert(json_printable(dumped))
+
+
+def test_a_forged_proposal_cannot_drive_the_terminal(hostile: Path) -> None:
+    """A proposal file rewritten by hand (its id and checksum recomputed, as anyone can) with
+    escape sequences in its title and new id: listing and applying it print them inert."""
+    import dataclasses
+
+    from gotchas import proposal
+
+    made = cli(
+        hostile, "propose", "--title", "Plain title", "--body", "Text.", "--tasks", "#7",
+        "--root-cause", "confirmed", "--diagnostic", "seen in the log", "--json",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    folder = hostile / ".claude" / "gotchas" / "proposals"
+    honest = proposal.load(folder, json.loads(made.stdout)["proposal_id"])
+    lesson = dataclasses.replace(honest.lesson, title="Forged \x1b[2J\x1b]0;owned\x07 \u202etitle")
+    forged = dataclasses.replace(honest, lesson=lesson, new_id="forged\x1b[1A\r\x9bid")
+    forged = dataclasses.replace(forged, id=proposal.make_id(forged))
+    (folder / f"{honest.id}.json").unlink()
+    proposal.save(folder, forged)
+    for args in (("proposals",), ("apply", forged.id), ("session-start",)):
+        done = cli(hostile, *args)
+        assert "internal error" not in done.stderr
+        assert_inert(done.stdout)
+        assert_inert(done.stderr)
