@@ -165,7 +165,7 @@ def _show(args: argparse.Namespace) -> int:
     from gotchas import operations
 
     entry = operations.get_gotcha(_workspace(args), entry_id=args.id)
-    # the record's line breaks (CR, LF or CRLF) as the terminal's; any other CR is escaped
+    # a CR or CRLF is a line break in the record (the parser splits there): print it as one
     _emit(entry, args.json, entry["text"].replace("\r\n", "\n").replace("\r", "\n"))
     return 0
 
