@@ -317,7 +317,8 @@ class HeadingForm(Form):
         head = _bare(lines[like.start_line - 1])
         match = _ATX.match(head)
         shown = _styled_title(record, like, match["text"] if match else like.title, new.title)
-        return _heading_lines(like.level, shown, new, new_id, links), shown
+        closing = _CLOSING_HASHES.search(head) if match else None
+        return _heading_lines(like.level, shown, new, new_id, links, closing[0] if closing else ""), shown
 
     def annotate(
         self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
@@ -964,6 +965,7 @@ def _content_column(first_line: str) -> int:
 # --- what the successor looks like -----------------------------------------------------------
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
+_CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
 _ITEM_LINE = re.compile(
     r"^(?P<lead> {0,3})(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]{1,4})(?P<box>\[[ xX]\][ \t]+)?(?P<rest>.*)$"
 )
@@ -1004,8 +1006,15 @@ def _body_lines(body: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", body)
 
 
-def _heading_lines(level: int, shown: str, new: Lesson, new_id: str, links: str | None) -> list[str]:
-    head = [f"{'#' * level} {shown}", "", _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
+def _heading_lines(
+    level: int, shown: str, new: Lesson, new_id: str, links: str | None, closing: str = ""
+) -> list[str]:
+    """A heading entry; ``closing`` is the target's closing sequence (`` ##``), when it has one."""
+    head = [
+        f"{'#' * level} {shown}{closing}",
+        "",
+        _field_line(new, new_id, links, _needs_id(shown, new, new_id)),
+    ]
     if new.diagnostic:
         head.append(f"diagnostic: {new.diagnostic}")
     tail = _tail_fields(new)
@@ -1123,28 +1132,46 @@ def _next_ordinal(record: Record, like: Entry) -> int:
 
 def _list_numbers(record: Record, line: int) -> dict[int, int]:
     """The numbers of the items of the numbering that holds the item on 0-based ``line``: its
-    ordered list and every other ordered list in the same container and section (a fenced code
-    block or a paragraph between items splits one numbering into several Markdown lists)."""
-    groups: dict[tuple[int, int, int], dict[int, int]] = {}
-    opened: list[tuple[int, int, int] | None] = []  # per open container: the group of a list
+    ordered list and the other ordered lists of the same container that continue it, being in
+    the same section (a code block or a paragraph between items splits one numbering into
+    several Markdown lists) or starting where the list before them stopped (``3.`` after ``2.``
+    under the next group heading)."""
+    lists: list[tuple[tuple[int, int], int, dict[int, int]]] = []  # (container, level), section
+    opened: list[dict[int, int] | None] = []  # per open token: the numbers of an ordered list
     containers: list[int] = []  # token index of each open container
     section = 0
     for index, token in enumerate(_block_tokens(record.data)):
         if token.type == "heading_open":
             section += 1
         if token.nesting == 1:
-            key = None
+            numbers: dict[int, int] | None = None
             if token.type == "ordered_list_open":
-                key = (containers[-1] if containers else -1, token.level, section)
-            opened.append(key)
+                numbers = {}
+                lists.append(((containers[-1] if containers else -1, token.level), section, numbers))
+            opened.append(numbers)
             containers.append(index)
         elif token.nesting == -1:
             opened.pop()
             containers.pop()
-        if token.type == "list_item_open" and token.map and len(opened) >= 2 and opened[-2] is not None:
-            numbers = groups.setdefault(opened[-2], {})
-            numbers[token.map[0]] = int(token.info) if token.info.isdigit() else 0
-    return next((numbers for numbers in groups.values() if line in numbers), {})
+        if token.type == "list_item_open" and token.map and len(opened) >= 2:
+            into = opened[-2]
+            if into is not None:
+                into[token.map[0]] = int(token.info) if token.info.isdigit() else 0
+    groups: dict[tuple[int, int], tuple[int, dict[int, int]]] = {}  # the numbering going on
+    found: dict[int, int] = {}
+    for where, section, numbers in lists:
+        current = groups.get(where)
+        ordered = sorted(numbers.values())
+        if current is not None and (
+            current[0] == section or (ordered and current[1] and ordered[0] == max(current[1].values()) + 1)
+        ):
+            current[1].update(numbers)
+            groups[where] = (section, current[1])
+        else:
+            groups[where] = (section, dict(numbers))
+        if line in numbers:
+            found = groups[where][1]  # the same dict takes in the lists that continue it later
+    return found
 
 
 def _styled_title(record: Record, like: Entry, written: str, title: str) -> str:
