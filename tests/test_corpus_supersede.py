@@ -22,6 +22,7 @@ from gotchas import edit, operations, verification
 from gotchas import record as record_model
 from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
+from support import forms
 from support.rendered import caveat_problems, list_is_tight, list_tightness, sibling_numbers
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
@@ -64,7 +65,7 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
         ws,
         target_id=target.id,
         task=TASK,
-        title="Corpus check: the confirmed cause behind task nine thousand one",
+        title="The confirmed cause behind task nine thousand one",
         body="What really fixed it.\n\nA second paragraph with `code` in it.",
         diagnostic="profile one call before changing anything else",
         ruled_out=["the advice of the entry above"],
@@ -100,7 +101,15 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
     assert new.root_cause == "confirmed"
     assert [e.id for e in after.entries].index(new.id) == [e.id for e in after.entries].index(target.id) + 1
 
-    # the successor's number or id is no other entry's, and the caveat renders inside the target
+    # the successor takes the target's form (a document's successor is a section, and a block of
+    # field bullets gets a lead paragraph: see the README), its number or id is no other entry's,
+    # and the caveat renders inside the target
+    lines = out.decode("utf-8").removeprefix("\ufeff").splitlines()
+    first, mine = lines[marked.start_line - 1], lines[new.start_line - 1]
+    if target.kind != "document" and not (target.kind == "block" and first.lstrip().startswith(("- ", "* "))):
+        assert forms.form(mine) == forms.form(first), (first, mine)
+    if forms.label(first) is not None:
+        assert forms.label(mine) is not None, (first, mine)
     assert verification.check_unique_label(after, new) == []
     label = edit.title_label(new.title)
     if label is not None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 import pytest
 
 from gotchas import edit, record, verification
+from support.forms import form, label
 from support.rendered import caveat_problems, list_is_tight, list_tightness
 
 TASK = "#7"
@@ -156,44 +157,6 @@ def params() -> list[object]:
                     pytest.param(shape, position, ending, marks=marks, id=f"{shape}-{position}-{ending}")
                 )
     return out
-
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)*")
-_WORD = re.compile(r"[^\W\d_]+(?:[ ,'][^\W\d_]+)*")
-
-
-def form(line: str) -> str:
-    """A first line's form: its marker, box and decoration, with words and numbers abstracted."""
-    line = line.removeprefix("\ufeff").rstrip("\r\n")
-    line = re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", line)
-    line = re.sub(r"\[[xX ]\]", "[ ]", line)
-    if line.lstrip().startswith("|"):
-        return f"row of {line.count('|')} pipes"
-    opening = re.match(r"^\s*(?:#{1,6}\s+|(?:[-*+]|\d+[.)])\s+)?(?:\[ \]\s+)?", line)
-    assert opening is not None
-    rest = line[opening.end() :]
-    bold = re.match(r"^(\*\*|__)(.+?)\1", rest)
-    if bold:
-        rest = bold[0]
-    elif not opening[0].lstrip().startswith("#"):
-        rest = ""  # a plain lead: its words are the title
-    rest = _WORD.sub("w", _NUMBER.sub("9", rest))
-    return _NUMBER.sub("9", opening[0]) + rest
-
-
-_LABEL = re.compile(
-    r"^\s*(?:#{1,6}\s+|\|\s*|(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?)?+"  # a heading, row or item opening
-    r"(?:\*\*|__)?(?:⚠️ )?([A-Z]+-)?(\d+(?:\.\d+)*)(?=[.·:)|\s—]|\*\*)"
-)
-
-
-def label(line: str) -> str | None:
-    """The number or id a first line's title opens with, as written (``L-003``, ``11.2``, ``2.``)."""
-    line = re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", line.removeprefix("\ufeff"))
-    found = _LABEL.match(line)
-    if found is None:
-        return None
-    return f"{found[1] or ''}{tuple(int(n) for n in found[2].split('.'))}"
 
 
 def only_inserted(before: bytes, after: bytes) -> bool:
