@@ -597,3 +597,28 @@ def test_a_loose_list_keeps_its_blank_lines_and_the_bodys_paragraphs() -> None:
 def test_joining_a_body_for_a_tight_item(body: list[str], joined: list[str] | None) -> None:
     expected = joined if joined is not None else ["More.", "```", "code", "", "more code", "```", "After."]
     assert edit._joined(body) == expected
+
+
+def test_a_lesson_captured_into_a_tight_list_keeps_it_tight() -> None:
+    data = b"# L\n\n- **One** - a\n- **Two** - b\n- **Three** - c\n"
+    parsed = record.parse(data)
+    suspected = edit.lesson("New finding", "Seen once.\n\nSeen twice.", ["#8"], "suspected")
+    plan = edit.plan_capture(parsed, suspected, parsed.get("two"))
+    after = record.parse(plan.data)
+    assert [e.id for e in after.entries] == ["one", "two", "new-finding", "three"]
+    assert list_is_tight(plan.data, 2)
+    assert "- **New finding** - Seen once.\n  tasks: #8 · root-cause: suspected\n  Seen twice.\n" in (
+        plan.data.decode()
+    )
+    assert verification.check_edit(parsed, after, plan, suspected).ok
+
+
+def test_marking_an_item_of_a_tight_list_alone_keeps_it_tight() -> None:
+    data = (
+        "# L\n\n- **Old advice** - a\n- **Confirmed cause** - b\n"
+        "  tasks: #7 · root-cause: confirmed · supersedes: old-advice (for #7)\n  diagnostic: look\n"
+    ).encode()
+    parsed = record.parse(data)
+    plan = edit.plan_annotate(parsed, parsed.get("old-advice"), TASK, parsed.get("confirmed-cause"))
+    assert list_is_tight(plan.data, 2)
+    assert caveat_problems(plan.data, record.parse(plan.data).get("old-advice"), TASK) == []

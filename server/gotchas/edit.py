@@ -429,7 +429,7 @@ def _ends_outside_item(record: Record, anchor: Entry) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=1)
 def _block_tokens(data: bytes) -> tuple[Token, ...]:
     """The record's CommonMark block tokens; an edit asks several questions of one parse."""
     text = data.decode("utf-8").removeprefix("\ufeff")
