@@ -120,16 +120,11 @@ SHAPES: dict[str, str] = {
 PINS = {"checkbox-tight": "list", "checkbox-loose": "list"}
 
 # shapes that cannot be made right yet, with why: (shape, position) -> reason
-_QUOTE_NEXT = (
-    "in a tight item whose lead is followed directly by a quote (a callout), the caveat's quote "
-    "would run into it without a blank line, and a blank line makes the list loose"
-)
 _FIELD_BULLETS = (
     "a block of field bullets reads its first bullet's label as its title, so the successor is a "
     "lead paragraph (a bulleted successor would change how the whole file is read)"
 )
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    **{("dash-callout-tight", p): _QUOTE_NEXT for p in ("first", "middle", "last")},
     **{("ruled-fields", p): _FIELD_BULLETS for p in ("first", "middle", "last")},
 }
 

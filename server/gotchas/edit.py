@@ -916,11 +916,28 @@ def _annotate_lead(
             prefix = _field_prefix(_bare(lines[run - 1]), indent) if run - 1 in metadata else indent
         if tight and (run >= end or _ends_quote(_bare(lines[run]), indent)):
             return [Insertion(run, (prefix + marks, indent + caveat))]
+        if tight and (closing := _closing_in_tight_item(lines, start, end, indent, marks, caveat)):
+            return [closing]
         return [_marks_then_caveat(lines, run, end, prefix, indent, marks, caveat)]
     at = _paragraph_end(lines, start + 1, end)
     if tight and (at >= end or _ends_quote(_bare(lines[at]), indent)):
         return [Insertion(at, (indent + marks, indent + caveat))]
+    if tight and (closing := _closing_in_tight_item(lines, start, end, indent, marks, caveat)):
+        return [closing]
     return [_marks_then_caveat(lines, at, end, indent, indent, marks, caveat)]
+
+
+def _closing_in_tight_item(
+    lines: Sequence[bytes], start: int, end: int, indent: str, marks: str, caveat: str
+) -> Insertion | None:
+    """The mark and the caveat closing a tight item whose lead is followed by a quote (a
+    callout), which the caveat's quote would run into: after the item's last line, the mark a
+    field bullet of its own (a bullet ends the quote before it without a blank line) and the
+    caveat after it. ``None`` when the line after the item would continue the caveat."""
+    close = next((n + 1 for n in range(end - 1, start, -1) if _bare(lines[n]).strip()), None)
+    if close is None or (close < len(lines) and not _ends_quote(_bare(lines[close]), indent)):
+        return None
+    return Insertion(close, (f"{indent}- {marks}", indent + caveat))
 
 
 def _paragraph_end(lines: Sequence[bytes], at: int, end: int) -> int:
