@@ -200,7 +200,8 @@ def test_a_title_that_is_only_its_number_is_a_label(
 
 
 @pytest.mark.parametrize(
-    "written", ["Python 3 is slow", "16-byte tiles", "CUDA 12 needs care", "3 retries", "2026-02-26", "2026"]
+    "written",
+    ["Python 3 is slow", "16-byte tiles", "CUDA 12 needs care", "3 retries", "2026-02-26", "2026", "2026:"],
 )
 def test_words_that_merely_start_with_a_number_are_not_labels(written: str) -> None:
     assert edit.title_label(written) is None

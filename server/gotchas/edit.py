@@ -1315,8 +1315,8 @@ def split_title(written: str) -> TitleParts:
     label = None
     found = _LABEL.match(text)
     alone = None if found else _LABEL_ALONE.fullmatch(text)
-    if alone and (alone["sep"] or alone["stem"] or "." in alone["number"] or len(alone["number"]) <= 3):
-        # a title that is nothing but its number (``**2.**`` leading a paragraph): not a year
+    if alone and (alone["stem"] or "." in alone["number"] or len(alone["number"]) <= 3):
+        # a title that is nothing but its number (``**2.**`` leading a paragraph); not a year
         numbers = alone["number"].split(".")
         number = tuple(int(n) for n in numbers)
         widths = tuple(len(n) for n in numbers)
