@@ -623,3 +623,36 @@ def test_marking_an_item_of_a_tight_list_alone_keeps_it_tight() -> None:
     plan = edit.plan_annotate(parsed, parsed.get("old-advice"), TASK, parsed.get("confirmed-cause"))
     assert list_is_tight(plan.data, 2)
     assert caveat_problems(plan.data, record.parse(plan.data).get("old-advice"), TASK) == []
+
+
+def test_a_bold_numbered_successor_applied_again_is_already_applied(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    path = root / ".claude" / "rules" / "gotchas.md"
+    data = (
+        b"# Gotchas\n\n**1.** Warm the cache\nWarm it before timing.\n\n**2.** Pin the tokenizer\nPin it.\n"
+    )
+    path.write_bytes(data)
+    set_task_state(root, "#9", "landed", "test")
+    ws = Workspace(root)
+    target = record.parse(data).entries[0]
+    proposed = operations.propose_supersede(
+        ws,
+        target_id=target.id,
+        task="#9",
+        title="Clear the cache",
+        body="The cache was stale.\n\nClear it first.",
+        diagnostic="compare the cache hash",
+        hold="predicate-9-lands",
+    )
+    proposal_id = proposed["proposal_id"]
+    assert proposal_id is not None
+    applied = operations.apply(ws, proposal_id=proposal_id)
+    assert applied["status"] == "applied" and applied["verification"]["ok"], applied
+    written = path.read_bytes()
+    assert b"\n**1.1.** Clear the cache\n" in written
+    changed = written + b"\n**3.** Rerun flaky tests\nRerun them alone.\n"
+    path.write_bytes(changed)  # the record changed since: the check reads the entry itself
+    again = operations.apply(ws, proposal_id=proposal_id)
+    assert again["status"] == "already-applied", again["reason"]
+    assert path.read_bytes() == changed

@@ -1362,6 +1362,15 @@ def carries_title(shown: str, title: str) -> bool:
     return same and (not read.core or bare(read.core) == bare(planned.core))
 
 
+def number_alone_carries(title_read: str, first_line: str, title: str) -> bool:
+    """An entry whose title reads as its number alone (``**1.1.** Title`` reads ``1.1``) carries
+    ``title`` when its first line goes on with it."""
+    parts = split_title(title_read)
+    if parts.label is None or parts.core:
+        return False
+    return " ".join(title.split()) in " ".join(first_line.split())
+
+
 def _taken(record: Record, stem: str) -> frozenset[tuple[int, ...]]:
     """Every number written with ``stem`` anywhere in the file (a bare number: in any heading,
     list item or bold lead-in of a paragraph)."""
