@@ -648,7 +648,8 @@ def test_a_bold_numbered_successor_applied_again_is_already_applied(tmp_path: Pa
     proposal_id = proposed["proposal_id"]
     assert proposal_id is not None
     applied = operations.apply(ws, proposal_id=proposal_id)
-    assert applied["status"] == "applied" and applied["verification"]["ok"], applied
+    assert applied["status"] == "applied", applied["reason"]
+    assert applied["verification"] is not None and applied["verification"]["ok"]
     written = path.read_bytes()
     assert b"\n**1.1.** Clear the cache\n" in written
     changed = written + b"\n**3.** Rerun flaky tests\nRerun them alone.\n"
