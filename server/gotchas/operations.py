@@ -609,7 +609,11 @@ def _is_applied(current: Record, stored: Proposal) -> bool:
 
 def _same_lesson(record: Record, entry: Entry, lesson: edit.Lesson) -> bool:
     """``entry`` carries ``lesson``: its title, tasks, cause, diagnostic and every body line."""
-    if not edit.carries_title(entry.title, lesson.title) or not set(lesson.tasks) <= set(entry.tasks):
+    first = record.data[entry.start : entry.end].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    titled = edit.carries_title(entry.title, lesson.title) or edit.number_alone_carries(
+        entry.title, first, lesson.title
+    )
+    if not titled or not set(lesson.tasks) <= set(entry.tasks):
         return False
     if (entry.root_cause or "") != lesson.root_cause or (entry.diagnostic or None) != lesson.diagnostic:
         return False
