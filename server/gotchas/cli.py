@@ -287,9 +287,9 @@ def _apply(args: argparse.Namespace) -> int:
         raise InvalidArgument("give the proposal id to apply, or --released for every released one")
     ws = _workspace(args)
     if args.commit:
-        from gotchas.commit import preflight
+        from gotchas.commit import preflight, records_of
 
-        preflight(ws)
+        preflight(ws, records_of(ws, [args.proposal_id]))
     result = operations.apply(ws, proposal_id=args.proposal_id)
     text = f"{result['status']}: {result['reason']}"
     if args.commit and result["status"] == "applied":
@@ -311,9 +311,9 @@ def _apply_released(args: argparse.Namespace) -> int:
 
     ws = _workspace(args)
     if args.commit:
-        from gotchas.commit import preflight
+        from gotchas.commit import preflight, records_of
 
-        preflight(ws)
+        preflight(ws, records_of(ws, None))
     result = pending.apply_released(ws)
     if args.commit and result["applied"]:
         from gotchas.commit import commit_applied
