@@ -388,7 +388,15 @@ def _merge_record(args: argparse.Namespace) -> int:
     """The git merge driver: exit 0 merged (into %A), 1 conflict markers left in %A."""
     from gotchas import merge
 
-    status, line = merge.run(Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours)
+    try:  # the three versions are read as the repository pins its record (entries = …)
+        ws = _workspace(args)
+        read: merge.Read = lambda data, near: ws.parse(data, near=near)  # noqa: E731
+    except GotchasError as exc:
+        print(f"gotchas: {exc.message}; reading the record unpinned", file=sys.stderr)
+        read = merge.read_guessed
+    status, line = merge.run(
+        Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours, read
+    )
     print(f"gotchas: {line}", file=sys.stderr)
     return status
 
