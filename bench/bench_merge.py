@@ -22,7 +22,6 @@ from pathlib import Path
 
 import common
 from common import Report
-
 from gotchas import merge, operations, record
 from gotchas.workspace import Workspace
 
@@ -67,51 +66,45 @@ def in_process(base: bytes, ours: bytes, theirs: bytes) -> float:
     return elapsed
 
 
+def bench_size(report: Report, scratch: Path, n: int, runs: int) -> tuple[float, int]:
+    """The figures for one size; the in-process merge's median and the record's size."""
+    size = f"{n // 1000}k"
+    base_root = common.make_repo(scratch, f"base-{size}", n)
+    base = (base_root / common.RECORD_REL).read_bytes()
+    ours = corrected(base_root, f"ours-{size}", 1 / 3)
+    theirs = corrected(base_root, f"theirs-{size}", 2 / 3)
+    files = scratch / f"files-{size}"
+    files.mkdir()
+    for name, data in (("base", base), ("theirs", theirs)):
+        (files / name).write_bytes(data)
+    driver = [*common.gotchas_cmd(), "merge-record", "base", "ours", "theirs", "gotchas.md"]
+    git = ["git", "merge-file", "-p", "ours", "base", "theirs"]
+    target = files / "ours"
+
+    def run_driver() -> float:
+        return timed(driver, files, target, ours, (0,))
+
+    def run_git() -> float:
+        return timed(git, files, target, ours, (0, 1))
+
+    run_driver(), run_git()  # one untimed run of each: caches warm for both
+    drove, gitted = common.interleaved(runs, run_driver, run_git)
+    report.ratio(f"merge-record {size} / git merge-file", common.median(drove), common.median(gitted), None)
+    report.absolute(f"gotchas merge-record ({size})", drove)
+    report.absolute(f"git merge-file ({size})", gitted)
+    merged = [in_process(base, ours, theirs) for _ in range(runs)]
+    report.absolute(f"merge() in process ({size})", merged)
+    return common.median(merged), len(base)
+
+
 def main() -> int:
     quick = common.add_quick_flag(__doc__ or "")
     runs = 3 if quick else 7
     report = Report("merge driver: gotchas merge-record vs git merge-file")
-    inside: dict[int, float] = {}
-    sizes: dict[int, int] = {}
     with common.scratch_dir() as scratch:
-        for n in SIZES:
-            size = f"{n // 1000}k"
-            base_root = common.make_repo(scratch, f"base-{size}", n)
-            base = (base_root / common.RECORD_REL).read_bytes()
-            ours, theirs = (
-                corrected(base_root, f"ours-{size}", 1 / 3),
-                corrected(base_root, f"theirs-{size}", 2 / 3),
-            )
-            files = scratch / f"files-{size}"
-            files.mkdir()
-            for name, data in (("base", base), ("theirs", theirs)):
-                (files / name).write_bytes(data)
-            driver = [*common.gotchas_cmd(), "merge-record", "base", "ours", "theirs", "gotchas.md"]
-            git = ["git", "merge-file", "-p", "ours", "base", "theirs"]
-            target = files / "ours"
-            # one untimed run of each: caches warm for both
-            timed(driver, files, target, ours, (0,))
-            timed(git, files, target, ours, (0, 1))
-            drove, gitted = common.interleaved(
-                runs,
-                lambda: timed(driver, files, target, ours, (0,)),
-                lambda: timed(git, files, target, ours, (0, 1)),
-            )
-            report.ratio(
-                f"merge-record {size} / git merge-file", common.median(drove), common.median(gitted), None
-            )
-            report.absolute(f"gotchas merge-record ({size})", drove)
-            report.absolute(f"git merge-file ({size})", gitted)
-            merged = [in_process(base, ours, theirs) for _ in range(runs)]
-            report.absolute(f"merge() in process ({size})", merged)
-            inside[n], sizes[n] = common.median(merged), len(base)
-    small, large = SIZES
-    report.ratio(
-        f"growth of merge() {small // 1000}k -> {large // 1000}k (size grew {sizes[large] / sizes[small]:.1f}x)",
-        inside[large],
-        inside[small],
-        None,
-    )
+        (small, small_size), (large, large_size) = (bench_size(report, scratch, n, runs) for n in SIZES)
+    grew = f"{SIZES[0] // 1000}k -> {SIZES[1] // 1000}k"
+    report.ratio(f"growth of merge() {grew} (size grew {large_size / small_size:.1f}x)", large, small, None)
     report.print()
     return 0
 

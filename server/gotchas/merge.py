@@ -63,31 +63,25 @@ def _lines(data: bytes) -> list[bytes]:
 def insertions(base: Sequence[bytes], side: Sequence[bytes]) -> dict[int, list[bytes]] | None:
     """Lines ``side`` inserts before each base line index, or None if it changed or removed any.
 
-    Linear in the lines: the common head and tail are matched first (where a correction's
-    lines are anchored), then the base lines between them are found in order, each at its
-    earliest place in ``side``; whatever is skipped is inserted. When ``base`` is not a
+    Linear in the lines: each base line, in order, is matched at its earliest place in
+    ``side`` after the previous one, and whatever is skipped is inserted. The placement
+    depends only on the lines up to it, so the same correction reads as the same insertion
+    on both sides of a merge, whatever else either side did. When ``base`` is not a
     subsequence of ``side``, a line was changed or removed.
     """
-    n, m = len(base), len(side)
-    head = 0
-    while head < n and head < m and base[head] == side[head]:
-        head += 1
-    tail = 0
-    while tail < n - head and tail < m - head and base[n - 1 - tail] == side[m - 1 - tail]:
-        tail += 1
     found: dict[int, list[bytes]] = {}
-    j = head
-    for i in range(head, n - tail):
+    j, m = 0, len(side)
+    for i, line in enumerate(base):
         start = j
-        while j < m - tail and side[j] != base[i]:
+        while j < m and side[j] != line:
             j += 1
-        if j == m - tail:
+        if j == m:
             return None
         if j > start:
             found[i] = list(side[start:j])
         j += 1
-    if j < m - tail:
-        found[n - tail] = list(side[j : m - tail])
+    if j < m:
+        found[len(base)] = list(side[j:])
     return found
 
 
