@@ -406,8 +406,13 @@ def _init(args: argparse.Namespace) -> int:
 
     changes = initialize.run(_workspace(args), dry_run=args.dry_run)
     verb = "would change" if args.dry_run else "changed"
-    lines = [f"{verb} {c.target}: {c.what}" for c in changes] or ["nothing to change: already set up"]
-    view = {"dry_run": args.dry_run, "changes": [{"target": c.target, "what": c.what} for c in changes]}
+    lines = [f"{'kept' if c.kept else verb} {c.target}: {c.what}" for c in changes]
+    if all(c.kept for c in changes):
+        lines.append("nothing to change: already set up")
+    view = {
+        "dry_run": args.dry_run,
+        "changes": [{"target": c.target, "what": c.what, "kept": c.kept} for c in changes],
+    }
     _emit(view, args.json, "\n".join(lines))
     return 0
 
