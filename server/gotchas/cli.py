@@ -32,7 +32,11 @@ EXIT_CODES = (
     (4, "check-hold: unsatisfiable (a task can no longer land)"),
     (5, "check-hold: unknown (no source could tell)"),
     (6, "serve --http cannot listen: port in use, address not this machine's, no permission"),
-    (7, "apply --released: some proposals were refused (a conflict, or verification found problems)"),
+    (
+        7,
+        "apply --released: some proposals were refused, each named with its reason (unreadable, "
+        "forged, a conflict, or verification found problems)",
+    ),
     (130, "interrupted"),
 )
 
