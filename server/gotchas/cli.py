@@ -393,8 +393,7 @@ def _merge_record(args: argparse.Namespace) -> int:
     from gotchas import merge
 
     try:  # the three versions are read as the repository pins its record (entries = …)
-        ws = _workspace(args)
-        read: merge.Read = lambda data, near: ws.parse(data, near=near)  # noqa: E731
+        read: merge.Read = _workspace(args).parse_as_edit
     except GotchasError as exc:
         print(f"gotchas: {exc.message}; reading the record unpinned", file=sys.stderr)
         read = merge.read_guessed

@@ -16,7 +16,7 @@ from typing import Literal
 
 from gotchas import surface
 from gotchas.edit import Insertion, Lesson, Plan
-from gotchas.errors import ProposalInvalid, ProposalNotFound, shown
+from gotchas.errors import GotchasError, ProposalInvalid, ProposalNotFound, shown
 from gotchas.workspace import read_confined, write_atomic
 
 FORMAT = "gotchas-proposal/1"
@@ -293,7 +293,7 @@ def read_all(directory: Path) -> tuple[list[Proposal], list[Unreadable]]:
     for path in sorted(directory.glob("p-*.json")):
         try:
             found.append(load(directory, path.stem))
-        except (ProposalInvalid, ProposalNotFound) as exc:
+        except GotchasError as exc:  # invalid, not found, or reached through a symlink
             refused.append(Unreadable(path.stem, exc.code, exc.message))
         except OSError as exc:
             reason = f"proposal file {shown(path.name)} cannot be read: {exc.strerror or exc}"
