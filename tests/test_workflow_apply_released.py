@@ -169,6 +169,12 @@ def test_running_twice_opens_one_pull_request_per_set_of_corrections(origin: tup
                 ]
             ]
         )
+        # two runs at once: the list misses the other's pull request, the create answers 422
+        github.lagging_lists = 1
+        _, racing = run_step(bare, "ci-race", github, "pull-request")
+        assert racing.returncode == 0, racing.stdout + racing.stderr
+        assert "already open: https://github.com/octo/proj/pull/101" in racing.stdout
+        assert len(github.opened) == 1 and [r.method for r in github.requests].count("POST") == 2
         # once that pull request is closed unmerged, the next run opens a new one
         github.close(101)
         _, third = run_step(bare, "ci-3", github, "pull-request")

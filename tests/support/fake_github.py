@@ -111,6 +111,7 @@ class FakeGitHub:
     requests: list[Request] = field(default_factory=list)
     opened: list[tuple[str, dict[str, object]]] = field(default_factory=list)  # (repo, request body)
     listed: list[dict[str, object]] = field(default_factory=list)  # the pull requests opened, as served
+    lagging_lists: int = 0  # this many next pull-request listings miss every pull request (a race)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -273,6 +274,9 @@ class FakeGitHub:
     def _list_pulls(self, repo: str, query: str) -> list[dict[str, object]]:
         """``GET /repos/{owner}/{repo}/pulls``: ``state`` (open, closed, all; default open),
         ``head`` (``user:ref``) and ``base`` filters, as GitHub applies them."""
+        if self.lagging_lists > 0:  # another run opened one a moment ago: the list does not show it yet
+            self.lagging_lists -= 1
+            return []
         params = {k: v[-1] for k, v in parse_qs(query).items()}
         state = params.get("state", "open")
         found = [p for p in self.listed if p["repo"] == repo and state in ("all", p["state"])]
