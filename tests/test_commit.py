@@ -103,3 +103,38 @@ def test_commit_outside_a_git_work_tree_is_refused_before_anything_is_written(tm
     assert done.returncode == 1 and "commit-failed" in done.stderr and done.stderr.count("\n") == 1
     assert record.read_bytes() == before
     assert not (root / JOURNAL).exists()
+
+
+@pytest.mark.parametrize("where", ["work tree", "index"])
+@pytest.mark.parametrize("released", [False, True])
+def test_commit_is_refused_when_the_record_has_changes_of_its_own(
+    root: Path, where: str, released: bool
+) -> None:
+    proposed = propose(root, "#664", "Tokenizer reloads, not a deadlock")
+    path = root / RECORD_PATH
+    path.write_bytes(path.read_bytes() + b"\nA line someone is still writing.\n")
+    if where == "index":
+        git(root, "add", str(RECORD_PATH))
+    before, head = path.read_bytes(), git(root, "rev-parse", "HEAD").strip()
+    staged = git(root, "diff", "--cached", "--name-only")
+    args = ["--released"] if released else [proposed["proposal_id"]]
+    done = gotchas(root, "apply", *args, "--commit")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert "record-uncommitted" in done.stderr and str(RECORD_PATH) in done.stderr
+    assert ("staged in the index" if where == "index" else "in the work tree") in done.stderr
+    assert path.read_bytes() == before and not (root / JOURNAL).exists()
+    assert git(root, "rev-parse", "HEAD").strip() == head
+    assert git(root, "diff", "--cached", "--name-only") == staged
+    # without --commit the same apply goes ahead: only the commit would carry the edits
+    assert gotchas(root, "apply", *args).returncode == 0
+
+
+def test_commit_is_refused_for_a_record_that_was_never_committed(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_scenario_repo(root)
+    (tmp_path / "home").mkdir()
+    git(root, "rm", "--cached", "--quiet", str(RECORD_PATH))
+    git(root, "-c", "user.name=K", "-c", "user.email=k@example.invalid", "commit", "-qm", "untrack")
+    proposed = propose(root, "#664", "Tokenizer reloads, not a deadlock")
+    done = gotchas(root, "apply", proposed["proposal_id"], "--commit")
+    assert done.returncode == 1 and "record-uncommitted" in done.stderr and "untracked" in done.stderr

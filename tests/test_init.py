@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support.clients import git, gotchas, run_gotchas
+from gotchas import initialize
+from support.clients import RECORD_PATH, git, git_env, gotchas, make_scenario_repo, run_gotchas
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -59,7 +64,10 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     attributes = (root / ".gitattributes").read_text("utf-8").splitlines()
     assert ".claude/rules/gotchas.md merge=gotchas" in attributes
     assert ".claude/gotchas/journal.jsonl merge=union" in attributes
-    assert git(root, "config", "merge.gotchas.driver").strip() == "gotchas merge-record %O %A %B %P"
+    driver = git(root, "config", "merge.gotchas.driver").strip()
+    python, args = shlex.split(driver)[0], shlex.split(driver)[1:]
+    assert driver.startswith("'") and args == ["-m", "gotchas", "merge-record", "%O", "%A", "%B", "%P"]
+    assert Path(python).is_absolute() and Path(python).samefile(sys.executable)
     assert git(root, "check-attr", "merge", ".claude/rules/gotchas.md").strip().endswith("merge: gotchas")
     assert run_gotchas(root, "verify").returncode == 0
 
@@ -103,3 +111,84 @@ def test_a_malformed_settings_file_stops_init_with_nothing_written(root: Path) -
     assert tree(root) == before
     (root / ".claude/settings.json").write_text("{not json", "utf-8")
     assert gotchas(root, "init").returncode == 1
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".claude/rules/team gotchas.md",
+        '.claude/rules/our "hard" lessons [v2] #1.md',
+        ".claude/rules/what*we?learned\\ today!.md",
+        ".claude/rules/leçons\tapprises.md",
+    ],
+)
+def test_the_attributes_line_names_exactly_a_record_with_spaces_or_specials(root: Path, name: str) -> None:
+    (root / ".claude").mkdir()
+    (root / ".claude/gotchas.toml").write_text(f"record = {json.dumps(name)}\n", "utf-8")
+    run_gotchas(root, "init")
+    assert (root / name).is_file()
+    line = (root / ".gitattributes").read_text("utf-8").splitlines()[0]
+    assert line.startswith('"') and line.endswith('" merge=gotchas'), line
+
+    def attribute(path: str) -> str:
+        shown = git(root, "-c", "core.quotepath=off", "check-attr", "-z", "merge", "--", path)
+        return shown.split("\0")[2]
+
+    assert attribute(name) == "gotchas"
+    # the name's glob characters are literal: a file the glob would match is not the record
+    if "*" in name:
+        assert attribute(name.replace("*", "X*Y")) == "unspecified"
+    assert run_gotchas(root, "init").stdout.strip() == "nothing to change: already set up"
+
+
+def test_a_quoted_path_is_c_style_and_a_plain_one_is_left_plain() -> None:
+    assert initialize._quoted(".claude/rules/gotchas.md") == ".claude/rules/gotchas.md"
+    assert initialize._quoted('a b/"c"\\d*.md') == '"a b/\\"c\\"\\\\\\\\d\\\\*.md"'
+    assert initialize._quoted("a\nb.md") == '"a\\nb.md"'
+
+
+def test_a_custom_merge_driver_is_kept_and_reported(root: Path) -> None:
+    git(root, "config", "merge.gotchas.driver", "my-merge --careful %O %A %B")
+    dry = json.loads(run_gotchas(root, "init", "--dry-run", "--json").stdout)["changes"]
+    [kept] = [c for c in dry if c["target"] == "git config merge.gotchas.driver"]
+    assert kept["kept"] is True and "my-merge --careful %O %A %B" in kept["what"]
+    done = run_gotchas(root, "init")
+    assert "kept git config merge.gotchas.driver: already 'my-merge --careful %O %A %B'" in done.stdout
+    assert git(root, "config", "merge.gotchas.driver").strip() == "my-merge --careful %O %A %B"
+    again = run_gotchas(root, "init").stdout
+    assert "kept git config merge.gotchas.driver" in again and "nothing to change" in again
+
+
+def capture(root: Path, task: str, title: str) -> None:
+    args = ["propose", "--json", "--title", title, "--body", f"What {task} showed.", "--tasks", task]
+    proposed = json.loads(run_gotchas(root, *args, "--root-cause", "suspected").stdout)
+    run_gotchas(root, "apply", proposed["proposal_id"])
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", f"Record what {task} showed")
+
+
+def test_the_configured_driver_merges_with_no_gotchas_on_path(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    make_scenario_repo(origin)
+    (tmp_path / "home").mkdir()
+    run_gotchas(origin, "init")
+    git(origin, "add", "-A")
+    git(origin, "commit", "-q", "-m", "Set gotchas up")
+    a, b = tmp_path / "a", tmp_path / "b"
+    for clone in (a, b):
+        git(tmp_path, "clone", "-q", str(origin), clone.name)
+    capture(a, "#701", "Warm caches hide cold-start regressions")
+    capture(b, "#702", "CI runners reuse stale wheels")
+    run_gotchas(a, "init")  # a clone has no local config: init sets the driver here
+    git(a, "fetch", "-q", str(b), "main")
+    bare_path = os.pathsep.join(d for d in ("/usr/bin", "/bin") if Path(d).is_dir())
+    env = {**git_env(), "PATH": bare_path}
+    assert subprocess.run(["sh", "-c", "command -v gotchas"], env=env, check=False).returncode != 0
+    done = subprocess.run(
+        ["git", "merge", "--no-edit", "FETCH_HEAD"], cwd=a, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "merged: both sides' corrections kept and verified" in done.stderr
+    text = (a / RECORD_PATH).read_text("utf-8")
+    assert "Warm caches hide" in text and "CI runners reuse" in text and "<<<<<<<" not in text
+    assert run_gotchas(a, "verify").returncode == 0

@@ -170,3 +170,85 @@ def test_two_lessons_appended_at_the_end_merge_where_git_alone_conflicts(origin:
     order = ids(a)
     assert order[-2:] == [new_a, new_b]
     assert run_gotchas(a, "verify").returncode == 0
+
+
+def test_the_same_correction_made_on_both_sides_is_kept_once(origin: Path) -> None:
+    a, b = clone(origin, "a"), clone(origin, "b")
+    same = correct(a, TARGET, "#664", "Tokenizer reloads starved the #664 run")
+    git(b, "fetch", "-q", str(a), "main")
+    git(b, "cherry-pick", "FETCH_HEAD")  # the very correction, made again on b's branch
+    other = correct(b, ids(origin)[-1], "#700", "Shallow clones were not why #700 failed")
+    for into, side in ((a, b), (b, a)):
+        done = pull(into, side)
+        assert done.returncode == 0, done.stdout + done.stderr
+        found = ids(into)
+        assert found.count(same) == 1 and other in found
+        text = (into / RECORD_PATH).read_text("utf-8")
+        assert "<<<<<<<" not in text and text.count("### Tokenizer reloads starved the #664 run") == 1
+        assert run_gotchas(into, "verify").returncode == 0
+
+
+def test_the_same_insertion_on_both_sides_is_one_insertion_in_the_pure_merge() -> None:
+    fix = b"\n## One, corrected\n\ntasks: #1 \xc2\xb7 root-cause: suspected\n\nFirst, again.\n"
+    ours = BASE.replace(b"\n## Two", fix + b"\n## Two")
+    theirs = ours + b"\n## Three\n\ntasks: #3 \xc2\xb7 root-cause: suspected\n\nThird.\n"
+    merged = merge.merge(BASE, ours, theirs)
+    assert (merged.conflicts, merged.data) == (0, theirs)
+    assert "kept once" in merge.merge(BASE, ours + b"\n## Four\n\ntasks: #4\n\nFour.\n", theirs).why
+
+
+def test_a_record_created_on_both_sides_conflicts_unless_identical(tmp_path: Path) -> None:
+    a_text = b"# Gotchas\n\n## One\n\ntasks: #1\n\nFirst.\n"
+    b_text = b"# Gotchas\n\n## Two\n\ntasks: #2\n\nSecond.\n"
+    both = merge.merge(b"", a_text, b_text)
+    assert both.conflicts == 1 and both.data.startswith(b"<<<<<<< ours\n" + a_text + b"=======\n")
+    assert merge.merge(b"", a_text, a_text) == merge.Merged(a_text, 0, "one side has no changes")
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git(origin, "init", "-q", "-b", "main")
+    (origin / ".gitattributes").write_text(ATTRIBUTES, "utf-8")
+    git(origin, "add", ".gitattributes")
+    git(origin, "-c", "user.name=K", "-c", "user.email=k@example.invalid", "commit", "-q", "-m", "Start")
+    (tmp_path / "home").mkdir()
+    a, b = clone(origin, "a"), clone(origin, "b")
+    for side, text in ((a, a_text), (b, b_text)):
+        (side / RECORD_PATH).parent.mkdir(parents=True)
+        (side / RECORD_PATH).write_bytes(text)
+        git(side, "add", str(RECORD_PATH))
+        git(side, "commit", "-q", "-m", "Start the record")
+    done = pull(a, b)
+    assert done.returncode != 0
+    merged = (a / RECORD_PATH).read_bytes()
+    assert a_text in merged and b_text in merged and b"<<<<<<< ours" in merged
+
+
+PINNED = "# Lessons\n\n## Build\n\n- **Pin it** — a.\n- **Cache it** — b.\n\n## Run\n\nProse.\n"
+
+
+@pytest.mark.parametrize("pinned", [True, False])
+def test_the_entries_pin_is_honoured_when_the_driver_reads_the_versions(tmp_path: Path, pinned: bool) -> None:
+    origin = tmp_path / "origin"
+    (origin / RECORD_PATH).parent.mkdir(parents=True)
+    git(tmp_path, "init", "-q", "-b", "main", str(origin))
+    (origin / RECORD_PATH).write_text(PINNED, "utf-8")
+    (origin / ".gitattributes").write_text(ATTRIBUTES, "utf-8")
+    if pinned:  # each `## Build` section is one lesson, not a group of bullet lessons
+        (origin / ".claude/gotchas.toml").write_text('entries = "h2"\n', "utf-8")
+    git(origin, "add", ".")
+    git(origin, "-c", "user.name=K", "-c", "user.email=k@example.invalid", "commit", "-q", "-m", "Start")
+    (tmp_path / "home").mkdir()
+    a, b = clone(origin, "a"), clone(origin, "b")
+    for side, old, new in (
+        (a, "— a.\n", "— a.\n- **Pin harder** — c.\n"),
+        (b, "— b.\n", "— b.\n- **Less** — d.\n"),
+    ):
+        path = side / RECORD_PATH
+        path.write_text(path.read_text("utf-8").replace(old, new), "utf-8")
+        git(side, "commit", "-q", "-am", "Add to the build lessons")
+    done = pull(a, b)
+    if pinned:  # read as the pin says, both sides changed the one lesson `Build`: a conflict
+        assert done.returncode != 0 and "both sides corrected build" in done.stderr
+    else:  # guessed, each side added a bullet lesson of its own: both kept
+        assert done.returncode == 0, done.stdout + done.stderr
+        text = (a / RECORD_PATH).read_text("utf-8")
+        assert "Pin harder" in text and "Less" in text and "<<<<<<<" not in text

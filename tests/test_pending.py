@@ -136,18 +136,37 @@ def test_a_newer_proposal_supersedes_an_older_one_and_a_changed_target_conflicts
     assert "conflict" in listed[newer["proposal_id"]]["reason"]
 
 
-def test_a_proposal_whose_target_changed_is_skipped_as_conflicting_and_nothing_written(root: Path) -> None:
+def propose_lesson(root: Path, title: str) -> dict[str, Any]:
+    args = ["propose", "--json", "--title", title, "--body", "Pin the allocator's arena size."]
+    result: dict[str, Any] = json.loads(
+        run_gotchas(root, *args, "--tasks", "800", "--root-cause", "suspected").stdout
+    )
+    return result
+
+
+def test_a_proposal_whose_target_changed_is_refused_alone_and_the_others_apply(root: Path) -> None:
     proposed = propose(root, hold=None)
+    other = propose_lesson(root, "Arena size decides the #800 fragmentation")
     record = root / RECORD_PATH
     text = record.read_text("utf-8")
     record.write_text(text.replace("One `llm.generate()`", "A single `llm.generate()`"), "utf-8")
-    # statuses are read first: the changed target reads as conflicting and is skipped
+    # statuses are read first: the changed target reads as conflicting and is refused
     assert statuses(root)[proposed["proposal_id"]]["status"] == "conflicting"
-    before = record.read_bytes()
     done = gotchas(root, "apply", "--released", "--json")
-    assert done.returncode == 0
-    assert json.loads(done.stdout)["skipped"][0]["status"] == "conflicting"
-    assert record.read_bytes() == before
+    assert done.returncode == 7, done.stderr
+    answer = json.loads(done.stdout)
+    [refused] = answer["refused"]
+    assert (refused["proposal_id"], refused["status"], refused["code"]) == (
+        proposed["proposal_id"],
+        "refused",
+        "conflict",
+    )
+    assert [r["proposal_id"] for r in answer["applied"]] == [other["proposal_id"]]
+    written = record.read_text("utf-8")
+    assert "Arena size decides" in written and CORRECTION_TITLE not in written
+    again = gotchas(root, "apply", "--released")
+    assert again.returncode == 7
+    assert f"refused {proposed['proposal_id']}: " in again.stdout and "conflict" in again.stdout
 
 
 def test_bad_arguments_are_one_line_and_exit_2(root: Path) -> None:
@@ -181,12 +200,89 @@ async def test_list_proposals_through_the_stdio_server_tells_status_and_hold_and
 
 def test_a_proposal_file_edited_by_hand_is_left_out_and_said_so(root: Path) -> None:
     proposed = propose(root, hold=None)
-    path = root / ".claude/gotchas/proposals" / f"{proposed['proposal_id']}.json"
+    path = root / PROPOSALS / f"{proposed['proposal_id']}.json"
     path.write_text(path.read_text("utf-8").replace("#664", "#665"), "utf-8")
     before = (root / RECORD_PATH).read_bytes()
     listed = gotchas(root, "proposals", "--json")
     assert json.loads(listed.stdout)["proposals"] == []
     assert f"left out: proposal {proposed['proposal_id']} was changed after it was made" in listed.stderr
     done = gotchas(root, "apply", "--released")
-    assert done.returncode == 0 and "nothing to apply" in done.stdout
+    assert done.returncode == 7
+    assert f"refused {proposed['proposal_id']}: proposal {proposed['proposal_id']} was changed" in done.stdout
     assert (root / RECORD_PATH).read_bytes() == before
+
+
+PROPOSALS = Path(".claude/gotchas/proposals")
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def forge(root: Path, body: dict[str, Any]) -> str:
+    """Store ``body`` as a proposal whose id and checksum are right: only deeper checks refuse it."""
+    body = {k: v for k, v in body.items() if k != "checksum"}
+    keys = ("kind", "record", "base_sha256", "target_id", "task", "red_herring_note", "after_id", "hold")
+    intent = {**{k: body[k] for k in keys}, "lesson": body["lesson"]}
+    body["id"] = "p-" + hashlib.sha256(_canonical(intent).encode()).hexdigest()[:12]
+    body["checksum"] = hashlib.sha256(_canonical(body).encode()).hexdigest()
+    (root / PROPOSALS / f"{body['id']}.json").write_text(json.dumps(body, indent=2), "utf-8")
+    return str(body["id"])
+
+
+def test_each_bad_stored_proposal_is_refused_alone_named_with_its_reason(root: Path) -> None:
+    good = propose(root, hold=None)
+    stored = json.loads((root / PROPOSALS / f"{good['proposal_id']}.json").read_text("utf-8"))
+    bad = {
+        forge(root, {**stored, "kind": "rewrite"}): "unknown kind",
+        forge(root, {**stored, "hold": "predicate-664-maybe"}): "hold is malformed",
+        forge(root, {**stored, "hold": ["predicate-664-lands"]}): "hold is not a predicate",
+        forge(root, {**stored, "task": "#701", "result_sha256": "0" * 64}): "forged",
+        forge(
+            root, {**stored, "task": "#702", "insertions": [{"at": "0", "lines": []}]}
+        ): "insertions are not",
+    }
+    for name, text in (
+        ("p-aaaaaaaaaaaa", '{"format": "gotchas-proposal/1", "kind": '),
+        ("p-bbbbbbbbbbbb", "[" * 50_000 + "]" * 50_000),
+        ("p-cccccccccccc", '{"a": ' * 50_000 + "1" + "}" * 50_000),
+    ):
+        (root / PROPOSALS / f"{name}.json").write_text(text, "utf-8")
+    bad |= {
+        "p-aaaaaaaaaaaa": "not a readable proposal file",
+        "p-bbbbbbbbbbbb": "nested too deeply",
+        "p-cccccccccccc": "nested too deeply",
+    }
+    (root / PROPOSALS / "p-eeeeeeeeeeee.json").mkdir()  # not a file at all
+    outside = root.parent / "elsewhere.json"
+    outside.write_text("{}", "utf-8")
+    (root / PROPOSALS / "p-ffffffffffff.json").symlink_to(outside)  # never followed
+    bad |= {"p-eeeeeeeeeeee": "", "p-ffffffffffff": ""}
+    copied = root / PROPOSALS / "p-dddddddddddd.json"  # a real proposal under another's name
+    copied.write_bytes((root / PROPOSALS / f"{good['proposal_id']}.json").read_bytes())
+    bad["p-dddddddddddd"] = "does not match its own id"
+
+    done = gotchas(root, "apply", "--released", "--json")
+    assert done.returncode == 7, done.stderr
+    answer = json.loads(done.stdout)
+    assert [r["proposal_id"] for r in answer["applied"]] == [good["proposal_id"]]
+    refused = {r["proposal_id"]: r for r in answer["refused"]}
+    assert set(refused) == set(bad)
+    for pid, why in bad.items():
+        assert why in refused[pid]["reason"], (pid, refused[pid])
+        assert refused[pid]["status"] == "refused" and refused[pid]["code"]
+    assert CORRECTION_TITLE in (root / RECORD_PATH).read_text("utf-8")
+    assert run_gotchas(root, "verify").returncode == 0
+
+    # a forged result shows only on the bytes it claims to edit; the others are refused every run
+    forged = next(pid for pid, why in bad.items() if why == "forged")
+    (root / PROPOSALS / f"{forged}.json").unlink()
+    del bad[forged]
+    after = tree(root)
+    again = gotchas(root, "apply", "--released")
+    assert again.returncode == 7
+    for pid, why in bad.items():
+        line = next((x for x in again.stdout.splitlines() if x.startswith(f"refused {pid}: ")), again.stdout)
+        assert why in line, again.stdout
+    assert "nothing to apply" not in again.stdout
+    assert tree(root) == after  # refusals write nothing

@@ -35,7 +35,11 @@ EXIT_CODES = (
     (4, "check-hold: unsatisfiable (a task can no longer land)"),
     (5, "check-hold: unknown (no source could tell)"),
     (6, "serve --http cannot listen: port in use, address not this machine's, no permission"),
-    (7, "apply --released: some proposals were refused (a conflict, or verification found problems)"),
+    (
+        7,
+        "apply --released: some proposals were refused, each named with its reason (unreadable, "
+        "forged, a conflict, or verification found problems)",
+    ),
     (8, "serve --http beyond loopback without GOTCHAS_TOKEN (token-required)"),
     (130, "interrupted"),
 )
@@ -303,9 +307,9 @@ def _apply(args: argparse.Namespace) -> int:
         raise InvalidArgument("give the proposal id to apply, or --released for every released one")
     ws = _workspace(args)
     if args.commit:
-        from gotchas.commit import preflight
+        from gotchas.commit import preflight, records_of
 
-        preflight(ws)
+        preflight(ws, records_of(ws, [args.proposal_id]))
     result = operations.apply(ws, proposal_id=args.proposal_id)
     text = f"{result['status']}: {result['reason']}"
     if args.commit and result["status"] == "applied":
@@ -328,9 +332,9 @@ def _apply_released(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     operations.refuse_unresolved_merge(ws)
     if args.commit:
-        from gotchas.commit import preflight
+        from gotchas.commit import preflight, records_of
 
-        preflight(ws)
+        preflight(ws, records_of(ws, None))
     result = pending.apply_released(ws)
     if args.commit and result["applied"]:
         from gotchas.commit import commit_applied
@@ -407,7 +411,14 @@ def _merge_record(args: argparse.Namespace) -> int:
     """The git merge driver: exit 0 merged (into %A), 1 conflict markers left in %A."""
     from gotchas import merge
 
-    status, line = merge.run(Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours)
+    try:  # the three versions are read as the repository pins its record (entries = …)
+        read: merge.Read = _workspace(args).parse_as_edit
+    except GotchasError as exc:
+        _say(f"{exc.message}; reading the record unpinned")
+        read = merge.read_guessed
+    status, line = merge.run(
+        Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours, read
+    )
     _say(line)
     return status
 
@@ -417,8 +428,13 @@ def _init(args: argparse.Namespace) -> int:
 
     changes = initialize.run(_workspace(args), dry_run=args.dry_run)
     verb = "would change" if args.dry_run else "changed"
-    lines = [f"{verb} {c.target}: {c.what}" for c in changes] or ["nothing to change: already set up"]
-    view = {"dry_run": args.dry_run, "changes": [{"target": c.target, "what": c.what} for c in changes]}
+    lines = [f"{'kept' if c.kept else verb} {c.target}: {c.what}" for c in changes]
+    if all(c.kept for c in changes):
+        lines.append("nothing to change: already set up")
+    view = {
+        "dry_run": args.dry_run,
+        "changes": [{"target": c.target, "what": c.what, "kept": c.kept} for c in changes],
+    }
     _emit(view, args.json, "\n".join(lines))
     return 0
 

@@ -7,6 +7,9 @@ current bytes, hashed without filters. The branch moves by compare-and-swap
 learns the new versions of just those paths, so ``git status`` stays clean for them. Git
 runs with the settings of :mod:`gotchas.holds.sources.git` that keep a repository's own
 config from running a program (no hooks, no signing program); paths come after ``--``.
+
+Before anything is written, the record must be as committed (work tree, index and ``HEAD``
+hold the same bytes): otherwise the commit would carry someone's unreviewed edits.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gotchas.errors import CommitFailed
+from gotchas.errors import CommitFailed, GotchasError, RecordUncommitted
 from gotchas.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -64,8 +67,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def preflight(ws: Workspace) -> Git:
-    """Git for the project, refusing before anything is written when a commit cannot be made."""
+def preflight(ws: Workspace, records: Sequence[Path] = ()) -> Git:
+    """Git for the project, refusing before anything is written when a commit cannot be made
+    or would carry changes of ``records`` that are not ours."""
     from gotchas.holds.sources import SourceFailed
     from gotchas.holds.sources.git import Git
 
@@ -81,7 +85,55 @@ def preflight(ws: Workspace) -> Git:
             f"cannot commit: the project root {ws.root} is not the top of its git work tree; "
             "nothing was written"
         )
+    for path in dict.fromkeys(records):
+        change = _uncommitted(git, ws, path)
+        if change:
+            raise RecordUncommitted(
+                f"cannot commit: {ws.name(path)} {change}; the commit would carry edits no one "
+                "reviewed. Commit or stash them first, or apply without --commit; nothing was written"
+            )
     return git
+
+
+def _uncommitted(git: Git, ws: Workspace, path: Path) -> str | None:
+    """How the record differs from ``HEAD`` in the index or the work tree, or None.
+
+    Bytes are compared as blobs hashed without filters, as :func:`commit` stages them, so a
+    file whose index entry only lacks stat data reads as unchanged.
+    """
+    name = ws.name(path)
+
+    def blob(spec: str) -> str | None:
+        found = git.run("rev-parse", "--verify", "--quiet", f"{spec}:{name}", check=False)
+        return found.stdout.strip() if found.returncode == 0 else None
+
+    committed, staged = blob("HEAD"), blob(":0")
+    exists = path.is_file() and not path.is_symlink()
+    on_disk = git.run("hash-object", "--no-filters", "--", name).stdout.strip() if exists else None
+    if staged != committed:
+        conflicted = git.run("ls-files", "--unmerged", "--", f":(literal){name}", check=False).stdout
+        return "is in conflict in the index" if conflicted.strip() else "has changes staged in the index"
+    if on_disk != staged:
+        return "has changes in the work tree" if staged else "is not committed (untracked)"
+    return None
+
+
+def records_of(ws: Workspace, proposal_ids: Sequence[str] | None) -> list[Path]:
+    """The records the named proposals (None: every stored one) write; an unusable one is
+    left to the apply, which refuses it."""
+    from gotchas import proposal
+
+    if proposal_ids is None:
+        found = proposal.stored(ws.proposals_dir)
+    else:
+        found = [proposal.load(ws.proposals_dir, pid) for pid in proposal_ids]
+    paths: list[Path] = []
+    for p in found:
+        try:
+            paths.append(ws.writable_record(p.record))
+        except GotchasError:
+            continue
+    return paths
 
 
 def commit(ws: Workspace, paths: Sequence[Path], text: str) -> str:

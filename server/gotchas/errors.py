@@ -165,6 +165,13 @@ def shown(value: str, limit: int = MAX_SHOWN) -> str:
     return f"{value[:limit]!r}… ({len(value)} characters)"
 
 
+class RecordUncommitted(GotchasError):
+    """``--commit`` was asked while the record has changes of its own, in the work tree or the
+    index: the commit would carry edits no one reviewed, so nothing is applied or committed."""
+
+    code = "record-uncommitted"
+
+
 class CommitFailed(GotchasError):
     """A correction was applied but could not be committed: not a git work tree, no identity,
     or the branch moved meanwhile. The record is written; commit it by hand or apply again."""

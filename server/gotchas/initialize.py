@@ -2,17 +2,22 @@
 
 The record (when there is none), ``.mcp.json`` (the server), ``.claude/settings.json`` (the
 read-only tools allowed, the server enabled, the session-start hook), ``.gitattributes``
-(the record's merge driver, the journal merged as a union) and the merge driver in the
-repository's git config. Existing JSON is merged key by key, never replaced; existing
-lines are kept byte for byte. Every file is read and checked before anything is written,
-so a malformed file stops the run with nothing changed; each write holds the file's lock
-and replaces it only if it is still the version read (else the run stops, asking for
-another); a second run changes nothing.
+(the record's merge driver, the journal merged as a union; a path with spaces or
+specials C-quoted, as gitattributes requires) and the merge driver in the repository's git
+config: the running Python, by absolute path, so it works without ``gotchas`` on PATH. A
+merge driver already configured is kept and reported, never overwritten. Existing JSON
+is merged key by key, never replaced; existing lines are kept byte for byte. Every file
+is read and checked before anything is written, so a malformed file stops the run with
+nothing changed; each write holds the file's lock and replaces it only if it is still the
+version read (else the run stops, asking for another); a second run changes nothing.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +45,16 @@ HOOK_COMMAND = (
 )
 """The installed ``gotchas`` when there is one, else the published one through uvx; never a
 program from the repository, and silent when neither is there."""
-DRIVER = "gotchas merge-record %O %A %B %P"
+DRIVER_ARGS = "-m gotchas merge-record %O %A %B %P"
+
+
+def driver(python: str | None = None) -> str:
+    """The driver command git runs through the shell: this Python, single-quoted, by absolute
+    path, so the merge works in a shell without ``gotchas`` (or a virtualenv) on PATH."""
+    path = os.path.abspath(python or sys.executable)
+    return "'" + path.replace("'", "'\\''") + "' " + DRIVER_ARGS
+
+
 DRIVER_NAME = "gotchas: keep both sides' corrections of the lessons file"
 NEW_RECORD = b"# Gotchas\n\nLessons from past tasks, each naming the task that taught it.\n"
 
@@ -52,6 +66,8 @@ class Change:
     target: str
     what: str
     write: Callable[[], None]
+    kept: bool = False
+    """Left as it is (a value someone set): reported, nothing is written."""
 
 
 def plan(ws: Workspace) -> list[Change]:
@@ -179,9 +195,33 @@ def _attributes(ws: Workspace, record: str) -> list[Change]:
     ]
 
 
+_PLAIN = re.compile(r"^[A-Za-z0-9._/+@,=:~%-]+$")
+
+
 def _quoted(path: str) -> str:
-    """A path as a .gitattributes pattern: spaces and specials escaped, so it names one file."""
-    return "".join(f"\\{c}" if c in ' \\*?[]!"#' else c for c in path)
+    """A path as a .gitattributes pattern naming exactly that file.
+
+    Glob characters (and the backslash) are escaped with a backslash; a path with anything
+    but plain characters is then written C-style in double quotes (backslashes, quotes and
+    control characters escaped), as gitattributes requires for spaces.
+    """
+    pattern = "".join(f"\\{c}" if c in "\\*?[]!" else c for c in path)
+    if _PLAIN.match(path) and not path.startswith("#"):
+        return pattern
+    out = []
+    for char in pattern:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char in _C_ESCAPES:
+            out.append(_C_ESCAPES[char])
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\{ord(char):03o}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
 
 
 def _git_config(ws: Workspace) -> list[Change]:
@@ -196,9 +236,13 @@ def _git_config(ws: Workspace) -> list[Change]:
     if not inside:
         return []
     changes = []
-    for key, value in (("merge.gotchas.name", DRIVER_NAME), ("merge.gotchas.driver", DRIVER)):
-        now = git.run("config", "--local", "--get", key, check=False).stdout.rstrip("\n")
-        if now != value:
+    for key, value in (("merge.gotchas.name", DRIVER_NAME), ("merge.gotchas.driver", driver())):
+        now = git.run("config", "--get", key, check=False).stdout.rstrip("\n")
+        if now and now != value:
+            changes.append(
+                Change(f"git config {key}", f"already {now!r}; left as it is", lambda: None, kept=True)
+            )
+        elif now != value:
 
             def write(key: str = key, value: str = value) -> None:
                 git.run("config", "--local", key, value)

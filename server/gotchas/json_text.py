@@ -12,9 +12,13 @@ import json
 from typing import Any
 
 
+class TooDeep(ValueError):
+    """JSON nested deeper than the parser can follow: malformed, and said so by name."""
+
+
 def loads(text: str | bytes) -> Any:
-    """``json.loads``, raising ``ValueError`` for nesting deeper than the parser can follow."""
+    """``json.loads``, raising :class:`TooDeep` (a ``ValueError``) for nesting it cannot follow."""
     try:
         return json.loads(text)
     except RecursionError:
-        raise ValueError("JSON nested deeper than it can be read") from None
+        raise TooDeep("JSON nested deeper than it can be read") from None

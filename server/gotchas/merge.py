@@ -9,8 +9,18 @@ same entry, or a side that changed existing bytes where the other also changed l
 give ordinary conflict markers and a non-zero exit, exactly as git's own merge would;
 changes to different lines merge as git would merge them.
 
+The same correction made on both sides (the same lines inserted at the same place) is kept
+once. When the record is new on both sides (git gives an empty base), the sides merge only
+if they are identical: two different records are one conflict, never a concatenation.
+
+Every step is linear in the record: insertions are found by matching lines in order (no
+quadratic diff), and each side is parsed as an edit of the base (only the lines around
+its insertions are read again). Records are read the way the repository pins them
+(``entries`` in ``.claude/gotchas.toml``), through the ``read`` function the shell passes.
+
 Use it with ``.gitattributes``: ``.claude/rules/gotchas.md merge=gotchas`` and
-``git config merge.gotchas.driver "gotchas merge-record %O %A %B %P"``.
+``git config merge.gotchas.driver "gotchas merge-record %O %A %B %P"`` (``gotchas init``
+writes both).
 """
 
 from __future__ import annotations
@@ -18,16 +28,24 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from pathlib import Path
 
 from gotchas import verification
 from gotchas.errors import GotchasError
 from gotchas.record import Record, parse
+from gotchas.wording import counted
 
 MARKER = 7
+
+Read = Callable[[bytes, Record | None], Record]
+"""Reads a version of the record; the second argument is a parse it was edited from, or None."""
+
+
+def read_guessed(data: bytes, near: Record | None) -> Record:
+    """The record read with no pin: the reading is guessed from the bytes."""
+    return parse(data, near=near)
 
 
 @dataclass(frozen=True)
@@ -44,15 +62,27 @@ def _lines(data: bytes) -> list[bytes]:
 
 
 def insertions(base: Sequence[bytes], side: Sequence[bytes]) -> dict[int, list[bytes]] | None:
-    """Lines ``side`` inserts before each base line index, or None if it changed or removed any."""
+    """Lines ``side`` inserts before each base line index, or None if it changed or removed any.
+
+    Linear in the lines: each base line, in order, is matched at its earliest place in
+    ``side`` after the previous one, and whatever is skipped is inserted. The placement
+    depends only on the lines up to it, so the same correction reads as the same insertion
+    on both sides of a merge, whatever else either side did. When ``base`` is not a
+    subsequence of ``side``, a line was changed or removed.
+    """
     found: dict[int, list[bytes]] = {}
-    matcher = SequenceMatcher(None, list(base), list(side), autojunk=False)
-    for tag, i1, _, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        if tag != "insert":
+    j, m = 0, len(side)
+    for i, line in enumerate(base):
+        start = j
+        while j < m and side[j] != line:
+            j += 1
+        if j == m:
             return None
-        found[i1] = list(side[j1:j2])
+        if j > start:
+            found[i] = list(side[start:j])
+        j += 1
+    if j < m:
+        found[len(base)] = list(side[j:])
     return found
 
 
@@ -69,29 +99,47 @@ def _touched(base: Record, side: Record) -> set[str]:
     return out
 
 
-def merge(base: bytes, ours: bytes, theirs: bytes, *, eol: bytes = b"\n") -> Merged:
+def merge(
+    base: bytes, ours: bytes, theirs: bytes, *, eol: bytes = b"\n", read: Read = read_guessed
+) -> Merged:
     """The three-way merge of the record (pure; see the module docstring)."""
     if theirs in (ours, base):
         return Merged(ours, 0, "one side has no changes")
     if ours == base:
         return Merged(theirs, 0, "one side has no changes")
+    if not base:
+        return _both_created(ours, theirs, eol)
     base_lines, our_lines, their_lines = _lines(base), _lines(ours), _lines(theirs)
     mine, other = insertions(base_lines, our_lines), insertions(base_lines, their_lines)
-    try:
-        records = [parse(data) for data in (base, ours, theirs)]
-    except GotchasError:
-        records = []
-    if mine is None or other is None or not records:
+    if mine is None or other is None:
         return line_merge(base, ours, theirs)
-    same = _touched(records[0], records[1]) & _touched(records[0], records[2])
+    try:
+        was = read(base, None)
+        records = [was, read(ours, was), read(theirs, was)]
+        shared = {at: lines for at, lines in mine.items() if other.get(at) == lines}
+        # what both sides inserted alike is one correction made twice: the base of the rest
+        common = read(_join(base_lines, shared, {}, conflict=False, eol=eol)[0], was) if shared else was
+    except GotchasError:
+        return line_merge(base, ours, theirs)
+    same = _touched(common, records[1]) & _touched(common, records[2])
     if same:
         merged = _join(base_lines, mine, other, conflict=True, eol=eol)
         return Merged(merged[0], max(merged[1], 1), "both sides corrected " + ", ".join(sorted(same)))
     data, _ = _join(base_lines, mine, other, conflict=False, eol=eol)
-    problem = _unsound(data, *records)
+    problem = _unsound(data, *records, read=read)
     if problem:
         return Merged(_join(base_lines, mine, other, conflict=True, eol=eol)[0], 1, problem)
-    return Merged(data, 0, "both sides' corrections kept and verified")
+    why = "both sides' corrections kept and verified"
+    if shared:
+        why += f" ({len(shared)} made on both sides, kept once)"
+    return Merged(data, 0, why)
+
+
+def _both_created(ours: bytes, theirs: bytes, eol: bytes) -> Merged:
+    """Both sides added the record (no base): one conflict holding each side whole."""
+    data = [b"<" * MARKER + b" ours" + eol, *_ended(_lines(ours), eol), b"=" * MARKER + eol]
+    data += [*_ended(_lines(theirs), eol), b">" * MARKER + b" theirs" + eol]
+    return Merged(b"".join(data), 1, "both sides created the record, differently")
 
 
 def _join(
@@ -127,10 +175,10 @@ def _ended(lines: Sequence[bytes], eol: bytes) -> list[bytes]:
     return list(lines)
 
 
-def _unsound(data: bytes, base: Record, ours: Record, theirs: Record) -> str | None:
+def _unsound(data: bytes, base: Record, ours: Record, theirs: Record, *, read: Read) -> str | None:
     """Why the merged bytes are not both sides' corrections, verified; None when they are."""
     try:
-        merged = parse(data)
+        merged = read(data, ours)
     except GotchasError as exc:
         return f"the merged record does not read: {exc}"
     by_id = {e.id: e for e in merged.entries}
@@ -182,12 +230,13 @@ def _git_merge_file(paths: Sequence[Path]) -> subprocess.CompletedProcess[bytes]
     return subprocess.run(argv, capture_output=True, env={**os.environ, **SAFE_ENV}, check=False, timeout=60)
 
 
-def run(base: Path, ours: Path, theirs: Path, name: str) -> tuple[int, str]:
+def run(base: Path, ours: Path, theirs: Path, name: str, read: Read = read_guessed) -> tuple[int, str]:
     """The driver: merge into ``ours`` (git's %A) and return (exit status, one line for people)."""
     data = [p.read_bytes() for p in (base, ours, theirs)]
     eol = b"\r\n" if data[1].count(b"\r\n") * 2 > data[1].count(b"\n") else b"\n"
-    merged = merge(*data, eol=eol)
+    merged = merge(*data, eol=eol, read=read)
     ours.write_bytes(merged.data)
     if merged.conflicts:
-        return 1, f"{name}: {merged.conflicts} conflict(s): {merged.why}; resolve them, then gotchas verify"
+        conflicts = counted(merged.conflicts, "conflict")
+        return 1, f"{name}: {conflicts}: {merged.why}; resolve them, then gotchas verify"
     return 0, f"{name}: merged: {merged.why}"

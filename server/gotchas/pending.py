@@ -17,13 +17,17 @@ from gotchas import operations, proposal
 from gotchas.errors import GotchasError
 from gotchas.proposal import Proposal
 from gotchas.record import Record
-from gotchas.results import ApplyResult, HoldView, ProposalSummary, ReleasedResult
+from gotchas.results import ApplyResult, HoldView, ProposalRefusal, ProposalSummary, ReleasedResult
 from gotchas.workspace import Workspace
 
 
 def ordered(ws: Workspace) -> list[Proposal]:
     """The stored proposals in creation order (id breaks ties, so the order is stable)."""
     return sorted(proposal.stored(ws.proposals_dir), key=_order)
+
+
+def _ordered(found: Sequence[Proposal]) -> list[Proposal]:
+    return sorted(found, key=_order)
 
 
 def _order(p: Proposal) -> tuple[datetime, str]:
@@ -42,7 +46,10 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 def assess(ws: Workspace) -> list[ProposalSummary]:
     """Every stored proposal with its status and its hold's state now, in creation order."""
-    stored = ordered(ws)
+    return _assess(ws, ordered(ws))
+
+
+def _assess(ws: Workspace, stored: Sequence[Proposal]) -> list[ProposalSummary]:
     records: dict[str, Record | GotchasError] = {}
     holds: dict[str, HoldView] = {}
     return [_summary(ws, p, _newer(p, stored), records, holds) for p in stored]
@@ -107,6 +114,7 @@ def _summary(
     )
     if isinstance(current, GotchasError):
         summary["status"], summary["reason"] = "conflicting", f"the record cannot be read: {current}"
+        summary["code"] = current.code
         return summary
     if operations.is_applied(current, p):
         summary["status"], summary["reason"] = "applied", f"{p.new_id!r} is in the record"
@@ -118,10 +126,10 @@ def _summary(
         return summary
     try:
         operations.replan(ws, current, p)
+        hold = _hold(ws, p, holds)
     except GotchasError as exc:
-        summary["status"], summary["reason"] = "conflicting", str(exc)
+        summary["status"], summary["reason"], summary["code"] = "conflicting", str(exc), exc.code
         return summary
-    hold = _hold(ws, p, holds)
     summary["hold_state"] = hold
     if hold is None:
         summary["reason"] = "no hold: ready to apply"
@@ -144,20 +152,43 @@ def apply_released(ws: Workspace) -> ReleasedResult:
     The statuses are read once, up front; each apply then checks its hold again under the
     record lock, rebases on what the earlier applies wrote, verifies and journals, exactly
     as a single ``apply`` does. A second run finds them applied and writes nothing.
+
+    A proposal that cannot be applied (its file damaged, forged or of an unknown kind, its
+    hold malformed, its edit in conflict with the record) is refused alone and named with
+    the reason; the others still apply.
     """
     out = ReleasedResult(applied=[], held=[], refused=[], skipped=[])
-    for summary in assess(ws):
-        if summary["status"] != "pending":
+    found, unreadable = proposal.read_all(ws.proposals_dir)
+    for bad in unreadable:
+        out["refused"].append(_refusal(bad.name, bad.code, bad.reason))
+    for summary in _assess(ws, _ordered(found)):
+        if summary["status"] == "conflicting":
+            out["refused"].append(
+                _refusal(summary["proposal_id"], summary.get("code", "conflict"), summary["reason"])
+            )
+        elif summary["status"] != "pending":
             out["skipped"].append(summary)
         elif not ready(summary):
             out["held"].append(summary)
         else:
-            result: ApplyResult = operations.apply(ws, proposal_id=summary["proposal_id"])
-            verified = result["verification"] is None or result["verification"]["ok"]
-            if result["status"] == "refused" or not verified:
-                out["refused"].append(result)
-            elif result["status"] == "applied":
-                out["applied"].append(result)
-            else:
-                out["skipped"].append({**summary, "status": "applied", "reason": result["reason"]})
+            _apply_one(ws, summary, out)
     return out
+
+
+def _apply_one(ws: Workspace, summary: ProposalSummary, out: ReleasedResult) -> None:
+    try:
+        result: ApplyResult = operations.apply(ws, proposal_id=summary["proposal_id"])
+    except GotchasError as exc:  # this one alone: the file changed since it was read, a lock failed
+        out["refused"].append(_refusal(summary["proposal_id"], exc.code, exc.message))
+        return
+    verified = result["verification"] is None or result["verification"]["ok"]
+    if result["status"] == "refused" or not verified:
+        out["refused"].append(result)
+    elif result["status"] == "applied":
+        out["applied"].append(result)
+    else:
+        out["skipped"].append({**summary, "status": "applied", "reason": result["reason"]})
+
+
+def _refusal(proposal_id: str, code: str, reason: str) -> ProposalRefusal:
+    return ProposalRefusal(proposal_id=proposal_id, status="refused", reason=reason, code=code)

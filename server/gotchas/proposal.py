@@ -16,7 +16,7 @@ from typing import Literal
 
 from gotchas import json_text, surface
 from gotchas.edit import Insertion, Lesson, Plan
-from gotchas.errors import ProposalInvalid, ProposalNotFound, shown
+from gotchas.errors import GotchasError, ProposalInvalid, ProposalNotFound, shown
 from gotchas.workspace import read_confined, write_atomic
 
 FORMAT = "gotchas-proposal/1"
@@ -134,11 +134,26 @@ def to_json(proposal: Proposal) -> str:
 
 
 def from_json(text: str, expected_id: str) -> Proposal:
+    """The proposal stored in ``text``; ProposalInvalid when it is damaged, edited, forged or not ours.
+
+    A proposal file is input from the repository: it may be truncated, nested deep enough to
+    exhaust the parser, carry fields of the wrong type, an unknown kind or a malformed hold.
+    Each of these is refused here, so nothing later meets a proposal it cannot handle.
+    """
+    try:
+        return _from_json(text, expected_id)
+    except RecursionError:
+        raise ProposalInvalid(f"proposal {expected_id} is nested too deeply to be a proposal file") from None
+
+
+def _from_json(text: str, expected_id: str) -> Proposal:
     try:
         body = json_text.loads(text)
         checksum = body.pop("checksum")
         if body.pop("format") != FORMAT:
             raise ProposalInvalid(f"proposal {expected_id} has an unknown format")
+    except json_text.TooDeep:
+        raise ProposalInvalid(f"proposal {expected_id} is nested too deeply to be a proposal file") from None
     except (ValueError, KeyError, AttributeError, TypeError):
         raise ProposalInvalid(f"proposal {expected_id} is not a readable proposal file") from None
     if hashlib.sha256(_canonical({"format": FORMAT, **body}).encode()).hexdigest() != checksum:
@@ -146,6 +161,9 @@ def from_json(text: str, expected_id: str) -> Proposal:
             f"proposal {expected_id} was changed after it was made (checksum mismatch); "
             "propose again instead of editing the file"
         )
+    problem = _field_problem(body)
+    if problem:
+        raise ProposalInvalid(f"proposal {expected_id} is not a valid proposal: {problem}")
     try:
         raw = body.pop("lesson")
         lesson = Lesson(**{**raw, "tasks": tuple(raw["tasks"]), "ruled_out": tuple(raw["ruled_out"])})
@@ -156,6 +174,69 @@ def from_json(text: str, expected_id: str) -> Proposal:
     if proposal.id != expected_id or make_id(proposal) != expected_id:
         raise ProposalInvalid(f"proposal {expected_id} does not match its own id")
     return proposal
+
+
+KINDS = ("supersede", "capture", "annotate")
+_TEXT = ("record", "base_sha256", "new_id", "result_sha256", "diff", "created_at", "entries_digest", "id")
+_OPTIONAL_TEXT = ("target_id", "target_sha256", "anchor_sha256", "task", "red_herring_note", "after_id")
+_EOLS = ("\n", "\r\n", "\r")
+
+
+def _field_problem(body: dict[str, object]) -> str | None:
+    """What is wrong with the fields of a proposal body, or None: types, kind, hold, lesson, edit."""
+    if body.get("kind") not in KINDS:
+        return f"unknown kind {shown(str(body.get('kind')))} (known: {', '.join(KINDS)})"
+    for name in _TEXT:
+        if name in body and not isinstance(body[name], str):
+            return f"{name} is not text"
+    for name in _OPTIONAL_TEXT:
+        if body.get(name) is not None and not isinstance(body[name], str):
+            return f"{name} is neither text nor null"
+    if "eol" in body and body["eol"] not in _EOLS:
+        return "eol is not a line ending"
+    hold = _hold_problem(body.get("hold"))
+    if hold:
+        return hold
+    lesson = body.get("lesson")
+    if not isinstance(lesson, dict):
+        return "lesson is not an object"
+    if not all(isinstance(lesson.get(k), str) for k in ("title", "body", "root_cause")):
+        return "the lesson's title, body or root cause is not text"
+    if any(lesson.get(k) is not None and not isinstance(lesson[k], str) for k in ("diagnostic", "evidence")):
+        return "the lesson's diagnostic or evidence is neither text nor null"
+    if not all(_texts(lesson.get(k)) for k in ("tasks", "ruled_out")):
+        return "the lesson's tasks or ruled-out causes are not a list of text"
+    insertions = body.get("insertions", [])
+    if not isinstance(insertions, list) or not all(_insertion(i) for i in insertions):
+        return "insertions are not a list of {at: line number, lines: [text]}"
+    return None
+
+
+def _hold_problem(hold: object) -> str | None:
+    """Why a stored hold is malformed: it is stored parsed and stripped, or not at all."""
+    if hold is None:
+        return None
+    if not isinstance(hold, str) or not hold or hold != hold.strip():
+        return "its hold is not a predicate"
+    from gotchas.errors import PredicateError
+    from gotchas.holds.predicate import parse_predicates
+
+    try:
+        parse_predicates(hold)
+    except PredicateError as exc:
+        return f"its hold is malformed: {exc.message}"
+    return None
+
+
+def _texts(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _insertion(value: object) -> bool:
+    if not isinstance(value, dict) or set(value) != {"at", "lines"}:
+        return False
+    at = value["at"]
+    return isinstance(at, int) and not isinstance(at, bool) and at >= 0 and _texts(value["lines"])
 
 
 def check_id(proposal_id: str) -> str:
@@ -195,14 +276,28 @@ def stored(directory: Path) -> list[Proposal]:
 
 def unreadable(directory: Path) -> list[str]:
     """Why each proposal file that is left out was refused (edited by hand, forged, not ours)."""
-    return read_all(directory)[1]
+    return [f.reason for f in read_all(directory)[1]]
 
 
-def read_all(directory: Path) -> tuple[list[Proposal], list[str]]:
-    found, refused = [], []
+@dataclass(frozen=True)
+class Unreadable:
+    """A stored proposal file that cannot be used: its name (``p-….json`` stem) and why."""
+
+    name: str
+    code: str
+    reason: str
+
+
+def read_all(directory: Path) -> tuple[list[Proposal], list[Unreadable]]:
+    """Every stored proposal, and every file under its name that was refused, each alone."""
+    found: list[Proposal] = []
+    refused: list[Unreadable] = []
     for path in sorted(directory.glob("p-*.json")):
         try:
             found.append(load(directory, path.stem))
-        except (ProposalInvalid, ProposalNotFound) as exc:
-            refused.append(exc.message)
+        except GotchasError as exc:  # invalid, not found, or reached through a symlink
+            refused.append(Unreadable(path.stem, exc.code, exc.message))
+        except OSError as exc:
+            reason = f"proposal file {shown(path.name)} cannot be read: {exc.strerror or exc}"
+            refused.append(Unreadable(path.stem, ProposalInvalid.code, reason))
     return found, refused

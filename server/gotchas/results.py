@@ -188,14 +188,27 @@ class ProposalSummary(TypedDict):
     reason: str
     hold_state: HoldView | None
     superseded_by: NotRequired[str]
+    code: NotRequired[str]
+
+
+class ProposalRefusal(TypedDict):
+    """A stored proposal refused before any apply: a file that cannot be read, is damaged,
+    forged or of an unknown kind, or a proposal in conflict with the record. ``proposal_id``
+    is the file's name when the file cannot be trusted to say it."""
+
+    proposal_id: str
+    status: Literal["refused"]
+    reason: str
+    code: str
 
 
 class ReleasedResult(TypedDict):
-    """``apply --released``: what was applied, what stays held, what was refused, in creation order."""
+    """``apply --released``: what was applied, what stays held, what was refused (each alone,
+    the others still applied), and what was already applied or superseded."""
 
     applied: list[ApplyResult]
     held: list[ProposalSummary]
-    refused: list[ApplyResult]
+    refused: list[ApplyResult | ProposalRefusal]
     skipped: list[ProposalSummary]
     commit: NotRequired[str]
 

@@ -270,6 +270,10 @@ class Workspace:
         self._cache[path] = (signature, parsed)
         return parsed
 
+    def parse_as_edit(self, data: bytes, near: Record | None) -> Record:
+        """:meth:`parse`, with ``near`` passed by position (the merge driver's reader)."""
+        return self.parse(data, near=near)
+
     def parse(self, data: bytes, *, near: Record | None = None) -> Record:
         """Parse ``data``, reusing an earlier parse of the very same bytes (keyed by sha256).
 

@@ -42,7 +42,7 @@ def test_a_stored_proposal_nested_deep_is_an_invalid_proposal(project: Path, dee
     assert applied.returncode == 1
     assert applied.stderr.startswith("gotchas: proposal-invalid: ")
     assert listed.returncode == 0
-    assert "left out: proposal p-0123456789ab is not a readable proposal file" in listed.stderr
+    assert "left out: proposal p-0123456789ab is nested too deeply to be a proposal file" in listed.stderr
     assert (project / RECORD).read_bytes() == before
 
 

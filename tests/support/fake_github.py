@@ -2,10 +2,13 @@
 
 Serves ``GET /repos/{owner}/{repo}/issues/{n}`` and ``/pulls/{n}`` from dictionaries the
 test fills in, records ``POST /repos/{owner}/{repo}/pulls`` (a pull request opened) in
-``opened``, and can be told to misbehave the ways the real service does: 404, 401,
-a primary rate limit (403 with ``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset``),
-a secondary limit (429 with ``retry-after``), a dropped connection, a body that is not
-JSON or is nested past the parser's depth, or no answer at all. Every request is recorded with its headers.
+``opened`` and answers 422 for a second open pull request of the same head and base, as
+GitHub does; ``GET /repos/{owner}/{repo}/pulls?head={owner}:{branch}&state=open`` lists the
+pull requests opened here, filtered as GitHub filters them. It can be told to misbehave
+the ways the real service does: 404, 401, a primary rate limit (403 with
+``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset``), a secondary limit (429 with
+``retry-after``), a dropped connection, a body that is not JSON or is nested past the
+parser's depth, or no answer at all. Every request is recorded with its headers.
 
 Usage::
 
@@ -25,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
+from urllib.parse import parse_qs, urlsplit
 
 _PULLS = re.compile(r"^/(?:api/v3/)?repos/(?P<repo>[^/]+/[^/]+)/pulls$")
 Failure = str  # "404", "401", "rate-limit", "retry-after", "drop", "bad-json", "deep-json", "hang", "500"
@@ -107,6 +111,8 @@ class FakeGitHub:
     rate_limit_reset: int = 1_796_022_000  # 2026-11-30T07:00:00Z
     requests: list[Request] = field(default_factory=list)
     opened: list[tuple[str, dict[str, object]]] = field(default_factory=list)  # (repo, request body)
+    listed: list[dict[str, object]] = field(default_factory=list)  # the pull requests opened, as served
+    lagging_lists: int = 0  # this many next pull-request listings miss every pull request (a race)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
 
@@ -195,6 +201,11 @@ class FakeGitHub:
         if failure == "500":
             _send(handler, 500, {"message": "Server Error"})
             return
+        where = urlsplit(handler.path)
+        listing = _PULLS.match(where.path)
+        if listing is not None:
+            _send_raw(handler, 200, json.dumps(self._list_pulls(listing["repo"], where.query)).encode(), {})
+            return
         match = _PATH.match(handler.path)
         table = None
         if match is not None:
@@ -226,13 +237,81 @@ class FakeGitHub:
         ):
             _send(handler, 422, _error("Validation Failed", "pulls#create-a-pull-request", 422))
             return
-        self.opened.append((match["repo"], body))
+        repo = match["repo"]
+        label = _label(repo, str(body["head"]))
+        if any(
+            p["repo"] == repo
+            and _head(p)["label"] == label
+            and _base(p) == body["base"]
+            and p["state"] == "open"
+            for p in self.listed
+        ):
+            error = _error("Validation Failed", "pulls#create-a-pull-request", 422)
+            error["errors"] = [
+                {
+                    "resource": "PullRequest",
+                    "code": "custom",
+                    "message": f"A pull request already exists for {label}.",
+                }
+            ]
+            _send(handler, 422, error)
+            return
+        self.opened.append((repo, body))
         number = 100 + len(self.opened)
-        url = f"https://github.com/{match['repo']}/pull/{number}"
-        _send(handler, 201, {"number": number, "html_url": url, "state": "open", **body})
+        owner = repo.split("/", maxsplit=1)[0]
+        made: dict[str, object] = {
+            "url": f"https://api.github.com/repos/{repo}/pulls/{number}",
+            "html_url": f"https://github.com/{repo}/pull/{number}",
+            "number": number,
+            "state": "open",
+            "title": body["title"],
+            "body": body.get("body"),
+            "head": {"label": label, "ref": label.split(":", 1)[1], "user": {"login": owner}},
+            "base": {"label": f"{owner}:{body['base']}", "ref": body["base"], "user": {"login": owner}},
+        }
+        self.listed.append({**made, "repo": repo})
+        _send(handler, 201, made)
+
+    def close(self, number: int) -> None:
+        """Close a pull request opened here (as merging or closing it on GitHub would)."""
+        for pull in self.listed:
+            if pull["number"] == number:
+                pull["state"] = "closed"
+
+    def _list_pulls(self, repo: str, query: str) -> list[dict[str, object]]:
+        """``GET /repos/{owner}/{repo}/pulls``: ``state`` (open, closed, all; default open),
+        ``head`` (``user:ref``) and ``base`` filters, as GitHub applies them."""
+        if self.lagging_lists > 0:  # another run opened one a moment ago: the list does not show it yet
+            self.lagging_lists -= 1
+            return []
+        params = {k: v[-1] for k, v in parse_qs(query).items()}
+        state = params.get("state", "open")
+        found = [p for p in self.listed if p["repo"] == repo and state in ("all", p["state"])]
+        if "head" in params:
+            found = [p for p in found if _head(p)["label"] == _label(repo, params["head"])]
+        if "base" in params:
+            found = [p for p in found if _base(p) == params["base"]]
+        return [{k: v for k, v in p.items() if k != "repo"} for p in found]
 
     def paths(self) -> Iterator[str]:
         return (request.path for request in self.requests)
+
+
+def _label(repo: str, head: str) -> str:
+    """``owner:branch``, GitHub's name for a head; a bare branch is in ``repo``'s owner."""
+    return head if ":" in head else f"{repo.split('/', maxsplit=1)[0]}:{head}"
+
+
+def _head(pull: dict[str, object]) -> dict[str, object]:
+    head = pull["head"]
+    assert isinstance(head, dict)
+    return head
+
+
+def _base(pull: dict[str, object]) -> object:
+    base = pull["base"]
+    assert isinstance(base, dict)
+    return base["ref"]
 
 
 def _error(message: str, anchor: str, status: int) -> dict[str, object]:
