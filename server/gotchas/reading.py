@@ -182,6 +182,11 @@ _ENTRY_FIELD = re.compile(
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 _NUMBERED_FIELD = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
 _CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")
+_SECOND_FIELD = re.compile(
+    r"[.;,!?)]\s+(?:\*\*|__)?(?:fix|solution|workaround|cause|root cause|resolution|lösung|solution|"
+    r"solución|solução|решение|解决)(?:\*\*|__)?\s*[:：]",
+    re.IGNORECASE,
+)
 _NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -200,6 +205,8 @@ def lead_label(text: str) -> tuple[str, bool] | None:
     if bold:
         label = bold["label"].strip()
         after = bold["after"]
+        if vocabulary.numbers_entry(label):
+            return vocabulary.plain(label).strip(" :：."), False  # `**Lesson 1:**` numbers the entry
         as_field = label.endswith((":", "：", ".")) or after.startswith((":", "："))
         return vocabulary.field_name(label), as_field
     plain = _PLAIN_LABEL.match(text)
@@ -232,6 +239,7 @@ TITLE_RULES: tuple[TitleRule, ...] = (
         1.0,
     ),
     ("reads as a date group", lambda t: bool(_DATE.search(t)) and _words(_DATE.sub("", t)) <= 3, 1.0),
+    ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
 )
 
 
@@ -300,6 +308,8 @@ class _Reader:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
         if len(title) > 48 or title.count(" ") > 6:
             return False
+        if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
+            return False  # a section titled as lessons holds lessons, whatever repeats its title
         words = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
         repeated = self.headings[" ".join(title.lower().split())] >= 2
         if not repeated and (not words or words[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
@@ -323,8 +333,13 @@ class _Reader:
         return bool(_DONE.match(item_text(line))) and len(item_text(line).split()) <= 12
 
     def is_field_item(self, block: Block) -> bool:
-        found = lead_label(self.first_text(block))
-        return found is not None and self.is_field_label(*found)
+        """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its
+        parts (``- Problem: … Fix: …``)."""
+        text = self.first_text(block)
+        found = lead_label(text)
+        if found is None or not self.is_field_label(*found):
+            return False
+        return not _SECOND_FIELD.search(text, len(found[0]) + 1)
 
     def is_label_paragraph(self, block: Block) -> bool:
         """A paragraph that is only a label (``**Symptoms:**``): the list after it is that field."""
@@ -513,6 +528,17 @@ class _Reader:
             )
             return self.read_scopes(found, "pinned lessons section", pinned=True)
         title = root.title
+        if root.heading is not None and vocabulary.names_no_lessons(title):
+            if title_note:
+                self.left_out.append(title_note)
+            return Reading(
+                "not-lessons",
+                [],
+                f"the title {title!r} names a record of changes, plans, tasks, terms or a decision",
+                [],
+                [],
+                self.left_out,
+            )
         if (
             root.heading is not None
             and self.has_entry_fields(root)
@@ -552,7 +578,16 @@ class _Reader:
         if entries is None:
             return self.single("the whole file explains one lesson: its sections are that lesson's parts")
         if not entries:
-            if self.substantial(root) and not self.pointer:
+            if self.checklist():
+                return Reading(
+                    "not-lessons",
+                    [],
+                    "a checklist: its items are progress, not lessons",
+                    [],
+                    [],
+                    self.left_out,
+                )
+            if self.substantial(root) and not self.pointer and not vocabulary.names_lessons(title):
                 return self.single("no lesson structure, but one body of text: the file is one lesson")
             return Reading(
                 "not-lessons",
@@ -620,6 +655,11 @@ class _Reader:
         guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.search(s.title))
         titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.search(root.title))
         return guide >= 2 and (guide * 3 >= len(tops) or titled)
+
+    def checklist(self) -> bool:
+        """Every list item is a checkbox or a done mark."""
+        items = [b for b in self.blocks if b.kind == "item"]
+        return bool(items) and all(self.is_tick(b) for b in items)
 
     def substantial(self, root: Section) -> bool:
         content = [b for b in self.blocks if b.kind not in ("html", "hr")]
