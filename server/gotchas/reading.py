@@ -555,6 +555,12 @@ class _Reader:
             return self.single(f"the title {title!r} names one lesson")
         if root.heading is None or not vocabulary.names_lessons(title):
             sections = self.find_sections(root, vocabulary.names_lessons)
+            if (
+                sections
+                and all(vocabulary.names_one_lesson(s.title) for s in sections)
+                and self.parts_of_one(root.children)
+            ):
+                return self.single("its sections, its one Lesson among them, are the parts of one lesson")
             if sections:
                 # a lesson added beside the lessons section carries this tool's entry fields
                 sections = self.find_sections(root, vocabulary.names_lessons, self.has_entry_fields)
@@ -1070,11 +1076,36 @@ def _paragraph_unit(
     )
 
 
+_CALLOUT = re.compile(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.IGNORECASE)
+
+
+def _callout_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    """GitHub warning callouts (``> [!WARNING]``), two or more: each one is a lesson."""
+    callouts = [b for b in body if b.kind == "quote" and _CALLOUT.match(reader.lines[b.start])]
+    if len(callouts) < 2:
+        return None
+    out = []
+    for index, block in enumerate(callouts):
+        stop = callouts[index + 1].start if index + 1 < len(callouts) else end
+        text = reader.lines[block.start + 1] if block.end > block.start + 1 else ""
+        title = _lead_title(text.lstrip(" >").strip()) or vocabulary.plain(reader.lines[block.start]).strip(
+            "> "
+        )
+        reason = why or "a warning callout (> [!WARNING])"
+        out.append(
+            Span("paragraph", block.start, block.start + 1, stop, title, 0, "", section.title or None, reason)
+        )
+    return out
+
+
 # (the block kind a rule needs in the body, the rule), in order of preference
 UNIT_RULES: tuple[tuple[str, UnitRule], ...] = (
     ("table", _table_unit),
     ("item", _item_unit),
     ("hr", _hr_unit),
+    ("quote", _callout_unit),
     ("paragraph", _paragraph_unit),
 )
 
