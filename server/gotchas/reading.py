@@ -848,9 +848,30 @@ class _Reader:
             for child, spans in read
             if spans and not child.children and spans[0].kind in ("block", "paragraph")
         )
+        item_groups = sum(
+            1 for child, spans in read if not child.children and spans and spans[0].kind == "item"
+        )
         out: list[Span] = []
         for child, spans in read:
             lone = len(spans) == 1 and spans[0].kind == "heading" and not child.children
+            if lone and item_groups and title_evidence(child.title)[0] > 0:
+                items = self.introduced_items(child)
+                if items:
+                    why = (
+                        f"a lesson in the group {child.title!r}: an introduction, then its siblings' lessons"
+                    )
+                    self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
+                    self.left_out.append(
+                        Note(
+                            child.body[0].start,
+                            child.body[0].end,
+                            "intro",
+                            child.title,
+                            "the group's introduction",
+                        )
+                    )
+                    out.extend(self._spans_from("item", items, child.end, child, why, child.body))
+                    continue
             if (
                 shapes
                 and lone
@@ -867,6 +888,16 @@ class _Reader:
                     continue
             out.extend(spans)
         return out
+
+    def introduced_items(self, section: Section) -> list[Block]:
+        """Lesson items after one short opening paragraph and nothing else (``These apply to…``)."""
+        body = [b for b in section.body if b.kind not in ("html", "hr")]
+        if len(body) < 3 or body[0].kind != "paragraph" or body[0].end - body[0].start > 2:
+            return []
+        if any(b.kind != "item" for b in body[1:]) or self.has_entry_fields(section):
+            return []
+        items, _ = self.lesson_items(body[1:])
+        return items if len(items) >= 2 and len(items) == len(body) - 1 else []
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
