@@ -187,6 +187,7 @@ _SECOND_FIELD = re.compile(
     r"solución|solução|решение|解决)(?:\*\*|__)?\s*[:：]",
     re.IGNORECASE,
 )
+_TEMPLATE = re.compile(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
 _NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -593,7 +594,7 @@ class _Reader:
                     [],
                     self.left_out,
                 )
-            if self.substantial(root) and not self.pointer and not vocabulary.names_lessons(title):
+            if self.substantial(root) and not self.pointer and not self.template_only(root):
                 return self.single("no lesson structure, but one body of text: the file is one lesson")
             return Reading(
                 "not-lessons",
@@ -661,6 +662,18 @@ class _Reader:
         guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.search(s.title))
         titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.search(root.title))
         return guide >= 2 and (guide * 3 >= len(tops) or titled)
+
+    def template_only(self, root: Section) -> bool:
+        """Instructions and an entry template (``YYYY-MM-DD``, ``<title>``) in code: no lesson yet."""
+        content = [b for b in root.body if b.kind not in ("html", "hr")]
+        fences = [b for b in content if b.kind == "fence"]
+        if (
+            not fences
+            or len(content) - len(fences) > 2
+            or any(b.kind != "paragraph" for b in content if b.kind != "fence")
+        ):
+            return False
+        return all(_TEMPLATE.search("\n".join(self.lines[b.start : b.end])) for b in fences)
 
     def checklist(self) -> bool:
         """Every list item is a checkbox or a done mark."""
@@ -894,10 +907,12 @@ class _Reader:
         body = [b for b in section.body if b.kind not in ("html", "hr")]
         if len(body) < 3 or body[0].kind != "paragraph" or body[0].end - body[0].start > 2:
             return []
-        if any(b.kind != "item" for b in body[1:]) or self.has_entry_fields(section):
+        if any(b.kind != "item" for b in body[1:]):
             return []
+        if any(_ENTRY_FIELD.match(line) for line in self.lines[body[0].start : body[0].end]):
+            return []  # fields in the opening paragraph: the heading is one lesson
         items, _ = self.lesson_items(body[1:])
-        return items if len(items) >= 2 and len(items) == len(body) - 1 else []
+        return items if len(items) >= 2 else []
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
@@ -988,7 +1003,7 @@ class _Reader:
         return Reading(kind, spans, f"pinned: entries = {pin.render()!r}", [], [], [], True)
 
     def pinned_units(self, scope: Section, unit: str) -> list[Span]:
-        sections = _walk(scope)
+        sections = self.walk_lessons(scope)
         level = int(unit[1]) if re.fullmatch(r"h[1-6]", unit) else None
         spans: list[Span] = []
         for section in sections:
@@ -1005,11 +1020,10 @@ class _Reader:
                 items = [b for b in body if b.kind == "item" and not self.is_field_item(b)]
                 spans.extend(self._spans_from("item", items, end, section, why))
             elif unit == "paragraph":
-                spans.extend(
-                    self._spans_from(
-                        "paragraph", [b for b in body if b.kind == "paragraph"], end, section, why
-                    )
-                )
+                # warning callouts are paragraph-shaped lessons; beside them, other paragraphs are intros
+                callouts = _callout_unit(self, section, body, end, why)
+                paragraphs = [b for b in body if b.kind == "paragraph"]
+                spans.extend(callouts or self._spans_from("paragraph", paragraphs, end, section, why))
             elif unit == "hr-block":
                 spans.extend(
                     self._spans_from("block", self.hr_blocks(body) or body[:1], end, section, why, body)
@@ -1018,6 +1032,15 @@ class _Reader:
                 for table in [b for b in body if b.kind == "table"]:
                     spans.extend(self.row_spans(table, section, why))
         return sorted(spans, key=lambda s: s.start)
+
+    def walk_lessons(self, section: Section) -> list[Section]:
+        """The section and its sub-sections, without those about the file itself (a table of
+        contents, how to add an entry, a template, an appendix): a pin keeps them out too."""
+        out = [section]
+        for child in section.children:
+            if not self.skip_meta(child):
+                out.extend(self.walk_lessons(child))
+        return out
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
         """One entry per row; a continuation row (``↳ …``) belongs to the row above it. A line
@@ -1043,13 +1066,6 @@ class _Reader:
                 )
             )
         return out
-
-
-def _walk(section: Section) -> list[Section]:
-    out = [section]
-    for child in section.children:
-        out.extend(_walk(child))
-    return out
 
 
 def _section_end(section: Section, level: int) -> int:
