@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gotchas import status, vocabulary
 from gotchas import table as table_rows
-from gotchas import vocabulary
 from gotchas.blocks import Block
 
 SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
@@ -331,7 +331,11 @@ class _Reader:
         line = self.lines[block.start]
         if _CHECKBOX.match(line):
             return True
-        return bool(_DONE.match(item_text(line))) and len(item_text(line).split()) <= 12
+        text = item_text(line)
+        if not _DONE.match(text) or len(text.split()) > 12:
+            return False
+        # `✅ Fixed: …`, `✅ Resolved — …`: a lesson marked done with, not a ticked task
+        return status.from_title(text) is None
 
     def is_field_item(self, block: Block) -> bool:
         """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its
@@ -683,7 +687,7 @@ class _Reader:
     def substantial(self, root: Section) -> bool:
         content = [b for b in self.blocks if b.kind not in ("html", "hr")]
         lines = sum(1 for n in range(root.start, root.end) if self.lines[n].strip())
-        return self.matter is not None or len(content) >= 3 or lines >= 5
+        return self.matter is not None or len(content) >= 3 or lines >= 4
 
     def single(self, reason: str) -> Reading:
         title = self.document_title()
