@@ -406,7 +406,12 @@ class _Reader:
             if self._is_lead(text):
                 leads.append(block)
                 ours = carries
-        if len(leads) >= 2 and len(leads) * 5 >= (len(paragraphs) - owned) * 4:
+        rest = len(paragraphs) - owned
+        # four in five paragraphs open with a lead-in; from three leads on, two in three (a lesson
+        # may run on into a paragraph of its own)
+        if len(leads) >= 2 and (
+            len(leads) * 5 >= rest * 4 or (len(leads) >= 3 and len(leads) * 3 >= rest * 2)
+        ):
             return leads
         return []
 
