@@ -387,10 +387,11 @@ class _Reader:
             open_title = self.title_only(block)
         return lessons, others
 
-    def lead_paragraphs(self, body: Sequence[Block]) -> list[Block]:
+    def lead_paragraphs(self, body: Sequence[Block], pinned: bool = False) -> list[Block]:
+        """Paragraphs opening with a lead-in, when most paragraphs do (``pinned``: whenever any does)."""
         paragraphs = [b for b in body if b.kind == "paragraph"]
         leads: list[Block] = []
-        if len(paragraphs) < 2:
+        if len(paragraphs) < 2 and not pinned:
             return leads
         # a lead carrying this tool's own fields (a successor) owns the body paragraphs after
         # it, and a paragraph only of those fields is a mark: neither counts against the share
@@ -406,6 +407,8 @@ class _Reader:
             if self._is_lead(text):
                 leads.append(block)
                 ours = carries
+        if pinned:
+            return leads
         rest = len(paragraphs) - owned
         # four in five paragraphs open with a lead-in; from three leads on, two in three (a lesson
         # may run on into a paragraph of its own)
@@ -1031,7 +1034,10 @@ class _Reader:
             elif unit == "paragraph":
                 # warning callouts are paragraph-shaped lessons; beside them, other paragraphs are intros
                 callouts = _callout_unit(self, section, body, end, why)
-                paragraphs = [b for b in body if b.kind == "paragraph"]
+                # with lead-ins, a paragraph without one continues the lesson before it
+                paragraphs = self.lead_paragraphs(body, pinned=True) or [
+                    b for b in body if b.kind == "paragraph"
+                ]
                 spans.extend(callouts or self._spans_from("paragraph", paragraphs, end, section, why))
             elif unit == "hr-block":
                 spans.extend(
