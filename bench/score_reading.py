@@ -1,10 +1,17 @@
 """Score the reading against the labelled corpus beside the repository.
 
     python bench/score_reading.py [--shared PATH]
+    python bench/score_reading.py --held-out [PATH]
 
 Prints exact files, entry precision / recall / F1 and each file's misses, scored as
 ``../shared/corpus/labels/README.md`` says: an entry matches when it starts on the
 labelled line; a file is exact when its set of start lines equals the label's.
+
+``--held-out`` scores the repository's own labelled set (``tests/fixtures/reading/
+variations``: files and one ``labels.json`` in the same format) the same way, and also
+that each labelled task finds its entry through the task filter, that no entry reports a
+task its label does not list, and that each entry's normalised status is the labelled one
+(``active`` when the label gives none).
 """
 
 from __future__ import annotations
@@ -14,12 +21,14 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from gotchas import record
+from gotchas import record, taskref
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+HELD_OUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "reading" / "variations"
 
 
 @dataclass
@@ -29,6 +38,11 @@ class Score:
     true_pos: int = 0
     false_pos: int = 0
     false_neg: int = 0
+    tasks: int = 0
+    tasks_found: int = 0
+    tasks_extra: int = 0
+    statuses: int = 0
+    statuses_right: int = 0
     misses: list[str] = field(default_factory=list)
 
     @property
@@ -52,7 +66,26 @@ class Score:
             f"exact {self.exact}/{self.files}  precision {self.precision:.3f}  "
             f"recall {self.recall:.3f}  F1 {self.f1:.3f}"
         )
+        if self.tasks or self.statuses:
+            lines.append(
+                f"tasks {self.tasks_found}/{self.tasks} found, {self.tasks_extra} extra  "
+                f"statuses {self.statuses_right}/{self.statuses} right"
+            )
         return "\n".join(lines)
+
+    def add(self, name: str, label: dict[str, Any], got: set[int]) -> None:
+        want = {1} if label["kind"] == "single-lesson" else {e["line"] for e in label["entries"]}
+        self.files += 1
+        self.true_pos += len(want & got)
+        self.false_pos += len(got - want)
+        self.false_neg += len(want - got)
+        if got == want:
+            self.exact += 1
+        else:
+            self.misses.append(
+                f"miss {name}: {label['kind']}/{label['unit']} "
+                f"extra {sorted(got - want)} missing {sorted(want - got)}"
+            )
 
 
 def score(shared: Path) -> Score:
@@ -61,26 +94,58 @@ def score(shared: Path) -> Score:
     for label_path in sorted((corpus / "labels").glob("*.json")):
         label = json.loads(label_path.read_text(encoding="utf-8"))
         data = (corpus / "real" / label["file"]).read_bytes()
-        want = {1} if label["kind"] == "single-lesson" else {e["line"] for e in label["entries"]}
-        got = {e.start_line for e in record.parse(data).entries}
-        result.files += 1
-        result.true_pos += len(want & got)
-        result.false_pos += len(got - want)
-        result.false_neg += len(want - got)
-        if got == want:
-            result.exact += 1
-        else:
-            result.misses.append(
-                f"miss {label['file']}: {label['kind']}/{label['unit']} "
-                f"extra {sorted(got - want)} missing {sorted(want - got)}"
-            )
+        result.add(label["file"], label, {e.start_line for e in record.parse(data).entries})
+    return result
+
+
+def score_held_out(folder: Path = HELD_OUT) -> Score:
+    """Entries, tasks and statuses of the repository's own labelled set."""
+    result = Score()
+    for label in json.loads((folder / "labels.json").read_text(encoding="utf-8")):
+        parsed = record.parse((folder / label["file"]).read_bytes(), task_keys=label.get("task_keys", ()))
+        by_line = {e.start_line: e for e in parsed.entries}
+        result.add(label["file"], label, set(by_line))
+        for wanted in label["entries"]:
+            entry = by_line.get(wanted["line"])
+            if entry is None:
+                continue
+            where = f"{label['file']}:{wanted['line']}"
+            for task in wanted["tasks"]:
+                result.tasks += 1
+                if entry in parsed.for_task(taskref.normalize(task)):
+                    result.tasks_found += 1
+                else:
+                    result.misses.append(f"task {where}: {task} not found by the task filter")
+            reported = [*entry.tasks, *parsed.mentions(entry)]
+            extra = [t for t in reported if t not in wanted["tasks"]]
+            result.tasks_extra += len(extra)
+            if extra:
+                result.misses.append(f"task {where}: reports {', '.join(extra)} the label does not list")
+            result.statuses += 1
+            expected = wanted.get("status", "active")
+            if entry.status == expected:
+                result.statuses_right += 1
+            else:
+                result.misses.append(f"status {where}: {entry.status} (label: {expected})")
     return result
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=SHARED)
+    parser.add_argument(
+        "--held-out",
+        type=Path,
+        nargs="?",
+        const=HELD_OUT,
+        default=None,
+        metavar="PATH",
+        help="score the repository's own labelled set instead",
+    )
     args = parser.parse_args()
+    if args.held_out is not None:
+        print(score_held_out(args.held_out).table())
+        return 0
     if not (args.shared / "corpus" / "labels").is_dir():
         print(f"no labelled corpus under {args.shared}", file=sys.stderr)
         return 2

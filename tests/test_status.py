@@ -176,3 +176,19 @@ def test_listing_shows_normal_status_and_detail_the_raw_text() -> None:
     )
     listed = query.listing(parsed, "lessons.md", status="fixed")
     assert "fixed" in query.table(listed).splitlines()[0]
+
+
+def test_a_status_on_the_first_line_outside_the_title() -> None:
+    from gotchas.status import from_lead_line
+
+    resolved = from_lead_line("- **Thumbnails stretch** (Resolved) — request 2x images.")
+    assert resolved is not None and (resolved.value, resolved.text) == ("resolved", "(Resolved)")
+    dated = from_lead_line("- **El buscador ignora tildes** — resuelto 2026-03-10 con un analizador.")
+    assert dated is not None and (dated.value, dated.date) == ("resolved", "2026-03-10")
+    row = from_lead_line("| Printing cuts the last column | ✅ Fixed | — |")
+    assert row is not None and row.value == "fixed"
+    assert from_lead_line("| Safari 14 blank | Won't fix | Update |").value == "wontfix"  # type: ignore[union-attr]
+    # a fix described after the lead, an undated word, or a row without a status cell: no status
+    assert from_lead_line("- **Cache keys** — fixed by adding the flags.") is None
+    assert from_lead_line("| Drain nodes first | Ops |") is None
+    assert from_lead_line("- Plain bullet (Resolved)") is None

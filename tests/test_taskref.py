@@ -25,6 +25,8 @@ NORMALIZE = [
     ("664", "#664"),
     (" #0664 ", "#664"),
     ("acme/app#12", "acme/app#12"),
+    ("Acme/App#12", "acme/app#12"),
+    ("https://github.com/Acme/App/issues/12", "acme/app#12"),
     ("https://github.com/acme/app/issues/12", "acme/app#12"),
     ("https://github.com/acme/app/pull/7/", "acme/app#7"),
     ("abc-123", "ABC-123"),
@@ -263,3 +265,45 @@ def test_cli_lists_by_declared_key_and_incident_key(tmp_path: Path) -> None:
     )
     assert bad.returncode != 0
     assert "PM-2026-008" in bad.stderr
+
+
+def test_repository_references_match_whatever_their_case() -> None:
+    data = b"# Gotchas\n\n- Theme switch reloads; see Acme/API#45.\n- Other: https://github.com/ACME/Api/pull/46.\n"
+    parsed = record.parse(data)
+    for typed, line in (("acme/api#45", 3), ("ACME/api#45", 3), ("Acme/API#46", 4)):
+        assert [e.start_line for e in parsed.for_task(taskref.normalize(typed))] == [line]
+
+
+def test_aliases_join_a_bare_number_and_the_projects_own_repository() -> None:
+    assert taskref.aliases("#45", None) == ("#45",)
+    assert taskref.aliases("#45", "Acme/API") == ("#45", "acme/api#45")
+    assert taskref.aliases("acme/api#45", "acme/api") == ("acme/api#45", "#45")
+    assert taskref.aliases("tools/lint#45", "acme/api") == ("tools/lint#45",)
+
+
+def test_cli_finds_the_projects_own_repository_references_by_number(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / ".claude" / "rules" / "gotchas.md").write_text(
+        "# Gotchas\n\n- Theme switch reloads, see acme/api#45.\n- Tooltips clip, fixed in #46.\n"
+        "- Lint noise, tools/lint#45.\n",
+        encoding="utf-8",
+    )
+
+    def listed(task: str) -> list[int]:
+        done = subprocess.run(
+            [gotchas_exe(), "--root", str(root), "list", "--json", "--task", task],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=isolated_env(tmp_path / "home"),
+        )
+        assert done.returncode == 0, done.stderr
+        return [int(e["lines"][0]) for e in json.loads(done.stdout)["entries"]]
+
+    assert listed("#45") == []  # no declared repository: a bare number is not acme/api's
+    (root / ".claude" / "gotchas.toml").write_text('[holds.github]\nrepo = "acme/api"\n', encoding="utf-8")
+    assert listed("#45") == [3]
+    assert listed("ACME/API#46") == [4]
+    assert listed("tools/lint#45") == [5]

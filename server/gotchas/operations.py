@@ -103,6 +103,7 @@ def list_gotchas(
         limit=limit,
         cursor=cursor,
         verbose=verbose,
+        home=ws.home_repo if task else None,
     )
 
 

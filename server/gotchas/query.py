@@ -28,11 +28,13 @@ def select(
     query: str | None = None,
     status: str | None = None,
     root_cause: str | None = None,
+    home: str | None = None,
 ) -> list[Entry]:
     """Entries matching every given filter, in file order.
 
     ``task`` matches an entry's ``tasks:`` field, or, for an entry without one, a task
-    mentioned in its text. ``query`` matches all its words in the id, title or text.
+    mentioned in its text; with the project's own repository ``home`` (``owner/name``),
+    ``#45`` and ``owner/name#45`` match each other. ``query`` matches all its words in the id, title or text.
     ``status`` compares normalised values: ``fixed`` finds ``✅ FIXED 2026-01-08`` and
     ``Status: fixed`` alike; a word in another language is normalised the same way.
     """
@@ -43,7 +45,11 @@ def select(
     words = query.lower().split() if query else []
     candidates: Sequence[Entry] = record.entries
     if wanted_task:
+        spellings = taskref.aliases(wanted_task, home)
         candidates = record.for_task(wanted_task)
+        if len(spellings) > 1:
+            found = {e.start: e for spelling in spellings for e in record.for_task(spelling)}
+            candidates = [found[start] for start in sorted(found)]
     elif wanted_status:
         candidates = record.by_status.get(wanted_status, ())
     chosen: list[Entry] = []
@@ -158,8 +164,9 @@ def listing(
     limit: int | None = None,
     cursor: str | None = None,
     verbose: bool = False,
+    home: str | None = None,
 ) -> ListResult:
-    chosen = select(record, task, query, status, root_cause)
+    chosen = select(record, task, query, status, root_cause, home)
     chunk, following = page(chosen, record, limit, cursor)
     result = ListResult(
         entries=[summary(e, record, verbose) for e in chunk],

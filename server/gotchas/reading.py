@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gotchas import status, vocabulary
 from gotchas import table as table_rows
-from gotchas import vocabulary
 from gotchas.blocks import Block
 
 SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
@@ -182,6 +182,12 @@ _ENTRY_FIELD = re.compile(
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 _NUMBERED_FIELD = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
 _CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")
+_SECOND_FIELD = re.compile(
+    r"[.;,!?)]\s+(?:\*\*|__)?(?:fix|solution|workaround|cause|root cause|resolution|lösung|solution|"
+    r"solución|solução|решение|解决)(?:\*\*|__)?\s*[:：]",
+    re.IGNORECASE,
+)
+_TEMPLATE = re.compile(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
 _NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -200,6 +206,8 @@ def lead_label(text: str) -> tuple[str, bool] | None:
     if bold:
         label = bold["label"].strip()
         after = bold["after"]
+        if vocabulary.numbers_entry(label):
+            return vocabulary.plain(label).strip(" :：."), False  # `**Lesson 1:**` numbers the entry
         as_field = label.endswith((":", "：", ".")) or after.startswith((":", "："))
         return vocabulary.field_name(label), as_field
     plain = _PLAIN_LABEL.match(text)
@@ -232,6 +240,7 @@ TITLE_RULES: tuple[TitleRule, ...] = (
         1.0,
     ),
     ("reads as a date group", lambda t: bool(_DATE.search(t)) and _words(_DATE.sub("", t)) <= 3, 1.0),
+    ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
 )
 
 
@@ -300,6 +309,8 @@ class _Reader:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
         if len(title) > 48 or title.count(" ") > 6:
             return False
+        if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
+            return False  # a section titled as lessons holds lessons, whatever repeats its title
         words = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
         repeated = self.headings[" ".join(title.lower().split())] >= 2
         if not repeated and (not words or words[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
@@ -320,11 +331,20 @@ class _Reader:
         line = self.lines[block.start]
         if _CHECKBOX.match(line):
             return True
-        return bool(_DONE.match(item_text(line))) and len(item_text(line).split()) <= 12
+        text = item_text(line)
+        if not _DONE.match(text) or len(text.split()) > 12:
+            return False
+        # `✅ Fixed: …`, `✅ Resolved — …`: a lesson marked done with, not a ticked task
+        return status.from_title(text) is None
 
     def is_field_item(self, block: Block) -> bool:
-        found = lead_label(self.first_text(block))
-        return found is not None and self.is_field_label(*found)
+        """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its
+        parts (``- Problem: … Fix: …``)."""
+        text = self.first_text(block)
+        found = lead_label(text)
+        if found is None or not self.is_field_label(*found):
+            return False
+        return not _SECOND_FIELD.search(text, len(found[0]) + 1)
 
     def is_label_paragraph(self, block: Block) -> bool:
         """A paragraph that is only a label (``**Symptoms:**``): the list after it is that field."""
@@ -367,10 +387,11 @@ class _Reader:
             open_title = self.title_only(block)
         return lessons, others
 
-    def lead_paragraphs(self, body: Sequence[Block]) -> list[Block]:
+    def lead_paragraphs(self, body: Sequence[Block], pinned: bool = False) -> list[Block]:
+        """Paragraphs opening with a lead-in, when most paragraphs do (``pinned``: whenever any does)."""
         paragraphs = [b for b in body if b.kind == "paragraph"]
         leads: list[Block] = []
-        if len(paragraphs) < 2:
+        if len(paragraphs) < 2 and not pinned:
             return leads
         # a lead carrying this tool's own fields (a successor) owns the body paragraphs after
         # it, and a paragraph only of those fields is a mark: neither counts against the share
@@ -386,7 +407,14 @@ class _Reader:
             if self._is_lead(text):
                 leads.append(block)
                 ours = carries
-        if len(leads) >= 2 and len(leads) * 5 >= (len(paragraphs) - owned) * 4:
+        if pinned:
+            return leads
+        rest = len(paragraphs) - owned
+        # four in five paragraphs open with a lead-in; from three leads on, two in three (a lesson
+        # may run on into a paragraph of its own)
+        if len(leads) >= 2 and (
+            len(leads) * 5 >= rest * 4 or (len(leads) >= 3 and len(leads) * 3 >= rest * 2)
+        ):
             return leads
         return []
 
@@ -513,6 +541,17 @@ class _Reader:
             )
             return self.read_scopes(found, "pinned lessons section", pinned=True)
         title = root.title
+        if root.heading is not None and vocabulary.names_no_lessons(title):
+            if title_note:
+                self.left_out.append(title_note)
+            return Reading(
+                "not-lessons",
+                [],
+                f"the title {title!r} names a record of changes, plans, tasks, terms or a decision",
+                [],
+                [],
+                self.left_out,
+            )
         if (
             root.heading is not None
             and self.has_entry_fields(root)
@@ -529,6 +568,12 @@ class _Reader:
             return self.single(f"the title {title!r} names one lesson")
         if root.heading is None or not vocabulary.names_lessons(title):
             sections = self.find_sections(root, vocabulary.names_lessons)
+            if (
+                sections
+                and all(vocabulary.names_one_lesson(s.title) for s in sections)
+                and self.parts_of_one(root.children)
+            ):
+                return self.single("its sections, its one Lesson among them, are the parts of one lesson")
             if sections:
                 # a lesson added beside the lessons section carries this tool's entry fields
                 sections = self.find_sections(root, vocabulary.names_lessons, self.has_entry_fields)
@@ -552,7 +597,16 @@ class _Reader:
         if entries is None:
             return self.single("the whole file explains one lesson: its sections are that lesson's parts")
         if not entries:
-            if self.substantial(root) and not self.pointer:
+            if self.checklist():
+                return Reading(
+                    "not-lessons",
+                    [],
+                    "a checklist: its items are progress, not lessons",
+                    [],
+                    [],
+                    self.left_out,
+                )
+            if self.substantial(root) and not self.pointer and not self.template_only(root):
                 return self.single("no lesson structure, but one body of text: the file is one lesson")
             return Reading(
                 "not-lessons",
@@ -621,10 +675,27 @@ class _Reader:
         titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.search(root.title))
         return guide >= 2 and (guide * 3 >= len(tops) or titled)
 
+    def template_only(self, root: Section) -> bool:
+        """Instructions and an entry template (``YYYY-MM-DD``, ``<title>``) in code: no lesson yet."""
+        content = [b for b in root.body if b.kind not in ("html", "hr")]
+        fences = [b for b in content if b.kind == "fence"]
+        if (
+            not fences
+            or len(content) - len(fences) > 2
+            or any(b.kind != "paragraph" for b in content if b.kind != "fence")
+        ):
+            return False
+        return all(_TEMPLATE.search("\n".join(self.lines[b.start : b.end])) for b in fences)
+
+    def checklist(self) -> bool:
+        """Every list item is a checkbox or a done mark."""
+        items = [b for b in self.blocks if b.kind == "item"]
+        return bool(items) and all(self.is_tick(b) for b in items)
+
     def substantial(self, root: Section) -> bool:
         content = [b for b in self.blocks if b.kind not in ("html", "hr")]
         lines = sum(1 for n in range(root.start, root.end) if self.lines[n].strip())
-        return self.matter is not None or len(content) >= 3 or lines >= 5
+        return self.matter is not None or len(content) >= 3 or lines >= 4
 
     def single(self, reason: str) -> Reading:
         title = self.document_title()
@@ -802,9 +873,30 @@ class _Reader:
             for child, spans in read
             if spans and not child.children and spans[0].kind in ("block", "paragraph")
         )
+        item_groups = sum(
+            1 for child, spans in read if not child.children and spans and spans[0].kind == "item"
+        )
         out: list[Span] = []
         for child, spans in read:
             lone = len(spans) == 1 and spans[0].kind == "heading" and not child.children
+            if lone and item_groups and title_evidence(child.title)[0] > 0:
+                items = self.introduced_items(child)
+                if items:
+                    why = (
+                        f"a lesson in the group {child.title!r}: an introduction, then its siblings' lessons"
+                    )
+                    self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
+                    self.left_out.append(
+                        Note(
+                            child.body[0].start,
+                            child.body[0].end,
+                            "intro",
+                            child.title,
+                            "the group's introduction",
+                        )
+                    )
+                    out.extend(self._spans_from("item", items, child.end, child, why, child.body))
+                    continue
             if (
                 shapes
                 and lone
@@ -821,6 +913,18 @@ class _Reader:
                     continue
             out.extend(spans)
         return out
+
+    def introduced_items(self, section: Section) -> list[Block]:
+        """Lesson items after one short opening paragraph and nothing else (``These apply to…``)."""
+        body = [b for b in section.body if b.kind not in ("html", "hr")]
+        if len(body) < 3 or body[0].kind != "paragraph" or body[0].end - body[0].start > 2:
+            return []
+        if any(b.kind != "item" for b in body[1:]):
+            return []
+        if any(_ENTRY_FIELD.match(line) for line in self.lines[body[0].start : body[0].end]):
+            return []  # fields in the opening paragraph: the heading is one lesson
+        items, _ = self.lesson_items(body[1:])
+        return items if len(items) >= 2 else []
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
@@ -911,7 +1015,7 @@ class _Reader:
         return Reading(kind, spans, f"pinned: entries = {pin.render()!r}", [], [], [], True)
 
     def pinned_units(self, scope: Section, unit: str) -> list[Span]:
-        sections = _walk(scope)
+        sections = self.walk_lessons(scope)
         level = int(unit[1]) if re.fullmatch(r"h[1-6]", unit) else None
         spans: list[Span] = []
         for section in sections:
@@ -928,11 +1032,13 @@ class _Reader:
                 items = [b for b in body if b.kind == "item" and not self.is_field_item(b)]
                 spans.extend(self._spans_from("item", items, end, section, why))
             elif unit == "paragraph":
-                spans.extend(
-                    self._spans_from(
-                        "paragraph", [b for b in body if b.kind == "paragraph"], end, section, why
-                    )
-                )
+                # warning callouts are paragraph-shaped lessons; beside them, other paragraphs are intros
+                callouts = _callout_unit(self, section, body, end, why)
+                # with lead-ins, a paragraph without one continues the lesson before it
+                paragraphs = self.lead_paragraphs(body, pinned=True) or [
+                    b for b in body if b.kind == "paragraph"
+                ]
+                spans.extend(callouts or self._spans_from("paragraph", paragraphs, end, section, why))
             elif unit == "hr-block":
                 spans.extend(
                     self._spans_from("block", self.hr_blocks(body) or body[:1], end, section, why, body)
@@ -941,6 +1047,15 @@ class _Reader:
                 for table in [b for b in body if b.kind == "table"]:
                     spans.extend(self.row_spans(table, section, why))
         return sorted(spans, key=lambda s: s.start)
+
+    def walk_lessons(self, section: Section) -> list[Section]:
+        """The section and its sub-sections, without those about the file itself (a table of
+        contents, how to add an entry, a template, an appendix): a pin keeps them out too."""
+        out = [section]
+        for child in section.children:
+            if not self.skip_meta(child):
+                out.extend(self.walk_lessons(child))
+        return out
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
         """One entry per row; a continuation row (``↳ …``) belongs to the row above it. A line
@@ -966,13 +1081,6 @@ class _Reader:
                 )
             )
         return out
-
-
-def _walk(section: Section) -> list[Section]:
-    out = [section]
-    for child in section.children:
-        out.extend(_walk(child))
-    return out
 
 
 def _section_end(section: Section, level: int) -> int:
@@ -1030,11 +1138,36 @@ def _paragraph_unit(
     )
 
 
+_CALLOUT = re.compile(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.IGNORECASE)
+
+
+def _callout_unit(
+    reader: _Reader, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    """GitHub warning callouts (``> [!WARNING]``), two or more: each one is a lesson."""
+    callouts = [b for b in body if b.kind == "quote" and _CALLOUT.match(reader.lines[b.start])]
+    if len(callouts) < 2:
+        return None
+    out = []
+    for index, block in enumerate(callouts):
+        stop = callouts[index + 1].start if index + 1 < len(callouts) else end
+        text = reader.lines[block.start + 1] if block.end > block.start + 1 else ""
+        title = _lead_title(text.lstrip(" >").strip()) or vocabulary.plain(reader.lines[block.start]).strip(
+            "> "
+        )
+        reason = why or "a warning callout (> [!WARNING])"
+        out.append(
+            Span("paragraph", block.start, block.start + 1, stop, title, 0, "", section.title or None, reason)
+        )
+    return out
+
+
 # (the block kind a rule needs in the body, the rule), in order of preference
 UNIT_RULES: tuple[tuple[str, UnitRule], ...] = (
     ("table", _table_unit),
     ("item", _item_unit),
     ("hr", _hr_unit),
+    ("quote", _callout_unit),
     ("paragraph", _paragraph_unit),
 )
 

@@ -567,6 +567,10 @@ def _entry(
     task_list = tuple(dict.fromkeys(map(sys.intern, tasks)))  # task names repeat across entries
     if stated is None:
         stated = status.from_title(span.title) or _bold_status(data, start_byte, end_byte)
+    if stated is None and (
+        span.kind == "row" or (span.kind in ("item", "paragraph") and data[start_byte] != 35)
+    ):
+        stated = _lead_status(data, start_byte)
     if stated is None and any(not link.tasks for link in superseded_by):
         stated = status.Status(status.SUPERSEDED, "superseded-by")
     state = stated.value if stated else "active"
@@ -607,6 +611,15 @@ def _stated(field: Field) -> status.Status | None:
         found = status.from_field(field.value)
         return found if found.value in status.STATUSES else None
     return status.from_word_field(field.key, field.value)
+
+
+def _lead_status(data: bytes, start: int) -> status.Status | None:
+    """A status on the first line outside the title: ``**Title** (Resolved)``, a table cell."""
+    stop = data.find(b"\n", start)
+    line = data[start : len(data) if stop == -1 else stop]
+    if data[start : start + 1] != b"|" and b"**" not in line and b"__" not in line:
+        return None
+    return status.from_lead_line(line.decode("utf-8"))
 
 
 def _bold_status(data: bytes, start: int, end: int) -> status.Status | None:

@@ -177,4 +177,46 @@ def from_bold_line(text: str) -> Status | None:
     return Status(word, match[0].strip(" >*+-"), _date(match["value"])) if word else None
 
 
+_AFTER_LEAD = re.compile(
+    r"^[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])?[ \t]*(\*\*|__)(?!\s)[^\n]{1,160}?\1[ \t]*(?P<rest>[^\n]{0,80})"
+)
+_BRACKET_AFTER = re.compile(r"[(\[（【](?P<word>[^()\[\]（）【】]{1,40})[)\]）】]")
+_WORD_DATED = re.compile(r"[—–:-][ \t]*(?P<word>[^\W\d_]+(?:['’ ][^\W\d_]+)?)[ \t,]+(?P<date>\S+)")
+
+
+def from_lead_line(line: str) -> Status | None:
+    """A status written on an entry's first line outside its title: after a bold lead-in,
+    in brackets (``**Title** (Resolved) — …``) or as a dated word (``**Title** — resuelto
+    2026-03-10``); or, for a table row, a cell that is only a status (``✅ Fixed``, ``Open``)."""
+    text = line.strip()
+    if text.startswith("|"):
+        return _from_cells(text)
+    lead = _AFTER_LEAD.match(line)
+    if lead is None:
+        return None
+    rest = lead["rest"]
+    bracket = _BRACKET_AFTER.match(rest)
+    if bracket:
+        word = _lookup(_clean(bracket["word"]))
+        return Status(word, bracket[0], _date(bracket["word"])) if word else None
+    dated = _WORD_DATED.match(rest)
+    if dated and _DATE.match(dated["date"]):
+        word = _lookup(dated["word"])
+        if word:
+            return Status(word, dated[0].lstrip(" —–:-"), _date(dated["date"]))
+    return None
+
+
+def _from_cells(row: str) -> Status | None:
+    """The first cell after the first that is only a status word (emoji and emphasis allowed)."""
+    for cell in row.strip("|").split("|")[1:]:
+        clean = _clean(cell).strip(" " + _DONE_MARKS + _OPEN_MARKS + "\ufe0f")
+        if not clean or len(clean.split()) > 3 or any(c.isdigit() for c in clean):
+            continue
+        word = _lookup(clean)
+        if word and _WORDS.get(clean.casefold().replace("’", "'").replace(" ", "-"), word) == word:
+            return Status(word, cell.strip())
+    return None
+
+
 STATUS_KEYS = frozenset("status state статус 状态 狀態 ステータス estado statut stato".split())

@@ -1,10 +1,11 @@
 """Task references: ``#664``, ``owner/repo#664``, tracker keys such as ``ABC-123`` and ``PM-2026-008``.
 
 One normal form per task so that filters, holds and links compare by string:
-``#664``, ``owner/repo#664`` (case kept for the repository), ``ABC-123`` / ``PM-2026-008``
-(upper case). ``normalize`` reads what a person types; ``mentions`` reads prose, where the
-same shapes also spell colours, versions, model names and ordinals, so it is stricter:
-a reference is reported only when its shape and its neighbours say it is one.
+``#664``, ``owner/repo#664`` (the repository in lower case: GitHub and GitLab names are
+case-insensitive), ``ABC-123`` / ``PM-2026-008`` (upper case). ``normalize`` reads what a
+person types; ``mentions`` reads prose, where the same shapes also spell colours, versions,
+model names and ordinals, so it is stricter: a reference is reported only when its shape
+and its neighbours say it is one.
 """
 
 from __future__ import annotations
@@ -34,12 +35,26 @@ def normalize(raw: str) -> str:
     if match is None:
         raise TaskRefError(f"not a task reference: {shown(raw)}; use {ACCEPTED_FORMS}")
     if match["repo"]:
-        return f"{match['repo']}#{int(match['rnum'])}"
+        return f"{match['repo'].lower()}#{int(match['rnum'])}"
     if match["urepo"]:
-        return f"{match['urepo']}#{int(match['unum'])}"
+        return f"{match['urepo'].lower()}#{int(match['unum'])}"
     if match["num"]:
         return f"#{int(match['num'])}"
     return match["key"].upper()
+
+
+def aliases(task: str, home: str | None) -> tuple[str, ...]:
+    """The spellings of one normalised task: with the project's own repository ``home``
+    (``owner/name``), ``#45`` and ``owner/name#45`` are the same issue."""
+    if not home:
+        return (task,)
+    own = home.strip().lower()
+    if task.startswith("#"):
+        return (task, f"{own}{task}")
+    repo, hash_, number = task.rpartition("#")
+    if hash_ and repo == own:
+        return (task, f"#{number}")
+    return (task,)
 
 
 def try_normalize(raw: str) -> str | None:
@@ -160,7 +175,7 @@ def mentions(text: str, keys: Collection[str] = frozenset()) -> list[str]:
     if "#" in text:
         _hashes(text, found)
     if "://" in text:
-        found.extend((m.start(), f"{m['urepo']}#{int(m['unum'])}") for m in _URL_REF.finditer(text))
+        found.extend((m.start(), f"{m['urepo'].lower()}#{int(m['unum'])}") for m in _URL_REF.finditer(text))
     if "-" in text:
         _trackers(text, keys, found)
     if any(hint in text for hint in _NAMED_HINTS):
@@ -179,7 +194,7 @@ def _hashes(text: str, found: list[tuple[int, str]]) -> None:
             continue
         repo = _REPO_BEFORE.search(text, max(0, at - 141), at) if at and text[at - 1] in _REPO_END else None
         if repo:
-            found.append((repo.start(), f"{repo[0]}#{int(digits)}"))
+            found.append((repo.start(), f"{repo[0].lower()}#{int(digits)}"))
             continue
         if at and (text[at - 1].isalnum() or text[at - 1] in "_&/#"):
             continue

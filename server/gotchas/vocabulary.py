@@ -115,6 +115,39 @@ META_TITLES = (
 )
 _META = re.compile("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
+# A document titled like this (the whole title) holds no lessons: a record of changes, plans,
+# open tasks, terms or one decision.
+NOT_LESSONS_TITLES = (
+    r"change\s*log",
+    r"release\s+notes",
+    r"roadmap",
+    r"to-?do(?:\s+list)?",
+    r"tasks",
+    r"backlog",
+    r"glossary",
+    r"terminology",
+    r"definitions",
+    r"adr[- ]?\d+\b.*",
+    r"(?:architecture\s+)?decision\s+record\b.*",
+)
+_NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
+
+# Group headings that name a stretch of work or time: ``Phase 1 — Inventory``, ``Sprint 14``,
+# ``v2.3``, ``Week 3``, ``Q2 2026``.
+_PERIOD = re.compile(
+    r"^(?:(?:phase|stage|sprint|iteration|milestone|release|week|month|quarter|part|chapter|round|"
+    r"phase|etappe|fase|étape|этап|спринт)\s*[\d.]+[a-z]?\b|v?\d+\.\d+(?:\.\d+)*\b|q[1-4]\b)",
+    re.IGNORECASE,
+)
+
+# Numbered labels that number the entries themselves (``**Lesson 1:**``, ``Gotcha 3.``), unlike
+# ``Solution 2:``, which numbers a part of one lesson.
+_ENTRY_NUMBER = re.compile(
+    r"^(?:lesson|learning|gotcha|pitfall|mistake|finding|trap|caveat|takeaway|урок|lektion|leçon|"
+    r"lección|lição)\s*#?\d+[a-z]?$",
+    re.IGNORECASE,
+)
+
 # Names of a lesson's own parts: as sub-headings or bold/plain labels they are fields.
 FIELD_WORDS = (
     "problem",
@@ -246,6 +279,21 @@ _META_HINTS = (
     *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("related", "referen", "usage", "about", "write", "contribut"),
 )
+
+
+def names_no_lessons(title: str) -> bool:
+    """A document title such as ``Changelog``, ``TODO``, ``Glossary`` or ``ADR-007: …``."""
+    return bool(_NOT_LESSONS.match(plain(title).strip(" :.")))
+
+
+def names_period(title: str) -> bool:
+    """``Phase 1 — …``, ``Sprint 14``, ``v2.3``: a group of lessons by when they were learned."""
+    return bool(_PERIOD.match(plain(title)))
+
+
+def numbers_entry(label: str) -> bool:
+    """``Lesson 1``, ``Gotcha 3``: a label that is the entry's own number, not a field."""
+    return bool(_ENTRY_NUMBER.match(plain(label).strip(" :：.")))
 
 
 def is_meta(title: str) -> bool:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from gotchas import locking, surface
 from gotchas.errors import (
+    ConfigError,
     GotchasError,
     PathOutsideRoot,
     RecordNotFound,
@@ -160,6 +161,17 @@ class Workspace:
     def task_keys(self) -> tuple[str, ...]:
         """The tracker key prefixes the project declares (``[tasks] keys``), for reading tasks."""
         return self.config.tasks.keys if self.configured else ()
+
+    @property
+    def home_repo(self) -> str | None:
+        """The repository the project declares for its issues (``[holds.github] repo``), so a
+        bare ``#45`` and ``owner/name#45`` are one task; never guessed from a remote."""
+        if not self.configured:
+            return None
+        try:
+            return self.config.holds.github.repo
+        except ConfigError:
+            return None  # a refused [holds] table blocks holds, not listing
 
     @property
     def configured(self) -> bool:
