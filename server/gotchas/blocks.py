@@ -13,10 +13,11 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
 
@@ -45,6 +46,8 @@ def parser() -> MarkdownIt:
     Tables need no rule of their own: a table's lines are read as one paragraph, and
     ``from_tokens`` recognises the paragraph as a table by its delimiter row.
     """
+    from markdown_it import MarkdownIt  # only where the line scanner hands a block over
+
     return MarkdownIt("commonmark").disable("inline")
 
 
