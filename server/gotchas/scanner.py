@@ -118,27 +118,29 @@ def _risky(rest: str) -> bool:
     """Whether a line inside a list item or quote may hold code, HTML, a tab or an empty item.
 
     ``rest`` starts at the line's first non-space character; quote and list markers
-    are read off its start one by one, then what follows them is checked.
+    are read off its start one by one (by position: a line of a million markers stays
+    linear), then what follows them is checked.
     """
-    while rest:
-        char = rest[0]
+    at, size = 0, len(rest)
+    while at < size:
+        char = rest[at]
         if char == "\t":
             return True
         if char == ">":
-            after = rest[1:]
+            after = at + 1
         else:
-            found = _MARKER.match(rest) if char in "-+*0123456789" else None
+            found = _MARKER.match(rest, at) if char in "-+*0123456789" else None
             if found is None:
-                return rest.startswith(("```", "~~~", "<"))
-            after = rest[found.end() :]
-            if after and after[0] not in _BLANK:
+                return rest.startswith(("```", "~~~", "<"), at)
+            after = found.end()
+            if after < size and rest[after] not in _BLANK:
                 return False
-            if not after.strip(_BLANK):
-                return True
-        content = after.lstrip(" ")
-        if len(after) - len(content) > 4:
+        content = after
+        while content < size and rest[content] == " ":
+            content += 1
+        if content - after > 4 or (char != ">" and (content == size or rest[content] == "\t")):
             return True
-        rest = content
+        at = content
     return False
 
 
