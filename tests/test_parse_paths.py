@@ -2,8 +2,8 @@
 
 The suite parses records with the line scanner (markdown-it reads only the blocks the
 scanner cannot be sure of) and edits from the parse they were made on; here the reading,
-record, edit and workspace tests run again with markdown-it alone over the whole text
-instead (``support.whole_parse``), and must all pass there too.
+record, edit, workspace and corpus-supersede tests run again with markdown-it alone over
+the whole text instead (``support.whole_parse``), and must all pass there too.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ SUITES = [
     "test_edit.py",
     "test_successor.py",
     "test_workspace.py",
+    "test_corpus_supersede.py",
     "adversarial/test_lesson_structure.py",
 ]
 
