@@ -25,7 +25,7 @@ from support import whole_parse
 TESTS = Path(__file__).resolve().parent
 SHARED = TESTS.parents[1] / "shared"
 
-INDENTS = ["", "", "", " ", "  ", "   ", "    ", "      ", "\t", " \t"]
+INDENTS = ["", "", "", " ", "  ", "   ", "    ", "      ", "\t", " \t", "\u00a0"]
 PREFIXES = ["", "", "", "- ", "* ", "+ ", "1. ", "2) ", "10. ", "> ", ">", "-", "1.", "-     ", "-\t", "> > "]
 BODIES = [
     "",
@@ -61,6 +61,23 @@ BODIES = [
     "- nested",
     "1. one",
     "2. two",
+    "2. ",
+    "1)",
+    "+",
+    "* * *",
+    "-  -  x",
+    "> ```",
+    ">     code",
+    "```\t",
+    "~~~ ~",
+    "<!-- x -->",
+    "# x \\#",
+    "#\t#",
+    " \t ",
+    "\x0c",
+    "\u00a0x",
+    "#\u00a0x",
+    "-\u00a0x",
 ]
 
 
