@@ -1,13 +1,14 @@
 """Supersede an entry in every real lessons file of the shared corpus: every other byte survives.
 
 For each file in ``../shared/corpus/real/`` (beside the repository) that has at least one
-entry, the second entry (the first when there is only one), and the middle one, is
-superseded for #9001, which the ledger says has landed, through propose and apply. The
-bytes before the target's start and after the inserted entry are unchanged, the target keeps
-all its lines, every other entry's sha256 is unchanged, line endings, BOM and final-newline
-state are kept, and the result verifies. The successor's number or id is no other entry's
-(nor its list number any other item's of its list), and the caveat renders as a block of its
-own inside the target. CRLF and BOM + no-final-newline variants run on copies in a temp dir.
+entry, the second entry (the first when there is only one), the middle one, the first and the
+last are each superseded for #9001, which the ledger says has landed, through propose and
+apply. The bytes before the target's start and after the inserted entry are unchanged, the
+target keeps all its lines, every other entry's sha256 is unchanged, line endings, BOM and
+final-newline state are kept, and the result verifies. The successor's number or id is no
+other entry's (nor its list number any other item's of its list), the caveat renders as a
+block of its own inside the target, and every list stays as tight or loose as it was. CRLF
+and BOM + no-final-newline variants run on copies in a temp dir.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from gotchas import edit, operations, verification
 from gotchas import record as record_model
 from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
-from support.rendered import caveat_problems, sibling_numbers
+from support import forms
+from support.rendered import caveat_problems, list_is_tight, list_tightness, sibling_numbers
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 RECORD = ".claude/rules/gotchas.md"
@@ -63,7 +65,7 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
         ws,
         target_id=target.id,
         task=TASK,
-        title="Corpus check: the confirmed cause behind task nine thousand one",
+        title="The confirmed cause behind task nine thousand one",
         body="What really fixed it.\n\nA second paragraph with `code` in it.",
         diagnostic="profile one call before changing anything else",
         ruled_out=["the advice of the entry above"],
@@ -99,7 +101,15 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
     assert new.root_cause == "confirmed"
     assert [e.id for e in after.entries].index(new.id) == [e.id for e in after.entries].index(target.id) + 1
 
-    # the successor's number or id is no other entry's, and the caveat renders inside the target
+    # the successor takes the target's form (a document's successor is a section, and a block of
+    # field bullets gets a lead paragraph: see the README), its number or id is no other entry's,
+    # and the caveat renders inside the target
+    lines = out.decode("utf-8").removeprefix("\ufeff").splitlines()
+    first, mine = lines[marked.start_line - 1], lines[new.start_line - 1]
+    if target.kind != "document" and not (target.kind == "block" and first.lstrip().startswith(("- ", "* "))):
+        assert forms.form(mine) == forms.form(first), (first, mine)
+    if forms.label(first) is not None:
+        assert forms.label(mine) is not None, (first, mine)
     assert verification.check_unique_label(after, new) == []
     label = edit.title_label(new.title)
     if label is not None:
@@ -109,6 +119,16 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
         number = int(new.marker[:-1])
         assert number not in sibling_numbers(out, new.start_line - 1), f"the successor repeats {number}"
     assert caveat_problems(out, marked, TASK) == []
+
+    # every list is as tight or loose as it was, and the successor's item is in a list like the target's
+    lists_before = Counter((kind, tight) for _, kind, tight in list_tightness(data))
+    lists_after = Counter((kind, tight) for _, kind, tight in list_tightness(out))
+    assert not lists_before - lists_after, "a list changed between tight and loose"
+    if target.kind == "item":
+        tight = list_is_tight(data, target.start_line - 1)
+        assert list_is_tight(out, marked.start_line - 1) == tight
+        if new.kind == "item":
+            assert list_is_tight(out, new.start_line - 1) == tight
 
     # other entries byte-identical (by hash), and exactly one entry more
     assert len(after.entries) == len(before.entries) + 1
@@ -147,6 +167,19 @@ def test_supersede_the_middle_entry_of_every_corpus_file(tmp_path: Path, name: s
     if count < 3:
         pytest.skip("the second entry is the middle one, or there is none")
     supersede_and_check(tmp_path / "project", data, count // 2)
+
+
+@pytest.mark.parametrize("name", corpus_params())
+def test_supersede_the_first_entry_of_every_corpus_file(tmp_path: Path, name: str) -> None:
+    supersede_and_check(tmp_path / "project", corpus_bytes(name), 0)
+
+
+@pytest.mark.parametrize("name", corpus_params())
+def test_supersede_the_last_entry_of_every_corpus_file(tmp_path: Path, name: str) -> None:
+    data = corpus_bytes(name)
+    if len(record_model.parse(data).entries) < 2:
+        pytest.skip("the first entry is the last one, or there is none")
+    supersede_and_check(tmp_path / "project", data, -1)
 
 
 CRLF_FILES = [

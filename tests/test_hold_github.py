@@ -297,3 +297,16 @@ async def test_tools_that_evaluate_holds_say_they_reach_the_network_only_when_on
     remote.mkdir()
     configure(remote, github, '["ledger", "github"]')
     assert await open_world(remote) == dict.fromkeys(hold_tools, True)
+
+
+@pytest.mark.parametrize(("failure", "message"), [("deep-json", "not JSON"), ("deep-json-404", "GitHub")])
+def test_an_answer_nested_past_the_parser_s_depth_is_a_source_error(
+    tmp_path: Path, github: FakeGitHub, failure: str, message: str
+) -> None:
+    """Over a real socket: a 200 or an error body nested 100k deep is a clear source error,
+    never a RecursionError escaping the hold check."""
+    github.issues[REPO, 664] = issue(664, state="closed", state_reason="completed")
+    github.failure = failure
+    with pytest.raises(SourceFailed) as caught:
+        source(tmp_path, github).observe("#664")
+    assert message in caught.value.message

@@ -122,20 +122,35 @@ def test_with_a_token_every_request_needs_the_bearer_header(repo: Path) -> None:
     assert got["hold"].structured_content["state"] == "held"
 
 
-def test_binding_beyond_loopback_without_a_token_is_refused(repo: Path) -> None:
-    env = git_env()
-    env.pop("GOTCHAS_TOKEN", None)
-    done = subprocess.run(
-        [*gotchas_cmd(repo), "serve", "--http", "--host", "0.0.0.0", "--port", "0"],
-        cwd=repo,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode != 0
-    assert "GOTCHAS_TOKEN" in done.stderr
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["--host", "0.0.0.0"], {}),
+        (["--host", "192.0.2.7"], {}),
+        (["--allowed-host", "lessons.example"], {}),
+        (["--allowed-host", "192.0.2.7:8443"], {}),
+        ([], {"GOTCHAS_ALLOWED_HOSTS": "localhost, proxy.example"}),
+        (["--host", "0.0.0.0"], {"GOTCHAS_TOKEN": "   "}),
+        (["--allowed-host", "lessons.example"], {"GOTCHAS_TOKEN": ""}),
+    ],
+)
+def test_serving_beyond_loopback_without_a_token_exits_8(
+    repo: Path, args: list[str], env: dict[str, str]
+) -> None:
+    """A non-loopback bind or allowed host with no (or a blank) token: token-required, exit 8,
+    one line naming GOTCHAS_TOKEN, and nothing listens."""
+    done = serve_once(repo, *args, "--port", "0", **env)
+    assert done.returncode == 8, done.stderr
+    assert done.stderr.startswith("gotchas: token-required: ")
+    assert "GOTCHAS_TOKEN" in done.stderr and "http://" not in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("hosts", [["--allowed-host", "localhost"], ["--allowed-host", "127.0.0.5:9000"], []])
+def test_loopback_names_only_need_no_token(repo: Path, hosts: list[str]) -> None:
+    with http_server(repo, *hosts) as server:
+        got = asyncio.run(scenario_calls(server.url))
+    assert got["listed"].is_error is False
 
 
 def test_beyond_loopback_a_real_client_with_the_token_and_an_allowed_host_works(repo: Path) -> None:
@@ -204,9 +219,11 @@ def serve_once(repo: Path, *args: str, **env: str) -> subprocess.CompletedProces
     )
 
 
-@pytest.mark.parametrize("token", ["   ", "\t", "two words"])
-def test_a_token_of_whitespace_is_refused(repo: Path, token: str) -> None:
-    done = serve_once(repo, "--host", "0.0.0.0", "--port", "0", GOTCHAS_TOKEN=token)
+@pytest.mark.parametrize(
+    ("host", "token"), [("127.0.0.1", "   "), ("127.0.0.1", "\t"), ("0.0.0.0", "two words")]
+)
+def test_a_token_of_whitespace_is_refused(repo: Path, host: str, token: str) -> None:
+    done = serve_once(repo, "--host", host, "--port", "0", GOTCHAS_TOKEN=token)
     assert done.returncode == 2
     assert "GOTCHAS_TOKEN" in done.stderr and "whitespace" in done.stderr
     assert done.stderr.count("\n") == 1
@@ -241,8 +258,10 @@ def test_the_accepted_names_follow_the_bind_address() -> None:
     assert {"127.0.0.1", "localhost", "[::1]"} <= set(wildcard.names)
     assert socket.gethostname().lower() in wildcard.names
     assert wildcard.url == "http://127.0.0.1:8000/mcp"
-    with pytest.raises(InvalidArgument, match="GOTCHAS_TOKEN"):
+    with pytest.raises(endpoint.TokenRequired, match="GOTCHAS_TOKEN"):
         endpoint.policy("192.0.2.7", 8000, None, [])
+    with pytest.raises(endpoint.TokenRequired, match=r"proxy\.example"):
+        endpoint.policy("127.0.0.1", 8000, None, ["proxy.example"])
 
 
 @pytest.mark.parametrize(

@@ -120,7 +120,7 @@ def test_damaged_lines_are_skipped_and_reported_not_fatal(tmp_path: Path) -> Non
     observed = LedgerSource(tmp_path).observe("#664")
     assert observed.state == "abandoned"
     assert observed.evidence[0]["line"] == 5
-    assert any("damaged ledger line(s) 2, 3, 4" in str(e.get("warning")) for e in observed.evidence)
+    assert any("3 damaged ledger lines (2, 3, 4)" in str(e.get("warning")) for e in observed.evidence)
 
 
 def _write_many(args: tuple[str, int, int]) -> int:

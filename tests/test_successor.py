@@ -22,7 +22,7 @@ from gotchas.fields import parse_line
 from gotchas.holds.sources.ledger import set_task_state
 from gotchas.workspace import Workspace
 from support.clients import gotchas
-from support.rendered import caveat_problems
+from support.rendered import caveat_problems, list_is_tight, list_tightness
 
 FIXTURES = Path(__file__).parent / "fixtures" / "successor"
 TASK = "#7"
@@ -188,7 +188,20 @@ def test_next_label_sorts_right_after_the_target(
 
 
 @pytest.mark.parametrize(
-    "written", ["Python 3 is slow", "16-byte tiles", "CUDA 12 needs care", "3 retries", "2026-02-26"]
+    ("written", "number", "separator"),
+    [("2.", (2,), "."), ("1.1", (1, 1), ""), ("L-05:", (5,), ":"), ("7", (7,), ""), ("#12", (12,), "")],
+)
+def test_a_title_that_is_only_its_number_is_a_label(
+    written: str, number: tuple[int, ...], separator: str
+) -> None:
+    label = edit.title_label(written)
+    assert label is not None and (label.number, label.separator) == (number, separator)
+    assert edit.split_title(written).core == ""
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["Python 3 is slow", "16-byte tiles", "CUDA 12 needs care", "3 retries", "2026-02-26", "2026", "2026:"],
 )
 def test_words_that_merely_start_with_a_number_are_not_labels(written: str) -> None:
     assert edit.title_label(written) is None
@@ -299,6 +312,12 @@ def test_a_block_entry_gets_a_successor_ruled_off_like_its_siblings() -> None:
         ("Confirmed cause:", "Confirmed cause", True),
         ("Another cause", "Confirmed cause", False),
         ("L-056 · Confirmed cause twice", "Confirmed cause", False),
+        # ``**1.1.** Confirmed cause`` may read back as its number alone, or as the text after it
+        ("1.1", "1.1. Confirmed cause", True),
+        ("Confirmed cause", "1.1. Confirmed cause", True),
+        ("1.1. Confirmed cause", "1.1. Confirmed cause", True),
+        ("1.2", "1.1. Confirmed cause", False),
+        ("Another cause", "1.1. Confirmed cause", False),
     ],
 )
 def test_a_numbered_or_decorated_title_still_carries_the_lessons_title(
@@ -491,3 +510,150 @@ def test_a_rows_fields_are_read_from_its_continuation_rows_only() -> None:
     )
     assert [f.line for f in first.fields] == [6, 6, 7]
     assert (other.start_line, other.tasks, other.fields) == (8, (), ())
+
+
+# --- tight lists stay tight ----------------------------------------------------------------
+
+TWO_PARAGRAPHS = edit.lesson(
+    "Confirmed cause",
+    "It was the cache.\n\nClear it before timing.\n\nThen time again.",
+    [TASK],
+    "confirmed",
+    "look at the cache",
+    ruled_out=["chunking"],
+)
+
+
+def rendered_item_blocks(data: bytes, line: int) -> list[str]:
+    """The direct children of the list item starting on 0-based ``line``, by token type."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(data.decode())
+    start = next(i for i, t in enumerate(tokens) if t.type == "list_item_open" and t.map and t.map[0] == line)
+    level = tokens[start].level + 1
+    out = []
+    for token in tokens[start + 1 :]:
+        if token.level < level:
+            break
+        if token.level == level and token.nesting == 1:
+            out.append(token.type)
+    return out
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "# L\n\n- **One** — a\n- **Old advice** — b\n- **Three** — c\n",
+        "# L\n\n## A\n\n- **One** — a\n- **Old advice** — b\n\n## B\n\n- **Four** — d\n- **Five** — e\n",
+        "# L\n\n1. **One** — a\n2. **Old advice** — b\n   tasks: #3\n   more of its text\n3. **Three** — c\n",
+        "# L\n\n* **Old advice** — b\n  * part one\n  * part two\n* **Three** — c\n",
+    ],
+    ids=["middle", "last-before-text", "text-after-fields", "nested-parts"],
+)
+def test_a_tight_list_stays_tight_and_the_caveat_is_a_quote_of_the_target_item(given: str) -> None:
+    data = given.encode()
+    parsed = record.parse(data)
+    target = parsed.get("old-advice")
+    assert list_is_tight(data, target.start_line - 1)
+    plan = edit.plan_supersede(parsed, target, TASK, TWO_PARAGRAPHS)
+    after = record.parse(plan.data)
+    assert [(kind, tight) for _, kind, tight in list_tightness(plan.data)] == [
+        (kind, tight) for _, kind, tight in list_tightness(data)
+    ]
+    assert list_is_tight(plan.data, target.start_line - 1)
+    assert caveat_problems(plan.data, after.get("old-advice"), TASK) == []
+    assert "blockquote_open" in rendered_item_blocks(plan.data, target.start_line - 1)
+    new = after.get(plan.new_id)
+    assert new.kind == "item" and list_is_tight(plan.data, new.start_line - 1)
+    assert rendered_item_blocks(plan.data, new.start_line - 1) == ["paragraph_open"]
+    # the field lines still read back, and the body's paragraphs are hard breaks in one item
+    assert (new.tasks, new.root_cause, new.diagnostic) == ((TASK,), "confirmed", "look at the cache")
+    assert any(f.key == "ruled-out" for f in new.fields)
+    text = plan.data.decode()
+    assert "Clear it before timing.\\\n" in text and "Then time again.\n" in text
+    assert not re.search(r"(tasks|diagnostic|root-cause): .*\\$", text, re.M), "a field line got a hard break"
+    assert verification.check_edit(parsed, after, plan, TWO_PARAGRAPHS).ok
+
+
+def test_a_loose_list_keeps_its_blank_lines_and_the_bodys_paragraphs() -> None:
+    data = b"# L\n\n- **One** - a\n\n- **Old advice** - b\n\n- **Three** - c\n"
+    parsed = record.parse(data)
+    plan = edit.plan_supersede(parsed, parsed.get("old-advice"), TASK, TWO_PARAGRAPHS)
+    assert not list_is_tight(plan.data, 4)
+    assert "\n\n  Then time again.\n" in plan.data.decode()
+    assert caveat_problems(plan.data, record.parse(plan.data).get("old-advice"), TASK) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "joined"),
+    [
+        (["", "Second.", "", "Third."], ["Second.\\", "Third."]),
+        (["More.", "", "```", "code", "", "more code", "```", "", "After."], None),
+        (["", "- a", "- b", "", "After."], ["- a", "- b", "", "After."]),
+        (["Ends in a backslash\\", "", "Next."], ["Ends in a backslash\\", "", "Next."]),
+        (["Text.", "", "# Heading", "", "Text."], ["Text.", "# Heading", "Text."]),
+    ],
+    ids=["paragraphs", "fence", "list-then-text", "backslash", "heading"],
+)
+def test_joining_a_body_for_a_tight_item(body: list[str], joined: list[str] | None) -> None:
+    expected = joined if joined is not None else ["More.", "```", "code", "", "more code", "```", "After."]
+    assert edit._joined(body) == expected
+
+
+def test_a_lesson_captured_into_a_tight_list_keeps_it_tight() -> None:
+    data = b"# L\n\n- **One** - a\n- **Two** - b\n- **Three** - c\n"
+    parsed = record.parse(data)
+    suspected = edit.lesson("New finding", "Seen once.\n\nSeen twice.", ["#8"], "suspected")
+    plan = edit.plan_capture(parsed, suspected, parsed.get("two"))
+    after = record.parse(plan.data)
+    assert [e.id for e in after.entries] == ["one", "two", "new-finding", "three"]
+    assert list_is_tight(plan.data, 2)
+    assert "- **New finding** - Seen once.\n  tasks: #8 · root-cause: suspected\n  Seen twice.\n" in (
+        plan.data.decode()
+    )
+    assert verification.check_edit(parsed, after, plan, suspected).ok
+
+
+def test_marking_an_item_of_a_tight_list_alone_keeps_it_tight() -> None:
+    data = (
+        "# L\n\n- **Old advice** - a\n- **Confirmed cause** - b\n"
+        "  tasks: #7 · root-cause: confirmed · supersedes: old-advice (for #7)\n  diagnostic: look\n"
+    ).encode()
+    parsed = record.parse(data)
+    plan = edit.plan_annotate(parsed, parsed.get("old-advice"), TASK, parsed.get("confirmed-cause"))
+    assert list_is_tight(plan.data, 2)
+    assert caveat_problems(plan.data, record.parse(plan.data).get("old-advice"), TASK) == []
+
+
+def test_a_bold_numbered_successor_applied_again_is_already_applied(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    path = root / ".claude" / "rules" / "gotchas.md"
+    data = (
+        b"# Gotchas\n\n**1.** Warm the cache\nWarm it before timing.\n\n**2.** Pin the tokenizer\nPin it.\n"
+    )
+    path.write_bytes(data)
+    set_task_state(root, "#9", "landed", "test")
+    ws = Workspace(root)
+    target = record.parse(data).entries[0]
+    proposed = operations.propose_supersede(
+        ws,
+        target_id=target.id,
+        task="#9",
+        title="Clear the cache",
+        body="The cache was stale.\n\nClear it first.",
+        diagnostic="compare the cache hash",
+        hold="predicate-9-lands",
+    )
+    proposal_id = proposed["proposal_id"]
+    assert proposal_id is not None
+    applied = operations.apply(ws, proposal_id=proposal_id)
+    assert applied["status"] == "applied", applied["reason"]
+    assert applied["verification"] is not None and applied["verification"]["ok"]
+    written = path.read_bytes()
+    assert b"\n**1.1.** Clear the cache\n" in written
+    changed = written + b"\n**3.** Rerun flaky tests\nRerun them alone.\n"
+    path.write_bytes(changed)  # the record changed since: the check reads the entry itself
+    again = operations.apply(ws, proposal_id=proposal_id)
+    assert again["status"] == "already-applied", again["reason"]
+    assert path.read_bytes() == changed

@@ -19,10 +19,13 @@ from typing import Any
 
 from gotchas import __version__, surface
 from gotchas.errors import GotchasError, InvalidArgument, from_os_error
+from gotchas.terminal import json_printable, printable
+from gotchas.wording import counted
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_CANNOT_LISTEN = 6
+EXIT_TOKEN_REQUIRED = 8
 # One table, shown by --help and the README: a code means one thing whichever command exits.
 EXIT_CODES = (
     (0, "success (check-hold: released; verify: no problem that fails)"),
@@ -33,6 +36,7 @@ EXIT_CODES = (
     (5, "check-hold: unknown (no source could tell)"),
     (6, "serve --http cannot listen: port in use, address not this machine's, no permission"),
     (7, "apply --released: some proposals were refused (a conflict, or verification found problems)"),
+    (8, "serve --http beyond loopback without GOTCHAS_TOKEN (token-required)"),
     (130, "interrupted"),
 )
 
@@ -47,9 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except GotchasError as exc:
-        print(f"gotchas: {exc.code}: {exc.message}", file=sys.stderr)
+        _say(f"{exc.code}: {exc.message}")
         if exc.code == "cannot-listen":
             return EXIT_CANNOT_LISTEN
+        if exc.code == "token-required":
+            return EXIT_TOKEN_REQUIRED
         return EXIT_USAGE if isinstance(exc, InvalidArgument) else EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -57,11 +63,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:
         failure = from_os_error(exc)
-        print(f"gotchas: {failure.code}: {failure.message}", file=sys.stderr)
+        _say(f"{failure.code}: {failure.message}")
         return EXIT_ERROR
     except Exception as exc:  # a bug: still one line, never a traceback
-        print(f"gotchas: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _say(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_ERROR
+
+
+def _say(message: str) -> None:
+    """One line on stderr; what it quotes from the repository cannot drive the terminal."""
+    print(f"gotchas: {printable(message)}", file=sys.stderr)
 
 
 def _workspace(args: argparse.Namespace) -> Any:
@@ -71,10 +82,13 @@ def _workspace(args: argparse.Namespace) -> Any:
 
 
 def _emit(value: object, as_json: bool, text: str | None = None) -> None:
+    """The JSON object (exact JSON, its control and bidi characters escaped) or the text for
+    people, every control character in it shown as an escape (:mod:`gotchas.terminal`)."""
     if as_json or text is None:
-        sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_printable(json.dumps(value, indent=2, ensure_ascii=False)) + "\n")
     else:
-        sys.stdout.write(text + ("\n" if not text.endswith("\n") else ""))
+        shown = printable(text)
+        sys.stdout.write(shown + ("\n" if not shown.endswith("\n") else ""))
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -103,7 +117,7 @@ def _list(args: argparse.Namespace) -> int:
         result = following
     _emit(result, args.json, _listing_text(result))
     if "notice" in result and not args.json:
-        print(f"gotchas: {result['notice']}", file=sys.stderr)
+        _say(result["notice"])
     return 0
 
 
@@ -111,7 +125,7 @@ def _listing_text(result: Any) -> str:
     """Aligned columns (id, lines, tasks, state, title), ids in full, and a count that reads."""
     from gotchas.query import render_links
 
-    rows = [("ID", "LINES", "TASKS", "STATE", "TITLE")]
+    rows: list[tuple[str, ...]] = [("ID", "LINES", "TASKS", "STATE", "TITLE")]
     for item in result["entries"]:
         start, end = item["lines"]
         state = [item.get("status", "active")]
@@ -122,14 +136,15 @@ def _listing_text(result: Any) -> str:
         if "superseded_by" in item:
             state.append("by " + render_links(item["superseded_by"]))
         tasks = " ".join(item.get("tasks", [])) or " ".join(item.get("mentions", [])) or "-"
-        rows.append((item["id"], f"{start}-{end}", tasks, ", ".join(state), item.get("title", "")))
+        cells = (item["id"], f"{start}-{end}", tasks, ", ".join(state), item.get("title", ""))
+        rows.append(tuple(printable(cell) for cell in cells))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]
         for row in rows
     ]
     shown, total = len(result["entries"]), result["total"]
-    count = f"{total} {'entry' if total == 1 else 'entries'}"
+    count = counted(total, "entry")
     if shown < total:
         count = f"{shown} of {count} shown; --all lists every one"
     body = [line.rstrip() for line in lines] if shown else []
@@ -150,7 +165,8 @@ def _show(args: argparse.Namespace) -> int:
     from gotchas import lookup
 
     entry = lookup.get_gotcha(_workspace(args), entry_id=args.id)
-    _emit(entry, args.json, entry["text"])
+    # a CR or CRLF is a line break in the record (the parser splits there): print it as one
+    _emit(entry, args.json, entry["text"].replace("\r\n", "\n").replace("\r", "\n"))
     return 0
 
 
@@ -210,14 +226,14 @@ _PROPOSE_KEYS = (
 
 
 def _propose(args: argparse.Namespace) -> int:
-    from gotchas import operations
+    from gotchas import json_text, operations
     from gotchas.arguments import json_types_problem
 
     spec: dict[str, Any] = {}
     if args.from_json:
         raw = sys.stdin.read() if args.from_json == "-" else Path(args.from_json).read_text("utf-8")
         try:
-            spec = json.loads(raw)
+            spec = json_text.loads(raw)
         except ValueError as exc:
             raise InvalidArgument(f"--from-json: not JSON ({exc})") from None
         if not isinstance(spec, dict):
@@ -307,9 +323,10 @@ EXIT_REFUSED = 7
 
 def _apply_released(args: argparse.Namespace) -> int:
     """Exit 0: nothing left to apply; 3: some proposals are still held; 7: some were refused."""
-    from gotchas import pending
+    from gotchas import operations, pending
 
     ws = _workspace(args)
+    operations.refuse_unresolved_merge(ws)
     if args.commit:
         from gotchas.commit import preflight
 
@@ -337,12 +354,13 @@ def _proposals(args: argparse.Namespace) -> int:
 
     ws = _workspace(args)
     found = operations.list_proposals(ws)
-    rows = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
+    rows: list[tuple[str, ...]] = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
     details: list[str] = []
     for p in found:
         hold = p["hold_state"]
         held = f"{p['hold']} ({hold['state']})" if hold else (p["hold"] or "-")
-        rows.append((p["proposal_id"], p["status"], p["kind"], p["new_id"], held))
+        cells = (p["proposal_id"], p["status"], p["kind"], p["new_id"], held)
+        rows.append(tuple(printable(cell) for cell in cells))
         details.append(f"{p['proposal_id']}: {p['reason']}")
         for task in hold["tasks"] if hold else []:
             state, source = task["state"] or "unknown", task["source"] or "-"
@@ -351,13 +369,13 @@ def _proposals(args: argparse.Namespace) -> int:
                 details.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     table = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    count = f"{len(found)} {'proposal' if len(found) == 1 else 'proposals'}"
+    count = counted(len(found), "proposal")
     text = "\n".join([*table, *details, count]) if found else "no stored proposals"
     _emit({"proposals": found}, args.json, text)
     from gotchas import proposal
 
     for problem in proposal.unreadable(ws.proposals_dir):
-        print(f"gotchas: left out: {problem}", file=sys.stderr)
+        _say(f"left out: {problem}")
     return 0
 
 
@@ -365,7 +383,8 @@ def _history(args: argparse.Namespace) -> int:
     from gotchas.history import history
 
     result = history(_workspace(args), task=args.task)
-    lines = [f"{result['task']}: {len(result['entries'])} hypotheses, current: {result['current'] or '-'}"]
+    hypotheses = counted(len(result["entries"]), "hypothesis")
+    lines = [f"{result['task']}: {hypotheses}, current: {result['current'] or '-'}"]
     for n, entry in enumerate(result["entries"], start=1):
         mark = " (red herring)" if entry["red_herring"] else ""
         lines.append(
@@ -389,7 +408,7 @@ def _merge_record(args: argparse.Namespace) -> int:
     from gotchas import merge
 
     status, line = merge.run(Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours)
-    print(f"gotchas: {line}", file=sys.stderr)
+    _say(line)
     return status
 
 
@@ -431,10 +450,8 @@ def _verify(args: argparse.Namespace) -> int:
         _emit(result, True)
         return EXIT_ERROR if failing else 0
     lines = [_problem_line(path, p, args.format) for p in problems]
-    counts = [
-        f"{n} {word}{'' if n == 1 else 's'}" for n, word in ((errors, "error"), (warnings, "warning")) if n
-    ]
-    entries = f"{result['entries']} {'entry' if result['entries'] == 1 else 'entries'}"
+    counts = [counted(n, word) for n, word in ((errors, "error"), (warnings, "warning")) if n]
+    entries = counted(result["entries"], "entry")
     if not failing:
         verdict = "ok" + (f" ({', '.join(counts)})" if counts else "")
     elif result["ok"]:
@@ -481,8 +498,10 @@ def _serve(args: argparse.Namespace) -> int:
     if args.http:
         from gotchas import endpoint
 
-        token = endpoint.parse_token(os.environ.get(endpoint.TOKEN_VARIABLE))
         hosts = endpoint.parse_hosts([os.environ.get(endpoint.HOSTS_VARIABLE, ""), *args.allowed_host])
+        raw_token = os.environ.get(endpoint.TOKEN_VARIABLE)
+        endpoint.require_token(args.host, hosts, raw_token)  # exit 8 before any other token check
+        token = endpoint.parse_token(raw_token)
         _start_collecting()
         endpoint.serve(ws, args.host, args.port, token, hosts)
         return 0
@@ -688,7 +707,9 @@ def _parser() -> argparse.ArgumentParser:
         "  GOTCHAS_TOKEN          bearer token every HTTP request must carry; required beyond\n"
         "                         loopback (clients send 'Authorization: Bearer <token>')\n"
         "  GOTCHAS_ALLOWED_HOSTS  more Host names to accept, comma-separated (like --allowed-host)\n"
-        "exit 6 when the address cannot be listened on (port in use, not this machine's).",
+        "exit 6 when the address cannot be listened on (port in use, not this machine's);\n"
+        "exit 8 (token-required) beyond loopback -- a non-loopback --host or allowed host --\n"
+        "without GOTCHAS_TOKEN.",
     )
     cmd.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
     cmd.add_argument(

@@ -109,6 +109,8 @@ def parse_config(text: str, root: Path) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{CONFIG_PATH}: not valid TOML: nested deeper than it can be read") from None
     record = _record(data.get("record", DEFAULT_RECORD))
     entries = _entries(data.get("entries"), data.get("lessons-section"))
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))

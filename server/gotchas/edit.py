@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from gotchas import blocks, link, reading, surface, table, taskref
 from gotchas.errors import InvalidArgument, UnsupportedEntry
@@ -152,7 +154,7 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
     eol = _eol_of(record, target)
     caveat = _caveat(task, new.title, new.ruled_out, new_id, note, "just below")
     marks = link.marks_line(task, new_id)
-    inside = form.annotate(lines, target, marks, caveat)
+    inside = form.annotate(record, lines, target, marks, caveat)
     links = link.supersedes_line(target.id, task)
     entry_lines, shown = form.successor(record, lines, target, new, new_id, links)
     after = form.place(record, lines, target, entry_lines)
@@ -183,7 +185,7 @@ def plan_annotate(
     marks = link.marks_line(task, successor.id)
     lines = _lines(record)
     eol = _eol_of(record, target)
-    inside = _separated(form.annotate(lines, target, marks, caveat), lines, form.blocks)
+    inside = _separated(form.annotate(record, lines, target, marks, caveat), lines, form.blocks)
     data = _apply(record.data, lines, inside, eol)
     return Plan(data, inside, eol, successor.id, successor.title, target.id, task)
 
@@ -285,7 +287,9 @@ class Form:
         """The new entry's lines, in ``like``'s form, and its title as it will read."""
         raise NotImplementedError
 
-    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
         """The mark and caveat, as one block of their own inside ``target``."""
         raise NotImplementedError
 
@@ -313,9 +317,12 @@ class HeadingForm(Form):
         head = _bare(lines[like.start_line - 1])
         match = _ATX.match(head)
         shown = _styled_title(record, like, match["text"] if match else like.title, new.title)
-        return _heading_lines(like.level, shown, new, new_id, links), shown
+        closing = _CLOSING_HASHES.search(head) if match else None
+        return _heading_lines(like.level, shown, new, new_id, links, closing[0] if closing else ""), shown
 
-    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
         return _annotate_block(lines, target, target.body_line - 1, marks, caveat)
 
     def place(
@@ -361,19 +368,23 @@ class ItemForm(Form):
             box = "[ ]" + box[3:]
         indent = " " * (len(lead) + len(marker) + len(gap))
         opening = f"{lead}{marker}{gap}{box}"
-        return _lead_lines(record, like, rest, opening, indent, new, new_id, links)
+        tight = _in_tight_list(record, like.start_line - 1)
+        return _lead_lines(record, like, rest, opening, indent, new, new_id, links, tight)
 
-    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
         column = _content_column(_bare(lines[target.start_line - 1]))
-        return _annotate_lead(lines, target, " " * column, marks, caveat)
+        tight = _in_tight_list(record, target.start_line - 1)
+        return _annotate_lead(lines, target, " " * column, marks, caveat, tight)
 
     def place(
         self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
     ) -> Insertion:
         end = anchor.end_line
-        following = _next_entry_line(record, anchor)
-        gap = [_bare(lines[i]) for i in range(end, min(following, len(lines)))]
-        loose = bool(gap) and following < len(lines) and all(not g.strip() for g in gap)
+        # a blank line before the new item only in a loose list: in a tight one it would
+        # make every item loose
+        loose = not _in_tight_list(record, anchor.start_line - 1)
         following_text = next((n for n in range(end, len(lines)) if _bare(lines[n]).strip()), None)
         if following_text is not None and entry_lines:
             after = _bare(lines[following_text])
@@ -412,11 +423,42 @@ def _ends_outside_item(record: Record, anchor: Entry) -> bool:
     )
     if last is None or last == anchor.start_line - 1:
         return False
-    text = record.data.decode("utf-8")
-    tokens = blocks.parser().parse(text[1:] if text.startswith("\ufeff") else text)
-    for token in tokens:
+    for token in _block_tokens(record.data):
         if token.type == "list_item_open" and token.map and token.map[0] == anchor.start_line - 1:
             return last >= token.map[1]
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _block_tokens(data: bytes) -> tuple[Token, ...]:
+    """The record's CommonMark block tokens; an edit asks several questions of one parse."""
+    text = data.decode("utf-8").removeprefix("\ufeff")
+    return tuple(blocks.parser().parse(text))
+
+
+def _in_tight_list(record: Record, line: int) -> bool:
+    """The item on 0-based ``line`` is in a tight list: no blank line between its items or
+    between the blocks of any of them. An edit keeps it tight: a blank line it added anywhere
+    in the list would make every item of it loose (each paragraph rendered as a ``<p>``)."""
+    tokens = _block_tokens(record.data)
+    for index, token in enumerate(tokens):
+        if token.type == "list_item_open" and token.map and token.map[0] == line:
+            opened = next(
+                (
+                    n
+                    for n in range(index - 1, -1, -1)
+                    if tokens[n].level == token.level - 1 and tokens[n].nesting == 1
+                ),
+                None,
+            )
+            if opened is None:
+                return False
+            for inner in tokens[opened + 1 :]:
+                if inner.level == token.level - 1:
+                    return True  # the list's close: no paragraph of its items was shown loose
+                if inner.type == "paragraph_open" and inner.level == token.level + 1:
+                    return inner.hidden
+            return True
     return False
 
 
@@ -446,7 +488,9 @@ class ParagraphForm(Form):
             lead = ""  # a block opened by indented code: the successor is a paragraph, not code
         return _lead_lines(record, like, first.lstrip(" \t"), lead, lead, new, new_id, links)
 
-    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
         return _annotate_lead(lines, target, "", marks, caveat)
 
     def place(
@@ -485,7 +529,9 @@ class BlockForm(Form):
             return _lead_lines(record, like, rest, "", "", new, new_id, links)
         return opening.successor(record, lines, like, new, new_id, links)
 
-    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
         if self._opening(lines, target) is HEADING:
             return _annotate_block(lines, target, target.start_line, marks, caveat)
         first = _bare(lines[target.start_line - 1])
@@ -553,7 +599,9 @@ class RowForm(Form):
         rows = [row, *(shape.continuation(table.escape(f)) for f in fields)]
         return shape.checked(rows), shown
 
-    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
         shape = _TableShape.of(lines, target)
         rows = [shape.continuation(marks), shape.continuation(table.escape(caveat.removeprefix("> ")))]
         return [Insertion(target.end_line, tuple(shape.checked(rows)))]
@@ -726,7 +774,9 @@ class DocumentForm(Form):
         level = min(max(min(levels, default=1) + 1, 2), 6)
         return _heading_lines(level, new.title, new, new_id, links), new.title
 
-    def annotate(self, lines: Sequence[bytes], target: Entry, marks: str, caveat: str) -> list[Insertion]:
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
         end = target.end_line
         tail: tuple[str, ...] = ("",) if end < len(lines) and _bare(lines[end]).strip() else ()
         return [Insertion(end, ("", marks, "", caveat, *tail))]
@@ -842,11 +892,14 @@ _OPENS_BLOCK = re.compile(r"^\s*(?:[-*+]\s|\d{1,9}[.)]\s|>|```|~~~|#{1,6}\s|<)")
 
 
 def _annotate_lead(
-    lines: Sequence[bytes], target: Entry, indent: str, marks: str, caveat: str
+    lines: Sequence[bytes], target: Entry, indent: str, marks: str, caveat: str, tight: bool = False
 ) -> list[Insertion]:
     """In a lead paragraph's entry (a list item, a bold-lead paragraph): after the metadata lines
     that follow the lead, else after the lead paragraph; the caveat a paragraph of the entry's
-    own, at its content column, with a blank line before it."""
+    own, at its content column, with a blank line before it. In a tight list the mark and the
+    caveat take no blank line (one would make the list loose): the mark continues the paragraph
+    above it and the quote interrupts it, after the whole paragraph when the metadata lines are
+    followed by more of its text (that text would otherwise continue the quote)."""
     start, end = target.start_line - 1, target.end_line
     metadata = _metadata_lines(target)
     run = start + 1
@@ -858,14 +911,59 @@ def _annotate_lead(
         # a blank line before them would push them out of the entry
         while run < end and _is_lazy(_bare(lines[run]), indent):
             run += 1
+        if tight and run < end and not _ends_quote(_bare(lines[run]), indent):
+            run = _paragraph_end(lines, run, end)
+            prefix = _field_prefix(_bare(lines[run - 1]), indent) if run - 1 in metadata else indent
+        if tight and (run >= end or _ends_quote(_bare(lines[run]), indent)):
+            return [Insertion(run, (prefix + marks, indent + caveat))]
+        if tight and (closing := _closing_in_tight_item(lines, start, end, indent, marks, caveat)):
+            return [closing]
         return [_marks_then_caveat(lines, run, end, prefix, indent, marks, caveat)]
-    at = start + 1
+    at = _paragraph_end(lines, start + 1, end)
+    if tight and (at >= end or _ends_quote(_bare(lines[at]), indent)):
+        return [Insertion(at, (indent + marks, indent + caveat))]
+    if tight and (closing := _closing_in_tight_item(lines, start, end, indent, marks, caveat)):
+        return [closing]
+    return [_marks_then_caveat(lines, at, end, indent, indent, marks, caveat)]
+
+
+def _closing_in_tight_item(
+    lines: Sequence[bytes], start: int, end: int, indent: str, marks: str, caveat: str
+) -> Insertion | None:
+    """The mark and the caveat closing a tight item whose lead is followed by a quote (a
+    callout), which the caveat's quote would run into: after the item's last line, the mark a
+    field bullet of its own (a bullet ends the quote before it without a blank line) and the
+    caveat after it. ``None`` when the line after the item would continue the caveat."""
+    close = next((n + 1 for n in range(end - 1, start, -1) if _bare(lines[n]).strip()), None)
+    if close is None or (close < len(lines) and not _ends_quote(_bare(lines[close]), indent)):
+        return None
+    return Insertion(close, (f"{indent}- {marks}", indent + caveat))
+
+
+def _paragraph_end(lines: Sequence[bytes], at: int, end: int) -> int:
+    """The first line from ``at`` that is blank or opens a block of its own."""
     while at < end:
         text = _bare(lines[at])
         if not text.strip() or _OPENS_BLOCK.match(text):
             break
         at += 1
-    return [_marks_then_caveat(lines, at, end, indent, indent, marks, caveat)]
+    return at
+
+
+# a line that can interrupt a paragraph (so it does not continue a quote lazily), once the
+# item's content column is taken off; a ``>`` line would continue the quote itself
+_INTERRUPTS = re.compile(r"^ {0,3}(?:[-*+][ \t]+\S|1[.)][ \t]+\S|```|~~~|#{1,6}(?:[ \t]|$))")
+
+
+def _ends_quote(text: str, indent: str) -> bool:
+    """``text``, right after the caveat's line, ends the quote rather than continuing it."""
+    if not text.strip():
+        return True
+    inner = text[len(indent) :] if text.startswith(indent) else text.lstrip(" ")
+    if len(text) - len(text.lstrip(" ")) < len(indent):
+        # less indented than the item's content: a line of the list (another item) or after it
+        return bool(_INTERRUPTS.match(text.lstrip(" ")) or _MARKER.match(text))
+    return bool(_INTERRUPTS.match(inner))
 
 
 def _is_lazy(text: str, indent: str) -> bool:
@@ -884,6 +982,7 @@ def _content_column(first_line: str) -> int:
 # --- what the successor looks like -----------------------------------------------------------
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
+_CLOSING_HASHES = re.compile(r"[ \t]+#+[ \t]*$")
 _ITEM_LINE = re.compile(
     r"^(?P<lead> {0,3})(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]{1,4})(?P<box>\[[ xX]\][ \t]+)?(?P<rest>.*)$"
 )
@@ -924,8 +1023,15 @@ def _body_lines(body: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", body)
 
 
-def _heading_lines(level: int, shown: str, new: Lesson, new_id: str, links: str | None) -> list[str]:
-    head = [f"{'#' * level} {shown}", "", _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
+def _heading_lines(
+    level: int, shown: str, new: Lesson, new_id: str, links: str | None, closing: str = ""
+) -> list[str]:
+    """A heading entry; ``closing`` is the target's closing sequence (`` ##``), when it has one."""
+    head = [
+        f"{'#' * level} {shown}{closing}",
+        "",
+        _field_line(new, new_id, links, _needs_id(shown, new, new_id)),
+    ]
     if new.diagnostic:
         head.append(f"diagnostic: {new.diagnostic}")
     tail = _tail_fields(new)
@@ -941,12 +1047,24 @@ def _lead_lines(
     new: Lesson,
     new_id: str,
     links: str | None,
+    tight: bool = False,
 ) -> tuple[list[str], str]:
     """A lead entry (list item, lead paragraph) in ``like``'s lead style: ``**Title:** text``,
-    ``**Title** — text``, a bold title alone on its line, or a plain ``Title — text``."""
+    ``**Title** — text``, a bold title alone on its line, or a plain ``Title — text``. In a
+    tight list the body's paragraphs are joined (see ``_joined``)."""
     body = _body_lines(new.body)
     bold = _BOLD_LEAD.match(rest)
-    if bold:
+    numbered = (
+        _styled_title(record, like, bold["inner"], "") if bold and _is_label_only(bold["inner"]) else ""
+    )
+    if bold and numbered:
+        # ``**1.** Title``: the bold lead-in is the number alone; the successor's is the free
+        # number after it (``**1.1.**``), its title after the number as the target's is
+        after = bold["after"]
+        gap = after[: len(after) - len(after.lstrip())] or " "
+        shown = f"{numbered.rstrip()} {new.title}"
+        first, more = [f"{opening}{bold['b']}{numbered}{bold['b']}{gap}{new.title}"], body
+    elif bold:
         inner = bold["inner"]
         punct = _INNER_PUNCT.search(inner)
         mark = punct[0] if punct else ""
@@ -976,14 +1094,53 @@ def _lead_lines(
     lines = [*first, indent + _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
     if new.diagnostic:
         lines.append(f"{indent}diagnostic: {new.diagnostic}")
+    if tight:
+        more = _joined(more)
     lines += [f"{indent}{line}" if line.strip() else "" for line in more]
     lines += [indent + line for line in _tail_fields(new)]
     return lines, shown
 
 
+_HARD_BREAK_AFTER = re.compile(r"^(?! {4})(?!\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$))(?!\s*(?:>|#|```|~~~|\|))\S")
+
+
+def _joined(more: Sequence[str]) -> list[str]:
+    """The body's lines after the field lines with the blank lines between its paragraphs taken
+    out, so they stay in one item of a tight list (a blank line there would make the list loose):
+    a paragraph ends with a backslash hard break, except the one the field lines close (a field
+    line keeps its own value) and one before a line that opens a block anyway. A blank line
+    whose neighbours cannot be joined so (after a list line, inside a fence) is kept."""
+    out: list[str] = []
+    fence = ""
+    pending = False  # a blank line seen since the last text line
+    for line in more:
+        stripped = line.strip()
+        if not stripped:
+            pending = pending or bool(out)
+            if fence:
+                out.append(line)
+            continue
+        if pending and not fence:
+            last = out[-1]
+            if _INTERRUPTS.match(line) or _ATX.match(last) or last.lstrip().startswith(("```", "~~~")):
+                pass  # a block that ends on its line, or one that interrupts a paragraph
+            elif _HARD_BREAK_AFTER.match(last) and not last.endswith("\\"):
+                out[-1] = last + "\\"
+            else:
+                out.append("")
+        pending = False
+        opener = re.match(r"^ {0,3}(`{3,}|~{3,})", line)
+        if opener and not fence:
+            fence = opener[1]
+        elif fence and line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
+            fence = ""
+        out.append(line)
+    return out
+
+
 def _next_ordinal(record: Record, like: Entry) -> int:
-    """A numbered item's number: the target's + 1 when no item of its list has it, else one
-    above every number of the list (a list marker can carry no sub-number)."""
+    """A numbered item's number: the target's + 1 when no item of its numbering has it, else one
+    above every number of the numbering (a list marker can carry no sub-number)."""
     numbers = _list_numbers(record, like.start_line - 1)
     own = numbers.get(like.start_line - 1, 0)
     used = set(numbers.values())
@@ -991,20 +1148,47 @@ def _next_ordinal(record: Record, like: Entry) -> int:
 
 
 def _list_numbers(record: Record, line: int) -> dict[int, int]:
-    """The numbers of the items of the ordered list holding the item on 0-based ``line``."""
-    text = record.data.decode("utf-8")
-    tokens = blocks.parser().parse(text[1:] if text.startswith("\ufeff") else text)
-    stack: list[tuple[int, dict[int, int]]] = []
-    for token in tokens:
-        if token.type == "ordered_list_open":
-            stack.append((token.level, {}))
-        elif token.type == "ordered_list_close":
-            _, numbers = stack.pop()
-            if line in numbers:
-                return numbers
-        elif token.type == "list_item_open" and token.map and stack and stack[-1][0] + 1 == token.level:
-            stack[-1][1][token.map[0]] = int(token.info) if token.info.isdigit() else 0
-    return {}
+    """The numbers of the items of the numbering that holds the item on 0-based ``line``: its
+    ordered list and the other ordered lists of the same container that continue it, being in
+    the same section (a code block or a paragraph between items splits one numbering into
+    several Markdown lists) or starting where the list before them stopped (``3.`` after ``2.``
+    under the next group heading)."""
+    lists: list[tuple[tuple[int, int], int, dict[int, int]]] = []  # (container, level), section
+    opened: list[dict[int, int] | None] = []  # per open token: the numbers of an ordered list
+    containers: list[int] = []  # token index of each open container
+    section = 0
+    for index, token in enumerate(_block_tokens(record.data)):
+        if token.type == "heading_open":
+            section += 1
+        if token.nesting == 1:
+            numbers: dict[int, int] | None = None
+            if token.type == "ordered_list_open":
+                numbers = {}
+                lists.append(((containers[-1] if containers else -1, token.level), section, numbers))
+            opened.append(numbers)
+            containers.append(index)
+        elif token.nesting == -1:
+            opened.pop()
+            containers.pop()
+        if token.type == "list_item_open" and token.map and len(opened) >= 2:
+            into = opened[-2]
+            if into is not None:
+                into[token.map[0]] = int(token.info) if token.info.isdigit() else 0
+    groups: dict[tuple[int, int], tuple[int, dict[int, int]]] = {}  # the numbering going on
+    found: dict[int, int] = {}
+    for where, section, numbers in lists:
+        current = groups.get(where)
+        ordered = sorted(numbers.values())
+        if current is not None and (
+            current[0] == section or (ordered and current[1] and ordered[0] == max(current[1].values()) + 1)
+        ):
+            current[1].update(numbers)
+            groups[where] = (section, current[1])
+        else:
+            groups[where] = (section, dict(numbers))
+        if line in numbers:
+            found = groups[where][1]  # the same dict takes in the lists that continue it later
+    return found
 
 
 def _styled_title(record: Record, like: Entry, written: str, title: str) -> str:
@@ -1064,6 +1248,17 @@ _LABEL = re.compile(
 )
 
 
+_LABEL_ALONE = re.compile(
+    r"(?P<stem>[^\W\d_]{1,12}[-_]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)(?P<sep>[.):：]?)[ \t]*"
+)
+
+
+def _is_label_only(inner: str) -> bool:
+    """A bold lead-in that holds only a number or id (``**1.**``, ``**L-05:**``)."""
+    parts = split_title(inner)
+    return parts.label is not None and not parts.core
+
+
 @dataclass(frozen=True)
 class Label:
     """A number or id that opens a title: ``L-055 · ``, ``11.4 ``, ``3. ``, ``陷阱 1：``."""
@@ -1119,6 +1314,15 @@ def split_title(written: str) -> TitleParts:
     text = text[len(date) :]
     label = None
     found = _LABEL.match(text)
+    alone = None if found else _LABEL_ALONE.fullmatch(text)
+    if alone and (alone["stem"] or "." in alone["number"] or len(alone["number"]) <= 3):
+        # a title that is nothing but its number (``**2.**`` leading a paragraph); not a year
+        numbers = alone["number"].split(".")
+        number = tuple(int(n) for n in numbers)
+        widths = tuple(len(n) for n in numbers)
+        return TitleParts(
+            outer, symbol, date, Label(alone["stem"] or "", number, widths, alone["sep"]), "", ""
+        )
     if found:
         stem, sep = found["stem"] or "", found["sep"]
         spaced_only = not sep.strip(" \t")
@@ -1146,11 +1350,30 @@ def carries_title(shown: str, title: str) -> bool:
 
     if bare(shown) == bare(title):
         return True
-    return bare(split_title(shown).core) == bare(title)
+    read, planned = split_title(shown), split_title(title)
+    if bare(read.core) == bare(title):
+        return True
+    if planned.label is None or not bare(planned.core):
+        return False
+    if read.label is None:
+        return bare(shown) == bare(planned.core)  # the number was read as a lead-in of its own
+    same = (read.label.stem, read.label.number) == (planned.label.stem, planned.label.number)
+    # ``**1.1.** Title`` may read back as its number alone, the title being the text after it
+    return same and (not read.core or bare(read.core) == bare(planned.core))
+
+
+def number_alone_carries(title_read: str, first_line: str, title: str) -> bool:
+    """An entry whose title reads as its number alone (``**1.1.** Title`` reads ``1.1``) carries
+    ``title`` when its first line goes on with it."""
+    parts = split_title(title_read)
+    if parts.label is None or parts.core:
+        return False
+    return " ".join(title.split()) in " ".join(first_line.split())
 
 
 def _taken(record: Record, stem: str) -> frozenset[tuple[int, ...]]:
-    """Every number written with ``stem`` anywhere in the file (a bare number: in any title)."""
+    """Every number written with ``stem`` anywhere in the file (a bare number: in any heading,
+    list item or bold lead-in of a paragraph)."""
     text = record.data.decode("utf-8", errors="replace")
     if stem and stem != "#":
         # the stem first, so the scan runs on its literal; a letter before it makes another word
@@ -1165,6 +1388,8 @@ def _taken(record: Record, stem: str) -> frozenset[tuple[int, ...]]:
         heading = _ATX.match(line)
         item = _ITEM_LINE.match(line)
         written = heading["text"] if heading else (item["rest"] if item else None)
+        if written is None and line.lstrip(" ").startswith(("**", "__")):
+            written = line.strip()  # a paragraph led by a bold title or number (``**2.** …``)
         if written is None:
             continue
         bold = _BOLD_LEAD.match(written)

@@ -41,6 +41,14 @@ class CannotListen(GotchasError):
     code = "cannot-listen"
 
 
+class TokenRequired(GotchasError):
+    """Serving beyond loopback (a non-loopback bind, or an allowed Host name that is not a
+    loopback name) with no token set: anyone who reaches the port could use the tools.
+    Exits 8, so a script tells it from bad input and from a busy port."""
+
+    code = "token-required"
+
+
 @dataclass(frozen=True)
 class Policy:
     """What the endpoint accepts: Host header values, Origin values and the bearer token."""
@@ -84,15 +92,39 @@ def is_wildcard(host: str) -> bool:
 
 
 def parse_token(raw: str | None) -> str | None:
-    """The bearer token from ``GOTCHAS_TOKEN``; unset means none, blank or spaced is refused."""
+    """The bearer token from ``GOTCHAS_TOKEN``: unset or empty means none; a blank token or
+    one with whitespace inside is refused (a blank one beyond loopback is :class:`TokenRequired`,
+    checked first by :func:`require_token`)."""
     if raw is None or raw == "":
         return None
-    if not raw.strip() or any(ch.isspace() for ch in raw):
+    if any(ch.isspace() for ch in raw):
         raise InvalidArgument(
             f"{TOKEN_VARIABLE} must be a token without spaces (clients send it as "
             "'Authorization: Bearer <token>'); it is blank or contains whitespace"
         )
     return raw
+
+
+def require_token(bind: str, extra_hosts: Sequence[str], token: str | None) -> None:
+    """Refuse to serve beyond loopback without a token (unset or blank): a non-loopback bind
+    address, or an allowed Host name (a proxy's, a DNS name) that is not a loopback name."""
+    if token is not None and token.strip():
+        return
+    beyond = [] if is_loopback(bind) else [bind or "*"]
+    beyond += [name for name in extra_hosts if not is_loopback(_without_port(name))]
+    if beyond:
+        raise TokenRequired(
+            f"serving beyond loopback ({', '.join(beyond)}) needs a token: set {TOKEN_VARIABLE} to a "
+            "secret without spaces (clients then send 'Authorization: Bearer <token>'), or bind "
+            "to 127.0.0.1 and allow only loopback names"
+        )
+
+
+def _without_port(name: str) -> str:
+    """``name`` as an address or host, without a ``:port`` (an IPv6 address keeps its brackets)."""
+    if name.startswith("["):
+        return name.partition("]")[0] + "]"
+    return name.partition(":")[0]
 
 
 def parse_hosts(values: Iterable[str]) -> list[str]:
@@ -157,12 +189,8 @@ def machine_names() -> list[str]:
 
 
 def policy(bind: str, port: int, token: str | None, extra_hosts: Sequence[str]) -> Policy:
-    """The accepted names for this bind address; refuses a non-loopback bind without a token."""
-    if not is_loopback(bind) and token is None:
-        raise InvalidArgument(
-            f"refusing to listen on {bind or '*'} without a token: set {TOKEN_VARIABLE} (clients then "
-            "send 'Authorization: Bearer <token>'), or bind to 127.0.0.1"
-        )
+    """The accepted names for this bind address; refuses to serve beyond loopback without a token."""
+    require_token(bind, extra_hosts, token)
     names: list[str] = []
     if is_loopback(bind):
         names += [_bracketed(bind.lower()), *LOOPBACK_NAMES]

@@ -72,6 +72,13 @@ class ForgedStructure(InvalidArgument):
     code = "forged-structure"
 
 
+class ConflictMarkers(GotchasError):
+    """The record holds git conflict markers: a merge was left unresolved. Nothing is
+    proposed or applied on it until the merge is resolved."""
+
+    code = "conflict-markers"
+
+
 class ProposalNotFound(GotchasError):
     code = "proposal-not-found"
 

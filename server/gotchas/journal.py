@@ -9,12 +9,12 @@ it never decides whether an edit is allowed.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gotchas import json_text
 from gotchas.workspace import append_jsonl, read_confined
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def read(path: Path) -> list[dict[str, Any]]:
     events = []
     for line in text.splitlines():
         try:
-            event = json.loads(line)
+            event = json_text.loads(line)
         except ValueError:
             continue
         if isinstance(event, dict):

@@ -106,6 +106,7 @@ def propose_supersede(
     task_ref = taskref.normalize(task)
     path = ws.writable_record(record)
     parsed = ws.load(path)
+    verification.refuse_conflict_markers(parsed)
     target = parsed.get(target_id)
     existing = _existing_successor(parsed, target, task_ref)
     if existing is not None:
@@ -164,6 +165,7 @@ def propose_lesson(
 ) -> ProposalResult:
     """Plan a plain new lesson (capture); confirmed lessons must carry a diagnostic."""
     path, parsed = _load_or_empty(ws, record)
+    verification.refuse_conflict_markers(parsed)
     anchor = parsed.get(after) if after else None
     lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
     hold_answer = _hold_preview(ws, hold)
@@ -369,8 +371,17 @@ def is_applied(current: Record, stored: Proposal) -> bool:
     return current.sha256 == stored.result_sha256 or _is_applied(current, stored)
 
 
+def refuse_unresolved_merge(ws: Workspace, record: str | None = None) -> None:
+    """``ConflictMarkers`` when the record (if it exists) holds git conflict markers: checked
+    before applying every released proposal, which would otherwise be skipped one by one."""
+    path = ws.record_path(record)
+    if path.exists() or path.is_symlink():
+        verification.refuse_conflict_markers(ws.load(path))
+
+
 def replan(ws: Workspace, current: Record, stored: Proposal) -> edit.Plan:
     """The proposal's edit recomputed on ``current``, verified; GotchasError when it cannot be."""
+    verification.refuse_conflict_markers(current)
     plan, _, _ = _recompute(ws, current, stored, unchanged=current.sha256 == stored.base_sha256)
     return plan
 
@@ -422,6 +433,7 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     snapshot = ws.snapshot(path, missing_ok=creates)
     data = snapshot.data
     current = ws.parse(data)
+    verification.refuse_conflict_markers(current)  # raised: nothing written, nothing journaled
     before_sha = current.sha256  # hashed once, by the parse cache
 
     def answer(
@@ -478,6 +490,7 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         except RecordChanged:
             snapshot = ws.snapshot(path, missing_ok=False)
             current = ws.parse(snapshot.data)
+            verification.refuse_conflict_markers(current)  # a merge began meanwhile
             if _is_applied(current, stored):
                 return answer(
                     "already-applied", f"{stored.new_id!r} is already in the record; nothing written"
@@ -547,7 +560,11 @@ def _is_applied(current: Record, stored: Proposal) -> bool:
 
 def _same_lesson(record: Record, entry: Entry, lesson: edit.Lesson) -> bool:
     """``entry`` carries ``lesson``: its title, tasks, cause, diagnostic and every body line."""
-    if not edit.carries_title(entry.title, lesson.title) or not set(lesson.tasks) <= set(entry.tasks):
+    first = record.data[entry.start : entry.end].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    titled = edit.carries_title(entry.title, lesson.title) or edit.number_alone_carries(
+        entry.title, first, lesson.title
+    )
+    if not titled or not set(lesson.tasks) <= set(entry.tasks):
         return False
     if (entry.root_cause or "") != lesson.root_cause or (entry.diagnostic or None) != lesson.diagnostic:
         return False

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from gotchas import surface
+from gotchas import json_text, surface
 from gotchas.edit import Insertion, Lesson, Plan
 from gotchas.errors import ProposalInvalid, ProposalNotFound, shown
 from gotchas.workspace import read_confined, write_atomic
@@ -135,7 +135,7 @@ def to_json(proposal: Proposal) -> str:
 
 def from_json(text: str, expected_id: str) -> Proposal:
     try:
-        body = json.loads(text)
+        body = json_text.loads(text)
         checksum = body.pop("checksum")
         if body.pop("format") != FORMAT:
             raise ProposalInvalid(f"proposal {expected_id} has an unknown format")

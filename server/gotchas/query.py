@@ -15,6 +15,7 @@ from gotchas.errors import InvalidArgument
 from gotchas.fields import Link
 from gotchas.record import Entry, Record
 from gotchas.results import EntryDetail, EntrySummary, FieldView, LinkView, ListResult
+from gotchas.wording import counted
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -190,7 +191,7 @@ def table(result: ListResult) -> str:
         tail = f" [{'; '.join(extra)}]" if extra else ""
         rows.append(f"{item['id']}  L{start}-{end}  {meta}{tail}")
     shown = len(result["entries"])
-    footer = f"{shown} of {result['total']} entries"
+    footer = f"{shown} of {counted(result['total'], 'entry')}"
     if result["next_cursor"]:
         footer += f"; next cursor: {result['next_cursor']}"
     return "\n".join([*rows, footer])

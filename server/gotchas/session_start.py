@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 from gotchas.results import ProposalSummary
+from gotchas.wording import counted
 from gotchas.workspace import Workspace
 
 
@@ -37,8 +38,10 @@ def context(ready: list[ProposalSummary]) -> str:
     """The text the session is told; empty when nothing is ready."""
     if not ready:
         return ""
+    one = len(ready) == 1
     lines = [
-        f"gotchas: {len(ready)} held correction(s) of the lessons file are ready: their hold is released."
+        f"gotchas: {counted(len(ready), 'held correction')} of the lessons file "
+        f"{'is' if one else 'are'} ready: {'its hold is' if one else 'their holds are'} released."
     ]
     for p in ready:
         what = f"supersedes {p['target_id']} for {p['task']}" if p["target_id"] else "adds a lesson"

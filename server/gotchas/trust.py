@@ -79,6 +79,8 @@ def parse_trust(text: str, root: Path, where: Path) -> Trust:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{where}: not valid TOML: nested deeper than it can be read") from None
     extra = sorted(set(data) - {"repositories"})
     if extra:
         raise ConfigError(f"{where}: unknown top-level key {extra[0]!r}; known: repositories")

@@ -9,14 +9,15 @@ the whole report of an apply from the bytes read back.
 from __future__ import annotations
 
 import hashlib
+import re
 import weakref
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from gotchas import link
-from gotchas.errors import InvalidArgument
+from gotchas import link, surface
+from gotchas.errors import ConflictMarkers, InvalidArgument
 from gotchas.reading import Note
 from gotchas.record import THEMATIC_BREAK, Entry, Record
 from gotchas.results import AppliedCheckView, EditCheckView, ProblemView
@@ -75,7 +76,70 @@ def check_record(record: Record) -> list[Problem]:
             )
     problems += _cycles(record.entries, by_id)
     problems += unassigned_text(record)
+    problems += conflict_markers(record)
     return problems
+
+
+_OPENING = b"<" * 7
+_CLOSING = b">" * 7
+_MARKER = re.compile(rb"(<{7}|>{7}|\|{7}|={7})(?:[ \t][^\r\n]*)?\r?\n?\Z")
+
+
+def conflict_marker_lines(record: Record) -> list[tuple[int, str]]:
+    """(line, marker) of each git conflict marker outside code: ``<<<<<<<`` and ``>>>>>>>``
+    at the start of a line, and ``|||||||`` and ``=======`` lines between them (a lone
+    ``=======`` is a setext underline, which Markdown allows).
+
+    A file without either outer marker is not scanned line by line at all.
+    """
+    data = record.data
+    if _OPENING not in data and _CLOSING not in data:
+        return []
+    literal = record.block_map.literal if record.block_map is not None else ()
+    starts = record.line_starts
+    found: list[tuple[int, str]] = []
+    inside = False
+    for n in range(len(starts) - 1):
+        line = data[starts[n] : starts[n + 1]]
+        match = _MARKER.match(line)
+        if match is None or n in literal:
+            continue
+        marker = match[1].decode()
+        if marker[0] == "=" and match.end(1) < len(line.rstrip()):
+            continue  # "=======" is a marker only as a whole line
+        if marker[0] in "<>" or inside:
+            found.append((n + 1, marker))
+        inside = marker[0] == "<" or (inside and marker[0] != ">")
+    return found
+
+
+def conflict_markers(record: Record) -> list[Problem]:
+    """One error per git conflict marker: the record is an unresolved merge."""
+    return [
+        Problem(
+            "conflict-markers",
+            "error",
+            None,
+            line,
+            f"git conflict marker {marker}: the merge was left unresolved; keep the right lines, "
+            "delete the marker lines",
+        )
+        for line, marker in conflict_marker_lines(record)
+    ]
+
+
+def refuse_conflict_markers(record: Record) -> None:
+    """Raise ``ConflictMarkers`` when ``record`` is an unresolved merge: no edit is planned on it."""
+    found = conflict_marker_lines(record)
+    if not found:
+        return
+    where = ", ".join(str(line) for line, _ in found[:5]) + (", …" if len(found) > 5 else "")
+    word = "line" if len(found) == 1 else "lines"
+    raise ConflictMarkers(
+        f"the record holds git conflict markers ({word} {where}): resolve the merge first "
+        f"(keep the right lines, delete the marker lines, check with {surface.verify()}); "
+        "nothing was written"
+    )
 
 
 def link_errors(record: Record, ids: Iterable[str | None]) -> list[Problem]:

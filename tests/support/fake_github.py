@@ -5,7 +5,7 @@ test fills in, records ``POST /repos/{owner}/{repo}/pulls`` (a pull request open
 ``opened``, and can be told to misbehave the ways the real service does: 404, 401,
 a primary rate limit (403 with ``x-ratelimit-remaining: 0`` and ``x-ratelimit-reset``),
 a secondary limit (429 with ``retry-after``), a dropped connection, a body that is not
-JSON, or no answer at all. Every request is recorded with its headers.
+JSON or is nested past the parser's depth, or no answer at all. Every request is recorded with its headers.
 
 Usage::
 
@@ -27,7 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
 _PULLS = re.compile(r"^/(?:api/v3/)?repos/(?P<repo>[^/]+/[^/]+)/pulls$")
-Failure = str  # "404", "401", "rate-limit", "retry-after", "drop", "bad-json", "hang", "500"
+Failure = str  # "404", "401", "rate-limit", "retry-after", "drop", "bad-json", "deep-json", "hang", "500"
+DEEP = 100_000  # levels of nesting in a "deep-json" answer
 
 _PATH = re.compile(r"^/(?:api/v3/)?repos/(?P<repo>[^/]+/[^/]+)/(?P<kind>issues|pulls)/(?P<n>\d+)$")
 
@@ -166,6 +167,12 @@ class FakeGitHub:
             return
         if failure == "bad-json":
             _send_raw(handler, 200, b"<html>Unicorn! This page is taking too long</html>", {})
+            return
+        if failure == "deep-json":  # an answer nested past any JSON parser's depth
+            _send_raw(handler, 200, b"[" * DEEP + b"]" * DEEP, {})
+            return
+        if failure == "deep-json-404":  # the same, as the body of an error
+            _send_raw(handler, 404, b'{"message":' * DEEP + b"1" + b"}" * DEEP, {})
             return
         if failure == "401":
             _send(handler, 401, _error("Bad credentials", "authentication", 401))

@@ -150,3 +150,36 @@ def sibling_numbers(data: bytes, line: int) -> list[int]:
         elif token.type == "list_item_open" and token.map and stack and stack[-1][0] + 1 == token.level:
             stack[-1][1][token.map[0]] = int(token.info)
     return []
+
+
+def list_tightness(data: bytes) -> list[tuple[int, str, bool]]:
+    """Every list of the document in order, top-level and nested: its first line (0-based), its
+    kind and whether it is tight (its items' paragraphs render without ``<p>``: hidden)."""
+    tokens = _MD.parse(data.decode("utf-8").removeprefix("\ufeff"))
+    out: list[tuple[int, str, bool]] = []
+    for index, token in enumerate(tokens):
+        if token.type not in ("bullet_list_open", "ordered_list_open") or token.map is None:
+            continue
+        tight = True
+        for inner in tokens[index + 1 :]:
+            if inner.level == token.level:
+                break
+            if inner.type == "paragraph_open" and inner.level == token.level + 2:
+                tight = inner.hidden
+                break
+        out.append((token.map[0], token.type.removesuffix("_list_open"), tight))
+    return out
+
+
+def list_is_tight(data: bytes, line: int) -> bool:
+    """Whether the list holding the item that starts on 0-based ``line`` is tight."""
+    tokens = _MD.parse(data.decode("utf-8").removeprefix("\ufeff"))
+    opened: list[int] = []
+    for token in tokens:
+        if token.type in ("bullet_list_open", "ordered_list_open") and token.map:
+            opened.append(token.map[0])
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            opened.pop()
+        elif token.type == "list_item_open" and token.map and token.map[0] == line:
+            return dict((start, tight) for start, _, tight in list_tightness(data))[opened[-1]]
+    raise AssertionError(f"no list item starts on line {line + 1}")

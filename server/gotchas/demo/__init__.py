@@ -15,6 +15,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from gotchas.wording import counted
+
 TARGET = "a-single-large-llm-generate-deadlocks-the-v1"
 CORRECTION: dict[str, Any] = {
     "target_id": TARGET,
@@ -120,7 +122,7 @@ async def _walk(repo: Path, interactive: bool) -> int:
         verdict = await call("verify_record", {})
         print(
             f"verify_record → ok={verdict['ok']}, {verdict['entries']} entries, "
-            f"{len(verdict['problems'])} warnings"
+            f"{counted(len(verdict['problems']), 'warning')}"
         )
         ok = (
             refused["status"] == "refused"

@@ -7,10 +7,10 @@ one JSON object such as ``{"state": "landed", "url": "...", "detail": "..."}``.
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
+from gotchas import json_text
 from gotchas.holds.sources import (
     TASK_STATES,
     Evidence,
@@ -80,7 +80,7 @@ class CommandSource:
 def parse_command_output(raw: bytes) -> tuple[TaskState | None, Evidence]:
     """Read ``{"state": ..., "url": ..., "detail": ...}``; state null or "unknown": untracked."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json_text.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         preview = raw[:80].decode("utf-8", "replace").strip() or "nothing"
         raise SourceFailed(

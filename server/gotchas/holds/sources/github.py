@@ -9,7 +9,6 @@ the documented JSON — becomes a :class:`SourceFailed` that says what to do nex
 from __future__ import annotations
 
 import http.client
-import json
 import os
 import re
 import urllib.error
@@ -20,6 +19,7 @@ from email.message import Message
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from gotchas import json_text
 from gotchas.holds.sources import Evidence, Observation, SourceFailed, TaskState, format_utc, utc_now
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class GitHubSource:
         if len(body) > _MAX_BODY:
             raise SourceFailed(f"GitHub's answer for {what} is larger than expected", url=url)
         try:
-            data = json.loads(body)
+            data = json_text.loads(body)
         except ValueError:
             raise SourceFailed(f"GitHub answered {what} with something that is not JSON", url=url) from None
         if not isinstance(data, dict):
@@ -211,7 +211,7 @@ def rate_limit_retry_at(status: int, headers: Message | None, now: datetime) -> 
 
 def _error_message(exc: urllib.error.HTTPError) -> str:
     try:
-        data = json.loads(exc.read(64 * 1024) or b"{}")
+        data = json_text.loads(exc.read(64 * 1024) or b"{}")
     except (ValueError, OSError, http.client.HTTPException):
         return exc.reason or "no detail"
     if isinstance(data, dict) and isinstance(data.get("message"), str):

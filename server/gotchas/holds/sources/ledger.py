@@ -9,12 +9,11 @@ A damaged line is skipped and reported, so one bad line never hides all the othe
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gotchas import locking
+from gotchas import json_text, locking
 from gotchas.errors import GotchasError, InvalidArgument
 from gotchas.holds.sources import (
     TASK_STATES,
@@ -26,6 +25,7 @@ from gotchas.holds.sources import (
     utc_now,
 )
 from gotchas.taskref import normalize
+from gotchas.wording import counted
 from gotchas.workspace import LEDGER_FILE, append_jsonl, ledger_path, open_beneath
 
 LEDGER_PATH = LEDGER_FILE
@@ -116,8 +116,8 @@ def parse_ledger(raw: bytes) -> LedgerContents:
 
 def _parse_line(text: bytes, number: int) -> LedgerLine | None:
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):  # nested past the parser's depth: damaged, like any bad line
+        data = json_text.loads(text)
+    except ValueError:  # nesting too deep included: damaged, like any bad line
         return None
     if not isinstance(data, dict):
         return None
@@ -161,11 +161,13 @@ class LedgerSource:
         observed_at = utc_now()
         notes: list[Evidence] = []
         if contents.damaged:
-            shown = ", ".join(str(n) for n in contents.damaged[:5])
+            damaged = len(contents.damaged)
+            shown = ", ".join(str(n) for n in contents.damaged[:5]) + (", …" if damaged > 5 else "")
             notes.append(
                 {
                     "source": "ledger",
-                    "warning": f"skipped damaged ledger line(s) {shown} in {LEDGER_PATH}",
+                    "warning": f"skipped {counted(damaged, 'damaged ledger line')} ({shown}) "
+                    f"in {LEDGER_PATH}",
                 }
             )
         history = [line for line in contents.lines if line.task == task]

@@ -1,0 +1,56 @@
+"""What a supersede's successor must share with its target, read off their first lines: the form
+(marker, box, heading level, bold lead-in, decoration) and the number or id the title opens with."""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+# a title's decoration around its words: a bold wrapper, a symbol, a date, a number or id with
+# its separator, the punctuation that closes a bold lead-in, closing hashes
+_TITLE = re.compile(
+    r"^(?P<open>\*\*|__)?(?P<symbol>(?:[^\w\s*_`#\[(]+\s+)?)(?P<date>(?:DATE\s*[—–·:|-]?\s*)?)"
+    r"(?P<label>(?:(?:[^\W\d_]{1,12}[-_ ]|#)?\d+(?:\.\d+)*"
+    r"(?:\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t]+|[ \t]+-[ \t]+)"
+    r"|\d+\.\d+(?:\.\d+)*[ \t]+)?)"
+    r"(?P<words>.*?)(?P<mark>[:：.]?)(?P<close>\*\*|__)?(?P<closing>[ \t]+#+)?[ \t]*$"
+)
+
+
+def form(line: str) -> str:
+    """A first line's form: its marker, box and the decoration of its title, words abstracted."""
+    line = line.removeprefix("\ufeff").rstrip("\r\n")
+    line = re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", line)
+    line = re.sub(r"\[[xX ]\]", "[ ]", line)
+    if line.lstrip().startswith("|"):
+        return f"row of {line.count('|')} pipes"
+    opening = re.match(r"^\s*(?:#{1,6}\s+|(?:[-*+]|\d+[.)])\s+)?(?:\[ \]\s+)?", line)
+    assert opening is not None
+    rest = line[opening.end() :]
+    bold = re.match(r"^(\*\*|__)(.+?)\1", rest)
+    if bold:
+        rest = bold[0]
+    elif not opening[0].lstrip().startswith("#"):
+        rest = ""  # a plain lead: its words are the title
+    title = _TITLE.match(rest)
+    assert title is not None
+    parts = [title[k] or "" for k in ("open", "symbol", "date", "label")]
+    parts[3] = _NUMBER.sub("9", parts[3])
+    words = "w" if title["words"].strip() else ""
+    tail = [title[k] or "" for k in ("mark", "close", "closing")]
+    return _NUMBER.sub("9", opening[0]) + "".join(parts) + words + "".join(tail)
+
+
+_LABEL = re.compile(
+    r"^\s*(?:#{1,6}\s+|\|\s*|(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?)?+"  # a heading, row or item opening
+    r"(?:\*\*|__)?(?:⚠️ )?([A-Z]+-)?(\d+(?:\.\d+)*)(?=[.·:)|\s—]|\*\*)"
+)
+
+
+def label(line: str) -> str | None:
+    """The number or id a first line's title opens with, as written (``L-003``, ``11.2``, ``2.``)."""
+    line = re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", line.removeprefix("\ufeff"))
+    found = _LABEL.match(line)
+    if found is None:
+        return None
+    return f"{found[1] or ''}{tuple(int(n) for n in found[2].split('.'))}"

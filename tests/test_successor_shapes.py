@@ -1,0 +1,247 @@
+"""A supersede in every entry shape a lessons file uses, with every line ending, at every position.
+
+Each shape is a record of four lessons written one way (heading levels and decorations, list
+markers tight and loose, nested lists, checkboxes, bold-lead and bold-numbered paragraphs, ids
+and dotted numbers, ``---`` blocks, table rows, callouts, field lines, code fences inside
+entries). Each runs with LF, CRLF, and a BOM without a final newline, superseding the first,
+the middle and the last entry. Every run must: verify, change only inserted lines, give the
+successor the target's form and a number or id no other entry has, render the caveat as a
+block of its own inside the target (markdown-it), and leave every list as tight or loose as
+it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+
+from gotchas import edit, record, verification
+from support.forms import form, label
+from support.rendered import caveat_problems, list_is_tight, list_tightness
+
+TASK = "#7"
+LESSON = edit.lesson(
+    "Confirmed cause",
+    "It was the cache.\n\nClear it before timing.",
+    [TASK],
+    "confirmed",
+    "look at the cache",
+    ruled_out=["chunking"],
+)
+WORDS = ["Warm the cache", "Pin the tokenizer", "Rerun flaky tests", "Check the last merge"]
+
+
+def each(template: str, sep: str = "\n", head: str = "# Lessons\n\n") -> str:
+    """A record of four entries from ``template`` (``{n}``: 1-4, ``{t}``: a title, ``{w}``: a word)."""
+    parts = [template.format(n=n, t=t, w=t.split()[-1], nn=f"{n:03d}") for n, t in enumerate(WORDS, start=1)]
+    return head + sep.join(parts)
+
+
+def grouped(template: str, sep: str = "\n") -> str:
+    """Four entries under two category headings, two each."""
+    parts = [template.format(n=n, t=t, w=t.split()[-1], nn=f"{n:03d}") for n, t in enumerate(WORDS, start=1)]
+    return "# Lessons\n\n## Build\n\n" + sep.join(parts[:2]) + "\n## Runtime\n\n" + sep.join(parts[2:])
+
+
+SHAPES: dict[str, str] = {
+    # headings
+    "h2": each("## {t}\n\nDo it before timing.\n"),
+    "h3-grouped": grouped("### {t}\n\nDo it before timing.\n"),
+    "h4": each("#### {t}\n\nDo it before timing.\n", head="# Lessons\n\n## All\n\n### Some\n\n"),
+    "h2-closing-hashes": each("## {t} ##\n\nDo it before timing.\n"),
+    "h3-emoji": each("### ⚠️ {t}\n\nDo it before timing.\n"),
+    "h3-bold": each("### **{t}**\n\nDo it before timing.\n"),
+    "h2-id": each("## L-{nn} · {t}\n\nDo it before timing.\n"),
+    "h3-dotted": grouped("### 11.{n} {t}\n\nDo it before timing.\n"),
+    "h2-numbered": each("## {n}. {t}\n\nDo it before timing.\n"),
+    "h3-step-id": each("### STEP-0{n} — {t}\n\nDo it before timing.\n"),
+    "h3-dated": each("### 2026-01-0{n} — {t}\n\nDo it before timing.\n"),
+    "h3-fields": each("### {t}\n\ntasks: #{n}0 · root-cause: suspected\n\nDo it before timing.\n"),
+    "h3-parts": each("### {t}\n\n**Symptom:** it hangs.\n\n**Cause:** the {w}.\n\n**Fix:** change it.\n"),
+    "h3-fence": each("### {t}\n\nRun this:\n\n```sh\nmake {w}\n```\n\nThen time it.\n"),
+    "h3-table": each("### {t}\n\n| When | Do |\n|---|---|\n| cold | warm {w} |\n"),
+    "h3-callout": each("### {t}\n\n> [!WARNING]\n> The {w} lies.\n\nDo it before timing.\n"),
+    "h3-ruled": each("### {t}\n\nDo it before timing.\n", sep="\n---\n\n"),
+    "h2-bold-fields": each("## {t}\n\n**Date:** 2026-01-0{n}\n**Severity:** high\n\nDo it before timing.\n"),
+    # lists
+    "dash-tight": each("- **{t}** — do it before timing.\n", sep=""),
+    "star-tight": each("* **{t}:** do it before timing.\n", sep=""),
+    "plus-tight": each("+ **{t}.** Do it before timing.\n", sep=""),
+    "dash-loose": each("- **{t}** — do it before timing.\n"),
+    "star-loose": each("* **{t}:** do it before timing.\n"),
+    "plus-loose": each("+ **{t}.** Do it before timing.\n"),
+    "dot-tight": each("{n}. **{t}** — do it before timing.\n", sep=""),
+    "paren-tight": each("{n}) **{t}:** do it before timing.\n", sep=""),
+    "dot-loose": each("{n}. **{t}** — do it before timing.\n"),
+    "paren-loose": each("{n}) **{t}:** do it before timing.\n"),
+    "dash-plain-tight": each("- When the {w} acts up, {t} before timing.\n", sep=""),
+    "dash-nested-tight": each("- **{t}** — do it\n  - it seemed to help\n  - until it did not\n", sep=""),
+    "dash-nested-loose": each("- **{t}** — do it\n  - it seemed to help\n  - until it did not\n"),
+    "star-nested-fields": each("* **{t}**\n  * tasks: #{n}0\n  * **Symptom:** hangs\n", sep=""),
+    "checkbox-tight": each("- [x] **{t}**: do it before timing\n", sep=""),
+    "checkbox-loose": each("- [ ] **{t}**: do it before timing\n"),
+    "dash-fields-tight": each("- **{t}** — do it\n  tasks: #{n}0 · root-cause: suspected\n", sep=""),
+    "dash-fields-loose": each("- **{t}** — do it\n  tasks: #{n}0 · root-cause: suspected\n"),
+    "dash-fields-text-tight": each("- **{t}** — do it\n  tasks: #{n}0\n  and more about the {w}\n", sep=""),
+    "dash-id-tight": each("- **L-{nn} · {t}** — do it before timing.\n", sep=""),
+    "dash-dotted-tight": each("- **11.{n} {t}** — do it before timing.\n", sep=""),
+    "dash-fence-tight": each("- **{t}** — run this:\n  ```\n  make {w}\n  ```\n", sep=""),
+    "dash-fence-loose": each("- **{t}** — run this:\n\n  ```\n  make {w}\n  ```\n"),
+    "dash-grouped-tight": grouped("- **{t}** — do it before timing.\n", sep=""),
+    "dot-grouped-loose": grouped("{n}. **{t}** — do it before timing.\n"),
+    "dash-lazy-tight": each("- **{t}** — do it\nbefore timing the {w}\n", sep=""),
+    "dash-callout-tight": each("- **{t}** — do it\n  > [!NOTE]\n  > the {w} lies\n", sep=""),
+    "dot-split-by-fence": (
+        "# Lessons\n\n1. **Warm the cache** — one\n2. **Pin the tokenizer** — two\n\n"
+        "```\nmake all\n```\n\n3. **Rerun flaky tests** — three\n4. **Check the last merge** — four\n"
+    ),
+    # paragraphs
+    "bold-colon": each("**{t}:** do it before timing.\n"),
+    "bold-period": each("**{t}.** Do it before timing.\n"),
+    "bold-dash": each("**{t}** — do it before timing.\n"),
+    "bold-fields": each("**{t}:** do it before timing.\ntasks: #{n}0\n"),
+    "bold-number-alone": each("**{n}.** {t}.\nDo it before timing.\n"),
+    "bold-number-title": each("**{n}. {t}.** Do it before timing.\n"),
+    "bold-id": each("**L-{nn} · {t}:** do it before timing.\n"),
+    # blocks between rules
+    "ruled-bold": each("**{t}** — do it before timing.\n\nMore about the {w}.\n", sep="\n---\n\n"),
+    "ruled-fields": each("- **Problem:** the {w} lies\n- **Fix:** {t}\n", sep="\n---\n\n"),
+    # tables
+    "table": "# Lessons\n\n| Problem | Fix |\n|---|---|\n"
+    + "".join(f"| {t} | do it before timing |\n" for t in WORDS),
+    "table-ids": "# Lessons\n\n| ID | Problem | Fix |\n|---|---|---|\n"
+    + "".join(f"| L-0{n} | {t} | do it before timing |\n" for n, t in enumerate(WORDS, start=1)),
+}
+
+# a checklist is read as lessons when the project pins its entries to list items
+PINS = {"checkbox-tight": "list", "checkbox-loose": "list"}
+
+# shapes that cannot be made right yet, with why: (shape, position) -> reason
+_FIELD_BULLETS = (
+    "a block of field bullets reads its first bullet's label as its title, so the successor is a "
+    "lead paragraph (a bulleted successor would change how the whole file is read)"
+)
+KNOWN_GAPS: dict[tuple[str, str], str] = {
+    **{("ruled-fields", p): _FIELD_BULLETS for p in ("first", "middle", "last")},
+}
+
+ENDINGS = {
+    "lf": lambda data: data,
+    "crlf": lambda data: data.replace(b"\n", b"\r\n"),
+    "bom-no-final-newline": lambda data: b"\xef\xbb\xbf" + data.rstrip(b"\n"),
+}
+POSITIONS: dict[str, Callable[[int], int]] = {
+    "first": lambda n: 0,
+    "middle": lambda n: n // 2,
+    "last": lambda n: n - 1,
+}
+
+
+def params() -> list[object]:
+    out: list[object] = []
+    for shape in SHAPES:
+        for position in POSITIONS:
+            marks = []
+            if (shape, position) in KNOWN_GAPS:
+                marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[shape, position]))
+            for ending in ENDINGS:
+                out.append(
+                    pytest.param(shape, position, ending, marks=marks, id=f"{shape}-{position}-{ending}")
+                )
+    return out
+
+
+def only_inserted(before: bytes, after: bytes) -> bool:
+    """``after`` is ``before`` with whole lines inserted (and a line ending for a last line that
+    lacked one): every old line is there, in order, and the rest are new lines."""
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    at = 0
+    for index, line in enumerate(old):
+        last = index == len(old) - 1 and not line.endswith((b"\n", b"\r"))
+        while at < len(new) and not (new[at] == line or (last and new[at].rstrip(b"\r\n") == line)):
+            at += 1
+        if at == len(new):
+            return False
+        at += 1
+    return True
+
+
+def item_number(line: str) -> int | None:
+    found = re.match(r"^\s*(\d+)[.)]\s", line)
+    return int(found[1]) if found else None
+
+
+@pytest.mark.parametrize(("shape", "position", "ending"), params())
+def test_a_supersede_in_every_shape_looks_like_a_sibling(shape: str, position: str, ending: str) -> None:
+    data = ENDINGS[ending](SHAPES[shape].encode())
+    pin = PINS.get(shape)
+    before = record.parse(data, pin)
+    assert len(before.entries) == 4, [e.title for e in before.entries]
+    target = before.entries[POSITIONS[position](len(before.entries))]
+    plan = edit.plan_supersede(before, target, TASK, LESSON)
+    out = plan.data
+    after = record.parse(out, pin)
+
+    # verifies, and nothing but inserted lines
+    check = verification.check_edit(before, after, plan, LESSON)
+    assert check.ok, check.problems
+    errors = {(p.code, p.entry) for p in verification.check_record(after) if p.severity == "error"}
+    assert not errors, errors
+    assert only_inserted(data, out)
+    assert out.startswith(b"\xef\xbb\xbf") == data.startswith(b"\xef\xbb\xbf")
+    assert out.endswith(b"\n") == data.endswith(b"\n")
+    if b"\r\n" in data:
+        assert out.count(b"\n") == out.count(b"\r\n")
+
+    # the successor takes the target's form, right after it
+    new = after.get(plan.new_id)
+    ids = [e.id for e in after.entries]
+    assert ids.index(new.id) == ids.index(target.id) + 1
+    lines = out.decode("utf-8").splitlines()
+    first = [lines[e.start_line - 1] for e in after.entries]
+    mine = lines[new.start_line - 1]
+    assert new.kind == target.kind
+    assert form(mine) == form(lines[target.start_line - 1]), (mine, lines[target.start_line - 1])
+
+    # its number or id is no other entry's, and its list number no other item's
+    others = [line for line, e in zip(first, after.entries, strict=True) if e.id != new.id]
+    if label(lines[target.start_line - 1]) is not None:
+        assert label(mine) is not None and label(mine) not in {label(o) for o in others}, mine
+    if new.kind == "item" and item_number(mine) is not None:
+        used = [item_number(line) for n, line in enumerate(lines) if n != new.start_line - 1]
+        indent = len(mine) - len(mine.lstrip())
+        same = [
+            u
+            for u, line in zip(used, [x for n, x in enumerate(lines) if n != new.start_line - 1], strict=True)
+            if u is not None and len(line) - len(line.lstrip()) == indent
+        ]
+        assert item_number(mine) not in same, mine
+
+    # the caveat renders as a block of its own inside the target
+    assert caveat_problems(out, after.get(target.id), TASK) == []
+
+    # every list is as tight or loose as it was; the successor's item is in a list like the target's
+    kinds = Counter((kind, tight) for _, kind, tight in list_tightness(data))
+    grown = Counter((kind, tight) for _, kind, tight in list_tightness(out))
+    assert not kinds - grown, "a list changed between tight and loose"
+    if target.kind == "item":
+        assert list_is_tight(out, target.start_line - 1) == list_is_tight(data, target.start_line - 1)
+        assert list_is_tight(out, new.start_line - 1) == list_is_tight(data, target.start_line - 1)
+    else:
+        assert grown == kinds, "the edit added or changed a list"
+
+
+def test_the_matrix_is_wide_enough() -> None:
+    assert len(SHAPES) >= 50
+
+
+def test_the_checks_can_fail() -> None:
+    assert only_inserted(b"a\nb", b"a\nnew\nb\nmore")
+    assert not only_inserted(b"a\nb\n", b"a\nB\n")
+    assert not only_inserted(b"a\r\nb\r\n", b"a\nb\n")
+    assert form("- **Title** — text") != form("* **Title** — text") != form("- Title — text")
+    assert form("## 11.4 Title") == form("## 11.4.1 Other title") != form("## Title ##")
+    assert label("## L-055 · Pin") == label("- **L-055 · Other**") != label("## L-055.1 · Pin")
