@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Literal
 
-from gotchas import blocks, outline, status, surface, taskref
+from gotchas import blocks, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
@@ -306,7 +306,7 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
     matter = _front_matter(bare)
     view = bare if matter is None else _blank(bare, matter)
     spliced = _spliced(near, data, starts, view, bare, bom, matter) if near is not None else None
-    block_map = spliced.map if spliced is not None else blocks.scan_lines(view, bare)
+    block_map = spliced.map if spliced is not None else scanner.scan_lines(view, bare)
     reading, _ = outline.read_map(block_map, bare, matter, entry_style)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
