@@ -25,10 +25,15 @@ def read(
 
 
 def read_map(
-    block_map: blocks.BlockMap, lines: Sequence[str], matter: tuple[int, int] | None, pin: str | None
+    block_map: blocks.BlockMap,
+    lines: Sequence[str],
+    matter: tuple[int, int] | None,
+    pin: str | None,
+    near: Reading | None = None,
 ) -> tuple[Reading, blocks.BlockMap]:
-    """The reading of a block map already made (by a full parse or a splice)."""
-    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin)), block_map
+    """The reading of a block map already made (by a full parse or a splice); ``near`` is
+    the reading of the text an edit was made on (``reading.read``)."""
+    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin), near), block_map
 
 
 def pin_lines(found: Reading) -> list[str]:

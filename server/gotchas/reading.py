@@ -15,6 +15,7 @@ for the entries plus the groups, lessons sections and left-out parts, for ``outl
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -87,6 +88,7 @@ class Reading:
     groups: list[Note] = field(default_factory=list)
     left_out: list[Note] = field(default_factory=list)
     pinned: bool = False
+    leaves: Leaves | None = field(default=None, compare=False, repr=False)
 
     @property
     def unit(self) -> str | None:
@@ -95,6 +97,25 @@ class Reading:
             return None
         shapes = {_shape(s) for s in self.spans}
         return shapes.pop() if len(shapes) == 1 else "mixed"
+
+
+# a leaf's answer with lines counted from the section's first: (spans, groups, left out)
+LeafAnswer = tuple[tuple[Span, ...], tuple[Note, ...], tuple[Note, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Leaves:
+    """How each leaf section (a heading without sub-headings) of a reading read, by its content.
+
+    A leaf's reading depends on its own lines and blocks, its parent's title and which lead-in
+    labels and sub-heading titles recur in the whole file (``labels``, ``headings``): a later
+    reading with the same recurring sets takes a leaf of the same content over instead of
+    reading it again (an edit re-reads only the leaves it touched).
+    """
+
+    labels: frozenset[str]
+    headings: frozenset[str]
+    answers: dict[bytes, LeafAnswer]
 
 
 def _shape(span: Span) -> str:
@@ -270,6 +291,17 @@ class _Reader:
         self.groups: list[Note] = []
         self.left_out: list[Note] = []
         self.pointer = False
+        self.leaves = Leaves(
+            frozenset(k for k, n in self.labels.items() if n >= 2),
+            frozenset(k for k, n in self.headings.items() if n >= 2),
+            {},
+        )
+        self.known: dict[bytes, LeafAnswer] = {}
+
+    def take_over(self, near: Leaves | None) -> None:
+        """Reuse ``near``'s leaf answers when the file-wide evidence they rest on is the same."""
+        if near is not None and (near.labels, near.headings) == (self.leaves.labels, self.leaves.headings):
+            self.known = near.answers
 
     # -- evidence
 
@@ -862,7 +894,43 @@ class _Reader:
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
             spans.extend(self.read_children(children))
             return spans
-        return self.read_leaf(section)
+        return self.read_leaf_once(section)
+
+    def read_leaf_once(self, section: Section) -> list[Span]:
+        """``read_leaf``, or the answer an earlier reading gave a leaf of the same content."""
+        heading = section.heading
+        if heading is None:
+            return self.read_leaf(section)
+        at = section.start
+        digest = hashlib.blake2b(digest_size=16)
+        digest.update(
+            repr(
+                (
+                    self.parent_title(section),
+                    [
+                        (b.kind, b.start - at, b.end - at, b.level, b.marker, b.title)
+                        for b in (heading, *section.body)
+                    ],
+                    section.end - at,
+                )
+            ).encode("utf-8", "surrogatepass")
+        )
+        digest.update("\n".join(self.lines[at : section.end]).encode("utf-8", "surrogatepass"))
+        key = digest.digest()
+        known = self.known.get(key)
+        if known is not None:
+            self.groups.extend(_moved_note(n, at) for n in known[1])
+            self.left_out.extend(_moved_note(n, at) for n in known[2])
+            self.leaves.answers[key] = known
+            return [_moved_span(s, at) for s in known[0]]
+        groups_before, left_before = len(self.groups), len(self.left_out)
+        spans = self.read_leaf(section)
+        self.leaves.answers[key] = (
+            tuple(_moved_span(s, -at) for s in spans),
+            tuple(_moved_note(n, -at) for n in self.groups[groups_before:]),
+            tuple(_moved_note(n, -at) for n in self.left_out[left_before:]),
+        )
+        return spans
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
@@ -1083,6 +1151,24 @@ class _Reader:
         return out
 
 
+def _moved_span(span: Span, lines: int) -> Span:
+    return Span(
+        span.kind,
+        span.start + lines,
+        span.body + lines,
+        span.end + lines,
+        span.title,
+        span.level,
+        span.marker,
+        span.section,
+        span.reason,
+    )
+
+
+def _moved_note(note: Note, lines: int) -> Note:
+    return Note(note.start + lines, note.end + lines, note.what, note.title, note.reason)
+
+
 def _section_end(section: Section, level: int) -> int:
     return section.end
 
@@ -1226,9 +1312,17 @@ def row_title(line: str, id_column: bool) -> str:
 
 
 def read(
-    blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None, pin: Pin | None = None
+    blocks: Sequence[Block],
+    lines: Sequence[str],
+    matter: tuple[int, int] | None,
+    pin: Pin | None = None,
+    near: Reading | None = None,
 ) -> Reading:
-    """The reading of a document from its block map and its lines (without line endings)."""
+    """The reading of a document from its block map and its lines (without line endings).
+
+    ``near`` is an earlier reading (of the text before an edit): leaves it read that reappear
+    unchanged, under the same file-wide evidence, are taken over; the result is the same.
+    """
     if pin is None or not pin.unit:
         tail = _successors_tail(blocks, lines)
         if tail is not None:
@@ -1237,7 +1331,11 @@ def read(
             head = _Reader([b for b in blocks if b.end <= tail], unmarked, matter).read(pin)
             if head.kind == "single-lesson" and head.spans:
                 return _with_successors(head, blocks, lines, tail)
-    return _Reader(blocks, lines, matter).read(pin)
+    reader = _Reader(blocks, lines, matter)
+    reader.take_over(near.leaves if near is not None else None)
+    found = reader.read(pin)
+    found.leaves = reader.leaves
+    return found
 
 
 _MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
