@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from gotchas import blocks, reading
-from gotchas.reading import Note, Pin, Reading, Span, item_title
+from gotchas.reading import Note, Pin, Prior, Reading, Span, item_title
 
-__all__ = ["Note", "Pin", "Reading", "Span", "describe", "item_title", "pin_lines", "read"]
+__all__ = ["Note", "Pin", "Prior", "Reading", "Span", "describe", "item_title", "pin_lines", "read"]
 
 
 def read(
@@ -29,11 +29,11 @@ def read_map(
     lines: Sequence[str],
     matter: tuple[int, int] | None,
     pin: str | None,
-    near: Reading | None = None,
+    prior: Prior | None = None,
 ) -> tuple[Reading, blocks.BlockMap]:
-    """The reading of a block map already made (by a full parse or a splice); ``near`` is
+    """The reading of a block map already made (by a full parse or a splice); ``prior`` is
     the reading of the text an edit was made on (``reading.read``)."""
-    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin), near), block_map
+    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin), prior), block_map
 
 
 def pin_lines(found: Reading) -> list[str]:

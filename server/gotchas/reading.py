@@ -15,7 +15,6 @@ for the entries plus the groups, lessons sections and left-out parts, for ``outl
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -99,23 +98,37 @@ class Reading:
         return shapes.pop() if len(shapes) == 1 else "mixed"
 
 
-# a leaf's answer with lines counted from the section's first: (spans, groups, left out)
-LeafAnswer = tuple[tuple[Span, ...], tuple[Note, ...], tuple[Note, ...]]
+# how a leaf section read, by its first line: (its end, its parent's title, its spans, the
+# groups and left-out parts it added), lines as they were in that reading
+LeafAnswer = tuple[int, str | None, tuple[Span, ...], tuple[Note, ...], tuple[Note, ...]]
 
 
 @dataclass(frozen=True, slots=True)
 class Leaves:
-    """How each leaf section (a heading without sub-headings) of a reading read, by its content.
+    """How each leaf section (a heading without sub-headings) of a reading read.
 
-    A leaf's reading depends on its own lines and blocks, its parent's title and which lead-in
-    labels and sub-heading titles recur in the whole file (``labels``, ``headings``): a later
-    reading with the same recurring sets takes a leaf of the same content over instead of
-    reading it again (an edit re-reads only the leaves it touched).
+    A leaf's reading depends only on its own lines and blocks, its parent's title and which
+    lead-in labels and sub-heading titles recur in the whole file (``labels``, ``headings``).
     """
 
     labels: frozenset[str]
     headings: frozenset[str]
-    answers: dict[bytes, LeafAnswer]
+    answers: dict[int, LeafAnswer]
+
+
+@dataclass(frozen=True, slots=True)
+class Prior:
+    """The reading of the text an edit was made on: its lines and blocks before ``head`` and
+    from ``tail`` on are the new text's (those from ``tail`` on moved by ``shift`` lines).
+
+    A leaf wholly in those lines, with the same parent title, under the same recurring
+    labels and titles, reads as it did: its answer is taken over, not read again.
+    """
+
+    reading: Reading
+    head: int
+    tail: int
+    shift: int
 
 
 def _shape(span: Span) -> str:
@@ -296,12 +309,16 @@ class _Reader:
             frozenset(k for k, n in self.headings.items() if n >= 2),
             {},
         )
-        self.known: dict[bytes, LeafAnswer] = {}
+        self.prior: Prior | None = None
 
-    def take_over(self, near: Leaves | None) -> None:
-        """Reuse ``near``'s leaf answers when the file-wide evidence they rest on is the same."""
-        if near is not None and (near.labels, near.headings) == (self.leaves.labels, self.leaves.headings):
-            self.known = near.answers
+    def take_over(self, prior: Prior | None) -> None:
+        """Reuse ``prior``'s leaf answers when the file-wide evidence they rest on is the same."""
+        leaves = prior.reading.leaves if prior is not None else None
+        if leaves is not None and (leaves.labels, leaves.headings) == (
+            self.leaves.labels,
+            self.leaves.headings,
+        ):
+            self.prior = prior
 
     # -- evidence
 
@@ -897,40 +914,44 @@ class _Reader:
         return self.read_leaf_once(section)
 
     def read_leaf_once(self, section: Section) -> list[Span]:
-        """``read_leaf``, or the answer an earlier reading gave a leaf of the same content."""
-        heading = section.heading
-        if heading is None:
-            return self.read_leaf(section)
-        at = section.start
-        digest = hashlib.blake2b(digest_size=16)
-        digest.update(
-            repr(
-                (
-                    self.parent_title(section),
-                    [
-                        (b.kind, b.start - at, b.end - at, b.level, b.marker, b.title)
-                        for b in (heading, *section.body)
-                    ],
-                    section.end - at,
-                )
-            ).encode("utf-8", "surrogatepass")
-        )
-        digest.update("\n".join(self.lines[at : section.end]).encode("utf-8", "surrogatepass"))
-        key = digest.digest()
-        known = self.known.get(key)
+        """``read_leaf``, or the answer the prior reading gave this leaf where nothing changed."""
+        start, end, parent = section.start, section.end, self.parent_title(section)
+        known = self._known(start, end, parent)
         if known is not None:
-            self.groups.extend(_moved_note(n, at) for n in known[1])
-            self.left_out.extend(_moved_note(n, at) for n in known[2])
-            self.leaves.answers[key] = known
-            return [_moved_span(s, at) for s in known[0]]
+            return known
         groups_before, left_before = len(self.groups), len(self.left_out)
         spans = self.read_leaf(section)
-        self.leaves.answers[key] = (
-            tuple(_moved_span(s, -at) for s in spans),
-            tuple(_moved_note(n, -at) for n in self.groups[groups_before:]),
-            tuple(_moved_note(n, -at) for n in self.left_out[left_before:]),
+        self.leaves.answers[start] = (
+            end,
+            parent,
+            tuple(spans),
+            tuple(self.groups[groups_before:]),
+            tuple(self.left_out[left_before:]),
         )
         return spans
+
+    def _known(self, start: int, end: int, parent: str | None) -> list[Span] | None:
+        prior = self.prior
+        if prior is None or prior.reading.leaves is None:
+            return None
+        if end <= prior.head:
+            shift = 0
+        elif start >= prior.tail:
+            shift = prior.shift
+        else:
+            return None
+        found = prior.reading.leaves.answers.get(start - shift)
+        if found is None or found[0] + shift != end or found[1] != parent:
+            return None
+        _, _, spans, groups, left_out = found
+        if shift:
+            spans = tuple(_moved_span(s, shift) for s in spans)
+            groups = tuple(_moved_note(n, shift) for n in groups)
+            left_out = tuple(_moved_note(n, shift) for n in left_out)
+        self.groups.extend(groups)
+        self.left_out.extend(left_out)
+        self.leaves.answers[start] = (end, parent, spans, groups, left_out)
+        return list(spans)
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
@@ -1316,12 +1337,12 @@ def read(
     lines: Sequence[str],
     matter: tuple[int, int] | None,
     pin: Pin | None = None,
-    near: Reading | None = None,
+    prior: Prior | None = None,
 ) -> Reading:
     """The reading of a document from its block map and its lines (without line endings).
 
-    ``near`` is an earlier reading (of the text before an edit): leaves it read that reappear
-    unchanged, under the same file-wide evidence, are taken over; the result is the same.
+    ``prior`` is the reading of the text before an edit: leaves away from the edit, under
+    the same file-wide evidence, are taken over from it; the result is the same.
     """
     if pin is None or not pin.unit:
         tail = _successors_tail(blocks, lines)
@@ -1332,7 +1353,7 @@ def read(
             if head.kind == "single-lesson" and head.spans:
                 return _with_successors(head, blocks, lines, tail)
     reader = _Reader(blocks, lines, matter)
-    reader.take_over(near.leaves if near is not None else None)
+    reader.take_over(prior)
     found = reader.read(pin)
     found.leaves = reader.leaves
     return found

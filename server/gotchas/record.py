@@ -307,7 +307,12 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
     view = bare if matter is None else _blank(bare, matter)
     spliced = _spliced(near, data, starts, view, bare, bom, matter) if near is not None else None
     block_map = spliced.map if spliced is not None else scanner.scan_lines(view, bare)
-    reading, _ = outline.read_map(block_map, bare, matter, entry_style, near.reading if near else None)
+    prior = (
+        outline.Prior(near.reading, spliced.head, spliced.tail, spliced.shift)
+        if near is not None and near.reading is not None and spliced is not None
+        else None
+    )
+    reading, _ = outline.read_map(block_map, bare, matter, entry_style, prior)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
     reuse = _Reuse.of(near, spliced, len(data)) if near is not None and spliced is not None else None
