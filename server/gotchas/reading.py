@@ -324,15 +324,14 @@ class _Reader:
 
     def _repeated_parts(self) -> Counter[str]:
         """How many different sections hold a sub-heading of each title (``Fix`` under every lesson)."""
-        parents: dict[str, set[int]] = {}
-
-        def walk(section: Section) -> None:
-            for child in section.children:
-                parents.setdefault(" ".join(child.title.lower().split()), set()).add(id(section))
-                walk(child)
-
-        walk(self.tree)
-        return Counter({title: len(held) for title, held in parents.items()})
+        counts: Counter[str] = Counter()
+        stack = [self.tree]
+        while stack:
+            section = stack.pop()
+            if section.children:
+                counts.update({" ".join(child.title.lower().split()) for child in section.children})
+                stack.extend(section.children)
+        return counts
 
     def _label_counts(self) -> Counter[str]:
         """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
@@ -358,12 +357,12 @@ class _Reader:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
         if len(title) > 48 or title.count(" ") > 6:
             return False
-        if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
-            return False  # a section titled as lessons holds lessons, whatever repeats its title
         words = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
         repeated = self.headings[" ".join(title.lower().split())] >= 2
         if not repeated and (not words or words[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
             return False
+        if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
+            return False  # a section titled as lessons holds lessons, whatever repeats its title
         name = vocabulary.field_name(title)
         text = _NUMBER_PREFIX.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = _ARTICLE.sub("", text)
