@@ -107,3 +107,18 @@ def test_help_loads_no_command_at_all(project_repo: Path) -> None:
     assert names.isdisjoint(SERVER_STACK)
     assert names.isdisjoint(RECORD_MODEL)
     assert "gotchas.holds" not in names
+
+
+def test_the_edit_machinery_loads_markdown_it_only_when_asked() -> None:
+    """Loading the edit modules costs no parser: markdown-it is imported where a check needs it."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, gotchas.edit, gotchas.operations; print('markdown_it' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "False", done.stderr[-2000:]
