@@ -44,7 +44,7 @@ from gotchas.results import (
     RecordedCheckView,
     VerifyResult,
 )
-from gotchas.workspace import RecordChanged, Workspace
+from gotchas.workspace import RecordChanged, Snapshot, Workspace
 
 if TYPE_CHECKING:
     from gotchas.holds.decision import HoldAnswer
@@ -526,34 +526,70 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             hold=hold_answer,
             code=HoldNotReleased.code,
         )
-    for _ in range(_REBASES):
+    expect = snapshot  # what the record must still hold at the rename
+    renamed: Snapshot | None = None  # what our last rename put in place
+    done: tuple[Record, edit.Plan, Record, verification.EditCheck] | None = None
+    late = b""  # what someone wrote to the old file in the instant of our rename
+    warnings: list[str] = []
+    tries = 0  # counted from the first rename again: bringing a late write back has its own bound
+    while tries < _REBASES:
+        tries += 1
         try:
             plan, planned, check = _recompute(
                 ws, current, stored, unchanged=current.sha256 == stored.base_sha256
             )
         except GotchasError as exc:
-            return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+            if renamed is None:
+                return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+            warnings.append(_unmerged(ws, path, str(exc)))
+            break
         try:
-            warnings = ws.write_atomic(path, plan.data, expect=snapshot)
+            swap = ws.swap(path, plan.data, expect=expect)
         except (RecordReadOnly, UnsafePath) as exc:
-            return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+            if renamed is None:
+                return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+            warnings.append(_unmerged(ws, path, str(exc)))
+            break
         except RecordChanged:
-            snapshot = ws.snapshot(path, missing_ok=False)
-            current = ws.parse(snapshot.data)
+            fresh = ws.snapshot(path, missing_ok=False)
+            if renamed is not None:
+                # our edit is in the record, a late write is not, and the record changed again
+                if not fresh.data.startswith(renamed.data):
+                    warnings.append(_unmerged(ws, path, "the record was rewritten meanwhile"))
+                    break
+                current = ws.parse(late + fresh.data[len(renamed.data) :])  # keep both writes
+                expect = fresh
+                continue
+            current = ws.parse(fresh.data)
             verification.refuse_conflict_markers(current)  # a merge began meanwhile
             if _is_applied(current, stored):
                 return answer(
                     "already-applied", f"{stored.new_id!r} is already in the record; nothing written"
                 )
+            expect = fresh
             continue
-        break
+        warnings += swap.warnings
+        tries = 0 if renamed is None else tries
+        renamed = swap.written
+        done = (current, plan, planned, check)
+        if swap.late is None:
+            break
+        # someone wrote to the old file between the compare and the rename: rebase onto
+        # what they wrote and swap again, against the bytes just renamed
+        late = swap.late
+        current = ws.parse(late)
+        expect = renamed
     else:
-        return answer(
-            "refused",
-            "conflict: the record kept changing while the edit was being written; apply again",
-            hold=hold_answer,
-            code=Conflict.code,
-        )
+        if renamed is None:
+            return answer(
+                "refused",
+                "conflict: the record kept changing while the edit was being written; apply again",
+                hold=hold_answer,
+                code=Conflict.code,
+            )
+        warnings.append(_unmerged(ws, path, "the record kept changing"))
+    assert done is not None  # every way out of the loop without a rename has returned
+    current, plan, planned, check = done
     rebased = current.sha256 != stored.base_sha256
     reason = "applied"
     report = None
@@ -584,6 +620,14 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         hold=hold_answer,
         report=report,
         warnings=warnings,
+    )
+
+
+def _unmerged(ws: Workspace, path: Path, why: str) -> str:
+    """The warning when a write displaced by our rename could not be brought back."""
+    return (
+        f"a write made to {ws.name(path)} in the instant of the rename could not be merged back "
+        f"({why}); check the record for a change that is missing"
     )
 
 

@@ -350,12 +350,12 @@ def test_a_change_between_the_read_and_the_rename_is_rebased_not_overwritten(
     real = workspace._write_and_rename
     calls: list[int] = []
 
-    def edit_then_write(*args: Any) -> None:
+    def edit_then_write(*args: Any) -> workspace.Swap:
         if not calls:  # a person saves right after the server read the file
             with open(path, "ab") as out:
                 out.write(b"\nsaved by an editor\n")
         calls.append(1)
-        real(*args)
+        return real(*args)
 
     monkeypatch.setattr(workspace, "_write_and_rename", edit_then_write)
     result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
