@@ -529,7 +529,6 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     expect = snapshot  # what the record must still hold at the rename
     renamed: Snapshot | None = None  # what our last rename put in place
     done: tuple[Record, edit.Plan, Record, verification.EditCheck] | None = None
-    late = b""  # what someone wrote to the old file in the instant of our rename
     warnings: list[str] = []
     tries = 0  # counted from the first rename again: bringing a late write back has its own bound
     while tries < _REBASES:
@@ -554,10 +553,10 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             fresh = ws.snapshot(path, missing_ok=False)
             if renamed is not None:
                 # our edit is in the record, a late write is not, and the record changed again
-                if not fresh.data.startswith(renamed.data):
+                if not fresh.data.startswith(expect.data):
                     warnings.append(_unmerged(ws, path, "the record was rewritten meanwhile"))
                     break
-                current = ws.parse(late + fresh.data[len(renamed.data) :])  # keep both writes
+                current = ws.parse(current.data + fresh.data[len(expect.data) :])  # keep both
                 expect = fresh
                 continue
             current = ws.parse(fresh.data)
@@ -569,16 +568,20 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             expect = fresh
             continue
         warnings += swap.warnings
-        tries = 0 if renamed is None else tries
-        renamed = swap.written
         done = (current, plan, planned, check)
         if swap.late is None:
             break
         # someone wrote to the old file between the compare and the rename: rebase onto
         # what they wrote and swap again, against the bytes just renamed
-        late = swap.late
-        current = ws.parse(late)
-        expect = renamed
+        if renamed is None:  # the old file held only others' bytes
+            current = ws.parse(swap.late)
+            tries = 0
+        elif swap.late.startswith(expect.data):  # it held ours: keep what was added to it
+            current = ws.parse(current.data + swap.late[len(expect.data) :])
+        else:
+            warnings.append(_unmerged(ws, path, "the record was rewritten meanwhile"))
+            break
+        renamed = expect = swap.written
     else:
         if renamed is None:
             return answer(
