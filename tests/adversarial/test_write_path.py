@@ -316,7 +316,7 @@ def test_a_writer_appending_every_few_ms_loses_nothing_to_many_applies(project: 
     stop, count = context.Event(), context.Value("i", 0)
     writer = context.Process(target=_append_forever, args=(str(project / RECORD), stop, count))
     writer.start()
-    statuses, reasons = [], []
+    statuses, reasons, landed = [], [], []
     try:
         time.sleep(0.05)
         started = time.monotonic()
@@ -327,23 +327,27 @@ def test_a_writer_appending_every_few_ms_loses_nothing_to_many_applies(project: 
                 out = operations.apply(Workspace(project), proposal_id=pid)
                 statuses.append(out["status"])
                 reasons.append(out["reason"])
+                landed += [pid] if out["status"] == "applied" else []
     finally:
         stop.set()
         writer.join(10)
-    # once the writer pauses, every proposal lands: while a record changes faster than one
-    # planning round, an apply refuses as a conflict rather than overwrite, and no more
-    quiet = [operations.apply(Workspace(project), proposal_id=pid)["status"] for pid in made]
+    # once the writer pauses, every proposal lands or meets a true conflict (a correction
+    # applied first changed the entry another was anchored to): while a record changes
+    # faster than one planning round, an apply refuses as a conflict rather than overwrite
+    for pid in made:
+        out = operations.apply(Workspace(project), proposal_id=pid)
+        assert out["status"] != "refused" or out["code"] == errors.Conflict.code, out
+        reasons.append(out["reason"])
+        landed += [pid] if out["status"] == "applied" else []
     final = (project / RECORD).read_bytes()
     written = count.value
     assert written > 20
     missing = [n for n in range(written) if f"appended line {n}\n".encode() not in final]
     assert missing == [], f"{len(missing)} of {written} appends were overwritten"
-    # each proposal landed exactly once, never applied over a newer record
-    assert set(quiet) <= {"applied", "already-applied"}, quiet
-    assert statuses.count("applied") + quiet.count("applied") == len(made)
-    for n in range(4):
-        assert final.count(f"Captured lesson number {n}".encode()) == 1
-    assert final.count(b"### Split the engine's step loop") == 1
+    # each proposal landed at most once, and its lesson is in the record once if it did
+    assert len(landed) == len(set(landed)) >= 1, reasons
+    lessons = [f"Captured lesson number {n}".encode() for n in range(4)] + [b"### Split the engine's"]
+    assert [final.count(lesson) for lesson in lessons] == [int(pid in landed) for pid in made]
     assert all(r.startswith(("applied", "'", "conflict")) for r in reasons), reasons
 
 
@@ -379,11 +383,11 @@ def test_an_append_between_the_compare_and_the_rename_survives(
     calls = _write_after_the_compare(monkeypatch, path, [b"\nappended in the instant\n"])
     result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
     final = path.read_bytes()
+    assert final.count(b"appended in the instant") == 1
+    assert final.count(b"Captured lesson number 5") == 1
     assert result["status"] == "applied", result
     assert result["rebased"]
     assert len(calls) == 2  # the rename, then one more swap against the bytes just renamed
-    assert final.count(b"appended in the instant") == 1
-    assert final.count(b"Captured lesson number 5") == 1
     assert operations.verify_record(Workspace(project))["ok"]
     assert not result.get("warnings"), result
     again = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
@@ -400,10 +404,10 @@ def test_a_supersede_keeps_appends_in_both_the_old_and_the_new_file(
     )
     result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
     final = path.read_bytes()
-    assert result["status"] == "applied", result
-    assert len(calls) == 3  # renamed; compare failed on the new file's append; swapped again
     assert final.count(b"into the old file") == 1
     assert final.count(b"into the new file") == 1
+    assert result["status"] == "applied", result
+    assert len(calls) == 3  # renamed; compare failed on the new file's append; swapped again
     assert final.index(b"into the old file") < final.index(b"into the new file")
     assert final.count(b"### Split the engine's step loop") == 1
     assert operations.verify_record(Workspace(project))["ok"]
@@ -418,11 +422,11 @@ def test_a_record_written_in_every_instant_stops_at_the_bound_with_a_warning(
     calls = _write_after_the_compare(monkeypatch, path, lines)
     result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
     final = path.read_bytes()
+    # every write but the one displaced by the last rename is in the record
+    assert all(line in final for line in lines[: len(calls) - 1])
     assert result["status"] == "applied"  # the edit is in the record since the first rename
     assert len(calls) == operations._REBASES + 1
     assert any("could not be merged back" in w for w in result["warnings"]), result
-    # every write but the one displaced by the last rename is in the record
-    assert all(line in final for line in lines[: len(calls) - 1])
     assert final.count(b"Captured lesson number 6") == 1
 
 
