@@ -551,17 +551,26 @@ def compare_and_swap(
             raise RecordChanged(f"{shown} appeared or vanished while it was being edited")
         temp_dir = _temp_dir(base, parts, folder)
         try:
-            swap = _write_and_rename(temp_dir, folder, leaf, shown, data, old, expect)
+            written, held = _write_and_rename(temp_dir, folder, leaf, shown, data, old, expect)
         finally:
             if temp_dir != folder:
                 os.close(temp_dir)
+        warnings = []
         try:
             os.fsync(folder)
         except OSError as exc:
-            swap.warnings.append(
+            warnings.append(
                 f"{shown} was replaced, but syncing its folder failed ({exc}); a power cut may undo it"
             )
-        return swap
+        if held is None or expect is None:
+            return Swap(written, None, warnings)
+        try:  # looked at last: a writer that opened the old file before the rename has had time
+            return Swap(written, _displaced(held, expect), warnings)
+        except OSError as exc:
+            warnings.append(f"{shown} was replaced, but its old version could not be re-read ({exc})")
+            return Swap(written, None, warnings)
+        finally:
+            os.close(held)
     finally:
         os.close(folder)
 
@@ -627,12 +636,13 @@ def _write_and_rename(
     data: bytes,
     old: os.stat_result | None,
     expect: Snapshot | None,
-) -> Swap:
-    """Write ``data`` to a temp file, compare, rename; then look at the displaced old file.
+) -> tuple[Snapshot, int | None]:
+    """Write ``data`` to a temp file, compare, rename: the new file as renamed, and the old
+    file's descriptor (opened at the compare) for the caller to look at and close.
 
     The temp file's descriptor stays open through the rename, so the new file's signature is
-    taken from the very inode renamed; the old file's descriptor (opened at the compare) tells
-    whether a write landed in it between the compare and the rename.
+    taken from the very inode renamed; the old file's descriptor tells whether a write landed
+    in it between the compare and the rename.
     """
     temp = f".{leaf[:64]}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"
     fd = os.open(
@@ -640,33 +650,32 @@ def _write_and_rename(
     )
     held: int | None = None
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-            _same_owner_and_mode(fd, old, shown)
-            ours = os.fstat(fd)
-            if expect is not None:
-                held = _unchanged(folder, leaf, shown, expect)
-            os.replace(temp, leaf, src_dir_fd=temp_dir, dst_dir_fd=folder)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=temp_dir)
-            raise
-        renamed = os.fstat(fd)
-        kept = (renamed.st_size, renamed.st_mtime_ns) == (ours.st_size, ours.st_mtime_ns)
-        written = Snapshot(data, signature(renamed) if kept else None)
-        try:
-            late = None if held is None or expect is None else _displaced(held, expect)
-        except OSError as exc:
-            reread = f"{shown} was replaced, but its old version could not be re-read ({exc})"
-            return Swap(written, None, [reread])
-        return Swap(written, late)
-    finally:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        _same_owner_and_mode(fd, old, shown)
+        ours = os.fstat(fd)
+        if expect is not None:
+            held = _unchanged(folder, leaf, shown, expect)
+        os.replace(temp, leaf, src_dir_fd=temp_dir, dst_dir_fd=folder)
+    except BaseException:
         os.close(fd)
         if held is not None:
             os.close(held)
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=temp_dir)
+        raise
+    try:
+        renamed = os.fstat(fd)
+    except BaseException:
+        if held is not None:
+            os.close(held)
+        raise
+    finally:
+        os.close(fd)
+    kept = (renamed.st_size, renamed.st_mtime_ns) == (ours.st_size, ours.st_mtime_ns)
+    return Snapshot(data, signature(renamed) if kept else None), held
 
 
 def _displaced(held: int, expect: Snapshot) -> bytes | None:
