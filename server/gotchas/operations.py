@@ -5,7 +5,8 @@ verification, hold) and writes through the workspace. Follow one supersede from 
 ``propose_supersede`` → ``edit.plan_supersede`` → ``verification.check_plan`` on the planned
 bytes → ``proposal.save``; then ``apply`` → ``workspace.lock`` → ``holds.check.check_hold`` →
 ``edit.apply_insertions`` on the unchanged bytes (or ``edit.plan_supersede`` again, rebased) →
-``workspace.write_atomic`` → ``verification.check_written`` on the bytes read back →
+``Workspace.swap`` (compare-and-swap; a write the rename displaced is rebased onto and
+swapped in again) → ``verification.check_written`` on the bytes read back →
 ``journal.append``.
 
 Every operation takes the workspace and keyword arguments only, and returns a typed result
