@@ -438,7 +438,7 @@ def test_a_change_between_the_read_and_the_rename_is_rebased_not_overwritten(
     real = workspace._write_and_rename
     calls: list[int] = []
 
-    def edit_then_write(*args: Any) -> workspace.Swap:
+    def edit_then_write(*args: Any) -> tuple[workspace.Snapshot, int | None]:
         if not calls:  # a person saves right after the server read the file
             with open(path, "ab") as out:
                 out.write(b"\nsaved by an editor\n")
