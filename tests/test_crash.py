@@ -44,7 +44,7 @@ def is_temp(fd):
     return os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp")
 
 if point == "before-write":
-    workspace.write_atomic = lambda *args, **kwargs: stop_here()
+    workspace.compare_and_swap = lambda *args, **kwargs: stop_here()
 elif point == "temp-written":
     def fsync(fd):
         real_fsync(fd)

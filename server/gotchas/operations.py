@@ -5,7 +5,8 @@ verification, hold) and writes through the workspace. Follow one supersede from 
 ``propose_supersede`` → ``edit.plan_supersede`` → ``verification.check_plan`` on the planned
 bytes → ``proposal.save``; then ``apply`` → ``workspace.lock`` → ``holds.check.check_hold`` →
 ``edit.apply_insertions`` on the unchanged bytes (or ``edit.plan_supersede`` again, rebased) →
-``workspace.write_atomic`` → ``verification.check_written`` on the bytes read back →
+``Workspace.swap`` (compare-and-swap; a write the rename displaced is rebased onto and
+swapped in again) → ``verification.check_written`` on the bytes read back →
 ``journal.append``.
 
 Every operation takes the workspace and keyword arguments only, and returns a typed result
@@ -41,7 +42,7 @@ from gotchas.results import (
     ProposalSummary,
     RecordedCheckView,
 )
-from gotchas.workspace import RecordChanged, Workspace
+from gotchas.workspace import RecordChanged, Snapshot, Workspace
 
 if TYPE_CHECKING:
     from gotchas.holds.decision import HoldAnswer
@@ -476,34 +477,73 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
             hold=hold_answer,
             code=HoldNotReleased.code,
         )
-    for _ in range(_REBASES):
+    expect = snapshot  # what the record must still hold at the rename
+    renamed: Snapshot | None = None  # what our last rename put in place
+    done: tuple[Record, edit.Plan, Record, verification.EditCheck] | None = None
+    warnings: list[str] = []
+    tries = 0  # counted from the first rename again: bringing a late write back has its own bound
+    while tries < _REBASES:
+        tries += 1
         try:
             plan, planned, check = _recompute(
                 ws, current, stored, unchanged=current.sha256 == stored.base_sha256
             )
         except GotchasError as exc:
-            return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+            if renamed is None:
+                return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+            warnings.append(_unmerged(ws, path, str(exc)))
+            break
         try:
-            warnings = ws.write_atomic(path, plan.data, expect=snapshot)
+            swap = ws.swap(path, plan.data, expect=expect)
         except (RecordReadOnly, UnsafePath) as exc:
-            return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+            if renamed is None:
+                return answer("refused", str(exc), hold=hold_answer, code=exc.code)
+            warnings.append(_unmerged(ws, path, str(exc)))
+            break
         except RecordChanged:
-            snapshot = ws.snapshot(path, missing_ok=False)
-            current = ws.parse(snapshot.data)
+            fresh = ws.snapshot(path, missing_ok=False)
+            if renamed is not None:
+                # our edit is in the record, a late write is not, and the record changed again
+                if not fresh.data.startswith(expect.data):
+                    warnings.append(_unmerged(ws, path, "the record was rewritten meanwhile"))
+                    break
+                current = ws.parse(current.data + fresh.data[len(expect.data) :])  # keep both
+                expect = fresh
+                continue
+            current = ws.parse(fresh.data)
             verification.refuse_conflict_markers(current)  # a merge began meanwhile
             if _is_applied(current, stored):
                 return answer(
                     "already-applied", f"{stored.new_id!r} is already in the record; nothing written"
                 )
+            expect = fresh
             continue
-        break
+        warnings += swap.warnings
+        done = (current, plan, planned, check)
+        if swap.late is None:
+            break
+        # someone wrote to the old file between the compare and the rename: rebase onto
+        # what they wrote and swap again, against the bytes just renamed
+        if renamed is None:  # the old file held only others' bytes
+            current = ws.parse(swap.late)
+            tries = 0
+        elif swap.late.startswith(expect.data):  # it held ours: keep what was added to it
+            current = ws.parse(current.data + swap.late[len(expect.data) :])
+        else:
+            warnings.append(_unmerged(ws, path, "the record was rewritten meanwhile"))
+            break
+        renamed = expect = swap.written
     else:
-        return answer(
-            "refused",
-            "conflict: the record kept changing while the edit was being written; apply again",
-            hold=hold_answer,
-            code=Conflict.code,
-        )
+        if renamed is None:
+            return answer(
+                "refused",
+                "conflict: the record kept changing while the edit was being written; apply again",
+                hold=hold_answer,
+                code=Conflict.code,
+            )
+        warnings.append(_unmerged(ws, path, "the record kept changing"))
+    assert done is not None  # every way out of the loop without a rename has returned
+    current, plan, planned, check = done
     rebased = current.sha256 != stored.base_sha256
     reason = "applied"
     report = None
@@ -534,6 +574,14 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         hold=hold_answer,
         report=report,
         warnings=warnings,
+    )
+
+
+def _unmerged(ws: Workspace, path: Path, why: str) -> str:
+    """The warning when a write displaced by our rename could not be brought back."""
+    return (
+        f"a write made to {ws.name(path)} in the instant of the rename could not be merged back "
+        f"({why}); check the record for a change that is missing"
     )
 
 

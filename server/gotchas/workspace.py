@@ -99,6 +99,22 @@ class Snapshot:
     signature: Signature | None
 
 
+@dataclass(frozen=True)
+class Swap:
+    """What a compare-and-swap left behind once its rename was made.
+
+    ``written`` is the new file as renamed: our bytes and their signature (None when another
+    writer changed the new file before its signature could be taken, so no later compare
+    against it passes). ``late`` holds the old file's bytes when someone wrote to it between
+    the compare and the rename: that write is not in the record, and the caller must bring it
+    back (rebase onto these bytes and swap again, comparing against ``written``).
+    """
+
+    written: Snapshot
+    late: bytes | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
 def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Path:
     """``--root``, then GOTCHAS_ROOT, then CLAUDE_PROJECT_DIR, then the git top level, then cwd."""
     for candidate in (explicit, environ.get("GOTCHAS_ROOT"), environ.get("CLAUDE_PROJECT_DIR")):
@@ -327,7 +343,11 @@ class Workspace:
         A read-only or foreign record is refused. Returns warnings about failures after the
         rename (the new bytes are in place by then).
         """
-        return write_atomic(path, data, root=self.root, expect=expect, record=True)
+        return self.swap(path, data, expect=expect).warnings
+
+    def swap(self, path: Path, data: bytes, *, expect: Snapshot | None = None) -> Swap:
+        """:meth:`write_atomic`, telling also what was renamed and any write the rename displaced."""
+        return compare_and_swap(path, data, root=self.root, expect=expect, record=True)
 
 
 def _open_lock(root: Path, digest: str) -> int:
@@ -500,9 +520,28 @@ def write_atomic(
     removed there) when that is on the same filesystem, else beside the file. Failures
     after the rename do not raise: they come back as warnings.
     """
+    return compare_and_swap(path, data, root=root, expect=expect, record=record).warnings
+
+
+def compare_and_swap(
+    path: Path,
+    data: bytes,
+    *,
+    root: Path | None = None,
+    expect: Snapshot | None = None,
+    record: bool = False,
+) -> Swap:
+    """:func:`write_atomic`, returning what was renamed and what the rename displaced.
+
+    With ``expect``, the old file is opened read-only at the compare and that descriptor is
+    kept through the rename: a write that lands in the old file after the compare (an
+    append by path in that instant) is then seen in the old file itself, and its bytes come
+    back as :attr:`Swap.late` rather than vanishing with the unlinked inode.
+    """
     base, parts = _split(root, path)
     if not BY_DESCRIPTOR:
-        return _write_atomic_by_path(base, parts, data, expect, record)
+        warnings = _write_atomic_by_path(base, parts, data, expect, record)
+        return Swap(Snapshot(data, None), None, warnings)
     folder = open_dir_beneath(base, parts[:-1], create=True)
     leaf = parts[-1]
     shown = "/".join(parts)
@@ -512,7 +551,7 @@ def write_atomic(
             raise RecordChanged(f"{shown} appeared or vanished while it was being edited")
         temp_dir = _temp_dir(base, parts, folder)
         try:
-            _write_and_rename(temp_dir, folder, leaf, shown, data, old, expect)
+            written, held = _write_and_rename(temp_dir, folder, leaf, shown, data, old, expect)
         finally:
             if temp_dir != folder:
                 os.close(temp_dir)
@@ -523,7 +562,15 @@ def write_atomic(
             warnings.append(
                 f"{shown} was replaced, but syncing its folder failed ({exc}); a power cut may undo it"
             )
-        return warnings
+        if held is None or expect is None:
+            return Swap(written, None, warnings)
+        try:  # looked at last: a writer that opened the old file before the rename has had time
+            return Swap(written, _displaced(held, expect), warnings)
+        except OSError as exc:
+            warnings.append(f"{shown} was replaced, but its old version could not be re-read ({exc})")
+            return Swap(written, None, warnings)
+        finally:
+            os.close(held)
     finally:
         os.close(folder)
 
@@ -589,27 +636,57 @@ def _write_and_rename(
     data: bytes,
     old: os.stat_result | None,
     expect: Snapshot | None,
-) -> None:
+) -> tuple[Snapshot, int | None]:
+    """Write ``data`` to a temp file, compare, rename: the new file as renamed, and the old
+    file's descriptor (opened at the compare) for the caller to look at and close.
+
+    The temp file's descriptor stays open through the rename, so the new file's signature is
+    taken from the very inode renamed; the old file's descriptor tells whether a write landed
+    in it between the compare and the rename.
+    """
     temp = f".{leaf[:64]}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"
     fd = os.open(
         temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=temp_dir
     )
+    held: int | None = None
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-            _same_owner_and_mode(fd, old, shown)
-        finally:
-            os.close(fd)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        _same_owner_and_mode(fd, old, shown)
+        ours = os.fstat(fd)
         if expect is not None:
-            _unchanged(folder, leaf, shown, expect)
+            held = _unchanged(folder, leaf, shown, expect)
         os.replace(temp, leaf, src_dir_fd=temp_dir, dst_dir_fd=folder)
     except BaseException:
+        os.close(fd)
+        if held is not None:
+            os.close(held)
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=temp_dir)
         raise
+    try:
+        renamed = os.fstat(fd)
+    except BaseException:
+        if held is not None:
+            os.close(held)
+        raise
+    finally:
+        os.close(fd)
+    kept = (renamed.st_size, renamed.st_mtime_ns) == (ours.st_size, ours.st_mtime_ns)
+    return Snapshot(data, signature(renamed) if kept else None), held
+
+
+def _displaced(held: int, expect: Snapshot) -> bytes | None:
+    """The old file's bytes when they are no longer the ones compared (a write landed in it
+    after the compare), read through the descriptor that outlives its name; else None."""
+    chunks, at = [], 0
+    while chunk := os.pread(held, 1 << 20, at):
+        chunks.append(chunk)
+        at += len(chunk)
+    now = b"".join(chunks)
+    return None if now == expect.data else now
 
 
 def _same_owner_and_mode(fd: int, old: os.stat_result | None, shown: str) -> None:
@@ -630,13 +707,29 @@ def _same_owner_and_mode(fd: int, old: os.stat_result | None, shown: str) -> Non
     os.fchmod(fd, stat.S_IMODE(old.st_mode))
 
 
-def _unchanged(folder: int, leaf: str, shown: str, expect: Snapshot) -> None:
-    """The compare of compare-and-swap: one ``lstat`` right before the rename."""
+def _unchanged(folder: int, leaf: str, shown: str, expect: Snapshot) -> int | None:
+    """The compare of compare-and-swap, right before the rename: the old file opened read-only
+    (no symlink followed, no FIFO waited on) and its ``fstat`` compared with the signature read.
+
+    Returns that descriptor (None when there is no old file), for the caller to keep through
+    the rename: it is how a write landing in the old file after this compare is noticed.
+    """
     try:
-        now: Signature | None = signature(os.stat(leaf, dir_fd=folder, follow_symlinks=False))
+        held = os.open(leaf, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
     except FileNotFoundError:
-        now = None
-    _same_version(now, shown, expect)
+        _same_version(None, shown, expect)
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            swapped = f"{shown} was replaced by a symlink or a special file during the edit"
+            raise RecordChanged(swapped) from None
+        raise
+    try:
+        _same_version(signature(os.fstat(held)), shown, expect)
+    except BaseException:
+        os.close(held)
+        raise
+    return held
 
 
 def _same_version(now: Signature | None, shown: str, expect: Snapshot) -> None:

@@ -316,7 +316,7 @@ def test_a_writer_appending_every_few_ms_loses_nothing_to_many_applies(project: 
     stop, count = context.Event(), context.Value("i", 0)
     writer = context.Process(target=_append_forever, args=(str(project / RECORD), stop, count))
     writer.start()
-    statuses, reasons = [], []
+    statuses, reasons, landed = [], [], []
     try:
         time.sleep(0.05)
         started = time.monotonic()
@@ -327,19 +327,107 @@ def test_a_writer_appending_every_few_ms_loses_nothing_to_many_applies(project: 
                 out = operations.apply(Workspace(project), proposal_id=pid)
                 statuses.append(out["status"])
                 reasons.append(out["reason"])
+                landed += [pid] if out["status"] == "applied" else []
     finally:
         stop.set()
         writer.join(10)
+    # once the writer pauses, every proposal lands or meets a true conflict (a correction
+    # applied first changed the entry another was anchored to): while a record changes
+    # faster than one planning round, an apply refuses as a conflict rather than overwrite
+    for pid in made:
+        out = operations.apply(Workspace(project), proposal_id=pid)
+        assert out["status"] != "refused" or out["code"] == errors.Conflict.code, out
+        reasons.append(out["reason"])
+        landed += [pid] if out["status"] == "applied" else []
     final = (project / RECORD).read_bytes()
     written = count.value
     assert written > 20
     missing = [n for n in range(written) if f"appended line {n}\n".encode() not in final]
     assert missing == [], f"{len(missing)} of {written} appends were overwritten"
-    # each proposal landed once, or was refused as a conflict when the record kept changing
-    # faster than an edit could be planned: never applied over a newer record
-    assert statuses.count("applied") >= 1, reasons
-    assert statuses.count("applied") <= len(made)
+    # each proposal landed at most once, and its lesson is in the record once if it did
+    assert len(landed) == len(set(landed)) >= 1, reasons
+    lessons = [f"Captured lesson number {n}".encode() for n in range(4)] + [b"### Split the engine's"]
+    assert [final.count(lesson) for lesson in lessons] == [int(pid in landed) for pid in made]
     assert all(r.startswith(("applied", "'", "conflict")) for r in reasons), reasons
+
+
+def _write_after_the_compare(
+    monkeypatch: pytest.MonkeyPatch, path: Path, lines: list[bytes], *, then_new: bytes = b""
+) -> list[int]:
+    """Append ``lines[i]`` to the record right after the i-th compare, before its rename: the
+    instant an editor or a script appending by path hits the old file. With ``then_new``, the
+    compare after the first one is preceded by an append to the new file (already renamed)."""
+    real = workspace._unchanged
+    calls: list[int] = []
+
+    def compare_then_write(folder: int, leaf: str, shown: str, expect: workspace.Snapshot) -> int | None:
+        if calls and then_new and len(calls) == 1:
+            with open(path, "ab") as out:
+                out.write(then_new)
+        calls.append(1)
+        held = real(folder, leaf, shown, expect)
+        if len(calls) <= len(lines):
+            with open(path, "ab") as out:
+                out.write(lines[len(calls) - 1])
+        return held
+
+    monkeypatch.setattr(workspace, "_unchanged", compare_then_write)
+    return calls
+
+
+def test_an_append_between_the_compare_and_the_rename_survives(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = capture(project, ENTRIES[0], 5)
+    path = project / RECORD
+    calls = _write_after_the_compare(monkeypatch, path, [b"\nappended in the instant\n"])
+    result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
+    final = path.read_bytes()
+    assert final.count(b"appended in the instant") == 1
+    assert final.count(b"Captured lesson number 5") == 1
+    assert result["status"] == "applied", result
+    assert result["rebased"]
+    assert len(calls) == 2  # the rename, then one more swap against the bytes just renamed
+    assert operations.verify_record(Workspace(project))["ok"]
+    assert not result.get("warnings"), result
+    again = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
+    assert again["status"] == "already-applied"
+
+
+def test_a_supersede_keeps_appends_in_both_the_old_and_the_new_file(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = supersede(project)
+    path = project / RECORD
+    calls = _write_after_the_compare(
+        monkeypatch, path, [b"\ninto the old file\n"], then_new=b"\ninto the new file\n"
+    )
+    result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
+    final = path.read_bytes()
+    assert final.count(b"into the old file") == 1
+    assert final.count(b"into the new file") == 1
+    assert result["status"] == "applied", result
+    assert len(calls) == 3  # renamed; compare failed on the new file's append; swapped again
+    assert final.index(b"into the old file") < final.index(b"into the new file")
+    assert final.count(b"### Split the engine's step loop") == 1
+    assert operations.verify_record(Workspace(project))["ok"]
+
+
+def test_a_record_written_in_every_instant_stops_at_the_bound_with_a_warning(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = capture(project, ENTRIES[1], 6)
+    path = project / RECORD
+    lines = [f"\nlate write {n}\n".encode() for n in range(50)]
+    calls = _write_after_the_compare(monkeypatch, path, lines)
+    result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
+    final = path.read_bytes()
+    # every write but the one displaced by the last rename is in the record
+    assert all(line in final for line in lines[: len(calls) - 1])
+    assert result["status"] == "applied"  # the edit is in the record since the first rename
+    assert len(calls) == operations._REBASES + 1
+    assert any("could not be merged back" in w for w in result["warnings"]), result
+    assert final.count(b"Captured lesson number 6") == 1
 
 
 def test_a_change_between_the_read_and_the_rename_is_rebased_not_overwritten(
@@ -350,12 +438,12 @@ def test_a_change_between_the_read_and_the_rename_is_rebased_not_overwritten(
     real = workspace._write_and_rename
     calls: list[int] = []
 
-    def edit_then_write(*args: Any) -> None:
+    def edit_then_write(*args: Any) -> tuple[workspace.Snapshot, int | None]:
         if not calls:  # a person saves right after the server read the file
             with open(path, "ab") as out:
                 out.write(b"\nsaved by an editor\n")
         calls.append(1)
-        real(*args)
+        return real(*args)
 
     monkeypatch.setattr(workspace, "_write_and_rename", edit_then_write)
     result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
