@@ -69,7 +69,6 @@ def _held_out_files() -> list[str]:
 SUCCESSOR_GAPS = {
     "callouts.md": "a successor beside `> [!WARNING]` callouts is not written as a callout",
     "lesson-n-bold.md": "the successor does not take the `**Lesson N:**` form",
-    "non-refs-colours-versions.md": "a model name opening a bullet (`CUDA-12`) can pass for an id label",
 }
 
 

@@ -1325,8 +1325,11 @@ def split_title(written: str) -> TitleParts:
         )
     if found:
         stem, sep = found["stem"] or "", found["sep"]
+        # after a plain space only a bare dotted number is a label (``11.4 Title``): with a
+        # stem it is a name or a version (``CUDA-12 builds``, ``Node 20.11 broke``); an id
+        # scheme puts a separator after its ids (``L-055 · ``, ``ADR-012: ``, ``G-7 — ``)
         spaced_only = not sep.strip(" \t")
-        if not spaced_only or "." in found["number"] or stem.endswith(("-", "_")):
+        if not spaced_only or ("." in found["number"] and not stem):
             numbers = found["number"].split(".")
             label = Label(stem, tuple(int(n) for n in numbers), tuple(len(n) for n in numbers), sep)
             text = text[len(found[0]) :]
