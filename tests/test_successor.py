@@ -189,7 +189,14 @@ def test_next_label_sorts_right_after_the_target(
 
 @pytest.mark.parametrize(
     ("written", "number", "separator"),
-    [("2.", (2,), "."), ("1.1", (1, 1), ""), ("L-05:", (5,), ":"), ("7", (7,), ""), ("#12", (12,), "")],
+    [
+        ("2.", (2,), "."),
+        ("1.1", (1, 1), ""),
+        ("L-05:", (5,), ":"),
+        ("7", (7,), ""),
+        ("#12", (12,), ""),
+        ("Lesson 3:", (3,), ":"),
+    ],
 )
 def test_a_title_that_is_only_its_number_is_a_label(
     written: str, number: tuple[int, ...], separator: str

@@ -106,6 +106,7 @@ SHAPES: dict[str, str] = {
     "bold-number-alone": each("**{n}.** {t}.\nDo it before timing.\n"),
     "bold-number-title": each("**{n}. {t}.** Do it before timing.\n"),
     "bold-id": each("**L-{nn} · {t}:** do it before timing.\n"),
+    "bold-word-number": each("**Lesson {n}:** {t}. Do it before timing.\n"),
     # blocks between rules
     "ruled-bold": each("**{t}** — do it before timing.\n\nMore about the {w}.\n", sep="\n---\n\n"),
     "ruled-fields": each("- **Problem:** the {w} lies\n- **Fix:** {t}\n", sep="\n---\n\n"),

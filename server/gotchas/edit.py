@@ -1249,7 +1249,7 @@ _LABEL = re.compile(
 
 
 _LABEL_ALONE = re.compile(
-    r"(?P<stem>[^\W\d_]{1,12}[-_]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)(?P<sep>[.):：]?)[ \t]*"
+    r"(?P<stem>[^\W\d_]{1,12}[-_ ]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)(?P<sep>[.):：]?)[ \t]*"
 )
 
 
