@@ -141,6 +141,9 @@ TABLE = "# Lessons\n\n| Problem | Fix |\n|---|---|\n"
         (f"## Old\n\n**Symptom:** x\n\n{MARK}\n\n{CAVEAT}\n\n**Cause:** y\n\n## Other\n\nz\n", "part"),
         (f"## Old\n\n{MARK}\n\n- a\n- b\n\n  {CAVEAT}\n\n## Other\n\nz\n", "folded into"),
         ("## Old\n\ntext\n\n## Other\n\nz\n", "no blockquote"),
+        # a callout's caveat is a block of the callout's own
+        (f"> [!WARNING]\n> Old.\n\n{MARK}\n\n{CAVEAT}\n\n> [!WARNING]\n> Other.\n", "target's callout"),
+        (f"> [!WARNING]\n> Old.\n>\n> - a\n>\n>   {MARK}\n>\n>   {CAVEAT}\n\n> [!WARNING]\n> B.\n", "folded"),
         # a table row's caveat is a continuation row of the target, after the mark row
         (
             f"{TABLE}| Old | x |\n| Other | y |\n| ↳ | {MARK} |\n| ↳ | {CAVEAT[2:]} |\n",

@@ -110,6 +110,13 @@ SHAPES: dict[str, str] = {
     # blocks between rules
     "ruled-bold": each("**{t}** — do it before timing.\n\nMore about the {w}.\n", sep="\n---\n\n"),
     "ruled-fields": each("- **Problem:** the {w} lies\n- **Fix:** {t}\n", sep="\n---\n\n"),
+    # callouts
+    "callout": each("> [!WARNING]\n> {t}. Do it before timing.\n"),
+    "callout-kinds": "# Lessons\n\n"
+    + "\n".join(
+        f"> [!{kind}]\n> **{t}:** do it before timing.\n>\n> tasks: #{n}0\n"
+        for n, (kind, t) in enumerate(zip(["WARNING", "CAUTION", "IMPORTANT", "CAUTION"], WORDS, strict=True))
+    ),
     # tables
     "table": "# Lessons\n\n| Problem | Fix |\n|---|---|\n"
     + "".join(f"| {t} | do it before timing |\n" for t in WORDS),
@@ -245,4 +252,5 @@ def test_the_checks_can_fail() -> None:
     assert not only_inserted(b"a\r\nb\r\n", b"a\nb\n")
     assert form("- **Title** — text") != form("* **Title** — text") != form("- Title — text")
     assert form("## 11.4 Title") == form("## 11.4.1 Other title") != form("## Title ##")
+    assert form("> [!WARNING]") == form(">  [!WARNING]") != form("> [!CAUTION]") != form("Title — text")
     assert label("## L-055 · Pin") == label("- **L-055 · Other**") != label("## L-055.1 · Pin")

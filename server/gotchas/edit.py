@@ -469,7 +469,8 @@ def _bare_at(record: Record, line: int) -> str:
 
 
 class ParagraphForm(Form):
-    """``**Title:** text`` as a paragraph of its own: a lead paragraph, blank-line separated."""
+    """``**Title:** text`` as a paragraph of its own: a lead paragraph, blank-line separated;
+    a GitHub callout (``> [!WARNING]``) read as a lesson has the callout's form (``CALLOUT``)."""
 
     kind = "paragraph"
 
@@ -483,6 +484,8 @@ class ParagraphForm(Form):
         links: str | None,
     ) -> tuple[list[str], str]:
         first = _bare(lines[like.start_line - 1])
+        if _CALLOUT_OPENER.match(first):
+            return CALLOUT.successor(record, lines, like, new, new_id, links)
         lead = first[: len(first) - len(first.lstrip(" "))]
         if _CODE_INDENT.match(first):
             lead = ""  # a block opened by indented code: the successor is a paragraph, not code
@@ -491,12 +494,66 @@ class ParagraphForm(Form):
     def annotate(
         self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
     ) -> list[Insertion]:
+        if _CALLOUT_OPENER.match(_bare(lines[target.start_line - 1])):
+            return CALLOUT.annotate(record, lines, target, marks, caveat)
         return _annotate_lead(lines, target, "", marks, caveat)
 
     def place(
         self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
     ) -> Insertion:
         return Insertion(anchor.end_line, ("", *entry_lines))
+
+
+_CALLOUT_OPENER = re.compile(r"^(?P<quote> {0,3}>[ \t]?)\[![A-Za-z]+\][ \t]*$")
+
+
+class CalloutForm(ParagraphForm):
+    """A GitHub callout (``> [!WARNING]`` and its quoted lines) read as a lesson. The successor
+    is a callout of the same kind, its lead, fields and body quoted as the target's lines are;
+    the mark is a quoted paragraph closing the target's callout, and the caveat a quote nested
+    in it after the mark, so it renders inside the target's callout, after all of its parts."""
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        opener = _bare(lines[like.start_line - 1])
+        quote = _callout_quote(lines, like)
+        second = _bare(lines[like.start_line]) if like.start_line < like.end_line else ""
+        rest = second.lstrip(" ")[1:].lstrip(" \t") if second.lstrip(" ").startswith(">") else ""
+        inner, shown = _lead_lines(record, like, rest, "", "", new, new_id, links)
+        return [opener, *(_quoted(quote, line) for line in inner)], shown
+
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
+        quote = _callout_quote(lines, target)
+        end = _quote_end(record, target)
+        return [Insertion(end, (quote.rstrip(), quote + marks, quote.rstrip(), quote + caveat))]
+
+
+def _callout_quote(lines: Sequence[bytes], entry: Entry) -> str:
+    """The quote marker the callout's own lines use (``> ``), read off its opener."""
+    found = _CALLOUT_OPENER.match(_bare(lines[entry.start_line - 1]))
+    quote = found["quote"] if found else "> "
+    return quote if quote.endswith((" ", "\t")) else quote + " "
+
+
+def _quoted(quote: str, line: str) -> str:
+    return quote + line if line.strip() else quote.rstrip()
+
+
+def _quote_end(record: Record, entry: Entry) -> int:
+    """The 0-based line after the block quote that opens ``entry`` (lazy lines included)."""
+    for token in _block_tokens(record.data):
+        if token.type == "blockquote_open" and token.map and token.map[0] == entry.start_line - 1:
+            return min(token.map[1], entry.end_line)
+    return entry.end_line
 
 
 class BlockForm(Form):
@@ -790,6 +847,7 @@ class DocumentForm(Form):
 HEADING = HeadingForm()
 ITEM = ItemForm()
 PARAGRAPH = ParagraphForm()
+CALLOUT = CalloutForm()
 FORMS: dict[str, Form] = {
     f.kind: f for f in (HEADING, ITEM, PARAGRAPH, BlockForm(), RowForm(), DocumentForm())
 }

@@ -24,6 +24,9 @@ def form(line: str) -> str:
     line = re.sub(r"\[[xX ]\]", "[ ]", line)
     if line.lstrip().startswith("|"):
         return f"row of {line.count('|')} pipes"
+    callout = re.match(r"^\s*>\s*\[!\w+\]", line)
+    if callout:
+        return " ".join(callout[0].split())  # a callout's opener: its kind
     opening = re.match(r"^\s*(?:#{1,6}\s+|(?:[-*+]|\d+[.)])\s+)?(?:\[ \]\s+)?", line)
     assert opening is not None
     rest = line[opening.end() :]
