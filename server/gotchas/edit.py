@@ -578,11 +578,14 @@ class BlockForm(Form):
     ) -> tuple[list[str], str]:
         opening = self._opening(lines, like)
         if opening is ITEM:
-            # a block of field bullets: the successor is a lead paragraph in the first bullet's
-            # lead style, its fields on the lines after it; the reading takes a block carrying
-            # this tool's own fields as a lesson
             match = _ITEM_LINE.match(_bare(lines[like.start_line - 1]))
             rest = match["rest"] if match else ""
+            label = reading.lead_label(rest)
+            if label is not None and label[1]:
+                return _field_bullets(record, lines, like, new, new_id, links)
+            # a block opened by a bullet that is no field: the successor is a lead paragraph in
+            # its lead style, its fields on the lines after it; the reading takes a block
+            # carrying this tool's own fields as a lesson
             return _lead_lines(record, like, rest, "", "", new, new_id, links)
         return opening.successor(record, lines, like, new, new_id, links)
 
@@ -607,6 +610,37 @@ class BlockForm(Form):
         self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
     ) -> Insertion:
         return Insertion(anchor.end_line, ("", "---", "", *entry_lines))
+
+
+def _field_bullets(
+    record: Record, lines: Sequence[bytes], like: Entry, new: Lesson, new_id: str, links: str | None
+) -> tuple[list[str], str]:
+    """A block of field bullets (``- **Problem:** …``, ``- **Fix:** …``) as ``like``'s list is
+    written: the first bullet the title and body in the first bullet's lead style, then one
+    field bullet a field line; tight or loose as that list is, numbered on when it is ordered.
+    The reading takes a block whose only lesson bullet opens it and carries this tool's fields
+    as a block, like its siblings."""
+    match = _ITEM_LINE.match(_bare(lines[like.start_line - 1]))
+    assert match is not None  # a block opened by a list item
+    lead, marker, gap = match["lead"], match["marker"], match["gap"]
+    indent = " " * (len(lead) + len(marker) + len(gap))
+    tight = _in_tight_list(record, like.start_line - 1)
+    opening = f"{lead}{marker}{gap}"
+    first, more, shown = _lead_head(record, like, match["rest"], opening, new)
+    if tight:
+        # no field line closes the first paragraph here: it is joined to the rest as well
+        joined = _joined([first[-1][len(opening) :], *more])
+        first, more = [*first[:-1], opening + joined[0]], joined[1:]
+    item = [*first, *(f"{indent}{line}" if line.strip() else "" for line in more)]
+    fields = [_field_line(new, new_id, links, _needs_id(shown, new, new_id))]
+    if new.diagnostic:
+        fields.append(f"diagnostic: {new.diagnostic}")
+    fields += _tail_fields(new)
+    number = int(marker[:-1]) if marker[:-1].isdigit() else None
+    for index, field in enumerate(fields, start=1):
+        bullet = f"{number + index}{marker[-1]}" if number is not None else marker
+        item += [*([] if tight else [""]), f"{lead}{bullet}{gap}{field}"]
+    return item, shown
 
 
 class RowForm(Form):
@@ -1110,6 +1144,22 @@ def _lead_lines(
     """A lead entry (list item, lead paragraph) in ``like``'s lead style: ``**Title:** text``,
     ``**Title** — text``, a bold title alone on its line, or a plain ``Title — text``. In a
     tight list the body's paragraphs are joined (see ``_joined``)."""
+    first, more, shown = _lead_head(record, like, rest, opening, new)
+    lines = [*first, indent + _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
+    if new.diagnostic:
+        lines.append(f"{indent}diagnostic: {new.diagnostic}")
+    if tight:
+        more = _joined(more)
+    lines += [f"{indent}{line}" if line.strip() else "" for line in more]
+    lines += [indent + line for line in _tail_fields(new)]
+    return lines, shown
+
+
+def _lead_head(
+    record: Record, like: Entry, rest: str, opening: str, new: Lesson
+) -> tuple[list[str], list[str], str]:
+    """A lead entry's first line in ``like``'s lead style (see ``_lead_lines``), the body lines
+    left to follow it, and its title as it will read."""
     body = _body_lines(new.body)
     bold = _BOLD_LEAD.match(rest)
     numbered = (
@@ -1149,14 +1199,7 @@ def _lead_lines(
             shown = new.title
             plain = f"{opening}**{shown}** — {body[0]}"
         first, more = [plain], body[1:]
-    lines = [*first, indent + _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
-    if new.diagnostic:
-        lines.append(f"{indent}diagnostic: {new.diagnostic}")
-    if tight:
-        more = _joined(more)
-    lines += [f"{indent}{line}" if line.strip() else "" for line in more]
-    lines += [indent + line for line in _tail_fields(new)]
-    return lines, shown
+    return first, more, shown
 
 
 _HARD_BREAK_AFTER = re.compile(r"^(?! {4})(?!\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$))(?!\s*(?:>|#|```|~~~|\|))\S")
