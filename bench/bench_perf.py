@@ -1,6 +1,6 @@
 """Performance to the floor: every figure as a ratio against its baseline, in one run.
 
-    python bench/bench_perf.py [--quick]
+    python bench/bench_perf.py [--quick] [--before DIR]
 
 On the 10k-entry record (from ../shared/bench/gen_record.py) unless said; medians; each
 figure and its baseline measured in the same run, interleaved:
@@ -16,6 +16,10 @@ figure and its baseline measured in the same run, interleaved:
    ``python -c pass`` of the same interpreter — bar 3 (median over the files);
 5. peak memory of ``record.parse`` (tracemalloc) ÷ the file's size at 1k, 10k and 50k
    entries — bar 10 each; growth: the 50k figure ÷ the 1k figure — bar 1.25 (linear).
+
+With ``--before DIR`` (a checkout of an earlier revision), the cold list on the 10k
+record and ``gotchas list`` on the real files also run from DIR's sources, interleaved
+with this revision's (both as ``python -m gotchas``), and print this ÷ earlier.
 """
 
 from __future__ import annotations
@@ -167,6 +171,48 @@ def real_files(report: Report, scratch: Path, runs: int) -> None:
     report.ratio(label, statistics.median(ratios), 1, 3)
 
 
+def before_and_after(report: Report, root: Path, scratch: Path, before: Path, runs: int) -> None:
+    """This revision's cold list and real-file list against the earlier one's, interleaved."""
+    argv = ("list", "--json", "--task", TASK)
+    now_cmd, now_env = common.revision_cmd(common.REPO, *argv)
+    then_cmd, then_env = common.revision_cmd(before, *argv)
+    common.time_cmd(now_cmd, root, now_env)
+    common.time_cmd(then_cmd, root, then_env)
+    now, then = common.interleaved(
+        runs,
+        functools.partial(common.time_cmd, now_cmd, root, now_env),
+        functools.partial(common.time_cmd, then_cmd, root, then_env),
+    )
+    report.ratio(
+        "cold list 10k, this revision / the earlier one", common.median(now), common.median(then), None
+    )
+    report.absolute("cold list 10k, this revision", now)
+    report.absolute("cold list 10k, the earlier revision", then)
+    ratios: list[float] = []
+    for folder in sorted(scratch.glob("real*")):
+        now_cmd, now_env = common.revision_cmd(common.REPO, "list")
+        then_cmd, then_env = common.revision_cmd(before, "list")
+        common.time_cmd(now_cmd, folder, now_env)
+        common.time_cmd(then_cmd, folder, then_env)
+        now, then = common.interleaved(
+            runs,
+            functools.partial(common.time_cmd, now_cmd, folder, now_env),
+            functools.partial(common.time_cmd, then_cmd, folder, then_env),
+        )
+        ratios.append(common.median(now) / common.median(then))
+        report.note(
+            f"{folder.name}: gotchas list {common.median(now) * 1000:.0f} ms, "
+            f"the earlier revision {common.median(then) * 1000:.0f} ms"
+        )
+    if ratios:
+        report.ratio(
+            "gotchas list on real files, this revision / the earlier one (median)",
+            statistics.median(ratios),
+            1,
+            None,
+        )
+
+
 def memory(report: Report, scratch: Path) -> None:
     from gotchas import record
 
@@ -186,7 +232,7 @@ def memory(report: Report, scratch: Path) -> None:
 
 
 def main() -> int:
-    quick = common.add_quick_flag(__doc__ or "")
+    quick, before = common.quick_and_before(__doc__ or "")
     warm_runs, cold_runs, edit_runs, real_runs = (10, 3, 4, 3) if quick else (40, 7, 9, 7)
     report = Report("bench_perf" + (" (--quick)" if quick else ""))
     started = time.perf_counter()
@@ -197,6 +243,8 @@ def main() -> int:
         cold_list(report, root, cold_runs)
         edits(report, root, scratch, edit_runs)
         real_files(report, scratch, real_runs)
+        if before is not None:
+            before_and_after(report, root, scratch, before, cold_runs)
         memory(report, scratch)
     report.note(f"wall time {time.perf_counter() - started:.0f} s")
     report.print()

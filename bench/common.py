@@ -380,8 +380,29 @@ def parse_only_cmd(record: Path) -> list[str]:
 
 
 def add_quick_flag(description: str) -> bool:
+    return quick_and_before(description)[0]
+
+
+def quick_and_before(description: str) -> tuple[bool, Path | None]:
+    """``--quick``, and ``--before DIR``: a checkout of an earlier revision to compare with."""
     import argparse
 
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--quick", action="store_true", help="fewer runs, for a smoke check")
-    return bool(parser.parse_args().quick)
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        type=Path,
+        help="a checkout of an earlier revision: its commands run interleaved with this one's",
+    )
+    args = parser.parse_args()
+    before = args.before.resolve() if args.before else None
+    if before is not None and not (before / "server" / "gotchas" / "cli.py").is_file():
+        parser.error(f"--before {before}: no server/gotchas/cli.py there")
+    return bool(args.quick), before
+
+
+def revision_cmd(checkout: Path, *argv: str) -> tuple[list[str], dict[str, str]]:
+    """``gotchas <argv>`` run from the sources of ``checkout``, and its environment."""
+    env = clean_env(PYTHONPATH=str(checkout / "server"))
+    return [str(venv_python()), "-m", "gotchas", *argv], env

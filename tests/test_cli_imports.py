@@ -3,11 +3,15 @@
 Each command runs as a real process under ``python -X importtime``; the modules it
 imported are read from that report. The MCP stack (``mcp``, ``pydantic``, ``anyio``,
 ``uvicorn``) belongs to ``serve`` alone, and ``check-hold`` reads no record, so it needs
-neither the Markdown parser nor the record model.
+neither the Markdown parser nor the record model. The read-only commands (``list``,
+``show``, ``outline``, ``verify``) read the record with the line scanner: markdown-it is
+loaded only when the record holds a block the scanner hands over, and the edit machinery
+never.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +23,7 @@ from support.project import SCENARIO, git_init, write_record
 
 SERVER_STACK = ("mcp", "pydantic", "pydantic_core", "anyio", "uvicorn", "starlette", "httpx")
 RECORD_MODEL = ("markdown_it", "gotchas.record", "gotchas.reading", "gotchas.edit", "gotchas.operations")
+EDITING = ("markdown_it", "gotchas.edit", "gotchas.operations", "gotchas.proposal", "gotchas.journal")
 
 
 def imported(root: Path, *argv: str) -> set[str]:
@@ -62,7 +67,38 @@ def test_check_hold_loads_neither_the_server_stack_nor_the_record_model(project_
 
 def test_list_loads_the_record_model_but_not_the_server_stack(project_repo: Path) -> None:
     names = roots(imported(project_repo, "list", "--json"))
-    assert {"markdown_it", "gotchas.record"} <= names
+    assert {"gotchas.record", "gotchas.scanner"} <= names
+    assert names.isdisjoint(SERVER_STACK), sorted(names & set(SERVER_STACK))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("list",), ("list", "--json", "--task", "#664"), ("outline",), ("verify",), ("show", "ENTRY")],
+    ids=" ".join,
+)
+def test_read_only_commands_load_neither_markdown_it_nor_the_edit_machinery(
+    project_repo: Path, argv: tuple[str, ...]
+) -> None:
+    if argv == ("show", "ENTRY"):
+        listed = subprocess.run(
+            [sys.executable, "-m", "gotchas", "list", "--json"],
+            cwd=project_repo,
+            capture_output=True,
+            text=True,
+        )
+        argv = ("show", json.loads(listed.stdout)["entries"][0]["id"])
+    names = roots(imported(project_repo, *argv))
+    assert "gotchas.record" in names
+    assert names.isdisjoint(SERVER_STACK), sorted(names & set(SERVER_STACK))
+    assert names.isdisjoint(EDITING), sorted(names & set(EDITING))
+
+
+def test_list_loads_markdown_it_for_a_block_the_scanner_hands_over(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write_record(root, SCENARIO.read_bytes() + b"\n<details>\nraw HTML\n</details>\n")
+    git_init(root)
+    names = roots(imported(root, "list", "--json"))
+    assert "markdown_it" in names
     assert names.isdisjoint(SERVER_STACK), sorted(names & set(SERVER_STACK))
 
 
@@ -71,3 +107,18 @@ def test_help_loads_no_command_at_all(project_repo: Path) -> None:
     assert names.isdisjoint(SERVER_STACK)
     assert names.isdisjoint(RECORD_MODEL)
     assert "gotchas.holds" not in names
+
+
+def test_the_edit_machinery_loads_markdown_it_only_when_asked() -> None:
+    """Loading the edit modules costs no parser: markdown-it is imported where a check needs it."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, gotchas.edit, gotchas.operations; print('markdown_it' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "False", done.stderr[-2000:]

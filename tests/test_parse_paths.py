@@ -1,8 +1,9 @@
 """The detection and byte-preservation tests give the same answers on both parse paths.
 
-The suite parses records a chunk at a time and edits from the parse they were made on;
-here the reading, record, edit and workspace tests run again with markdown-it over the
-whole text instead (``support.whole_parse``), and must all pass there too.
+The suite parses records with the line scanner (markdown-it reads only the blocks the
+scanner cannot be sure of) and edits from the parse they were made on; here the reading,
+record, edit, workspace and corpus-supersede tests run again with markdown-it alone over
+the whole text instead (``support.whole_parse``), and must all pass there too.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ SUITES = [
     "test_edit.py",
     "test_successor.py",
     "test_workspace.py",
+    "test_corpus_supersede.py",
     "adversarial/test_lesson_structure.py",
 ]
 

@@ -1,12 +1,13 @@
 """Parsing in windows gives the very block map and record markdown-it gives in one go.
 
-The record is parsed a chunk at a time (``blocks.scan_lines``), and an edit is parsed from
-the parse it was made on (``record.parse(after, near=before)``): only the lines around
-what changed go through markdown-it, the rest of the block map and the entries are taken
-over from ``before``. Whatever the Markdown (fences and HTML blocks left open, lazy
-continuation, nested lists, setext underlines, front matter, CRLF) and whatever the edit,
-the block map must be the one markdown-it gives the whole text, and the reading and every
-entry those of a full parse.
+The record is parsed by the line scanner (``scanner.scan_lines``; markdown-it a chunk at a
+time, ``blocks.scan_lines``, must agree too), and an edit is parsed from the parse it was
+made on (``record.parse(after, near=before)``): only the lines around what changed are
+read again, the rest of the block map and the entries are taken over from ``before``.
+Whatever the Markdown (fences and HTML blocks left open, lazy continuation, nested lists,
+setext underlines, front matter, CRLF) and whatever the edit, the block map must be the
+one markdown-it gives the whole text, and the reading and every entry those of a full
+parse.
 """
 
 from __future__ import annotations

@@ -13,20 +13,21 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """One top-level block. ``level`` is a heading's level; ``marker`` a list item's marker.
 
     ``list_id`` groups the items of one list; ``title`` is a heading's text (setext
-    titles joined onto one line), else empty.
+    titles joined onto one line), else empty. A named tuple: a parse makes one a line or
+    so, and a tuple is built at a third of a frozen dataclass's cost.
     """
 
     kind: BlockKind
@@ -45,6 +46,8 @@ def parser() -> MarkdownIt:
     Tables need no rule of their own: a table's lines are read as one paragraph, and
     ``from_tokens`` recognises the paragraph as a table by its delimiter row.
     """
+    from markdown_it import MarkdownIt  # only where the line scanner hands a block over
+
     return MarkdownIt("commonmark").disable("inline")
 
 
@@ -215,6 +218,7 @@ def splice(
     is parsed again only from a restart line before the change up to a restart line after
     it at which the new parse starts a top-level block too: from there on the new blocks
     are the old ones, shifted. ``None`` when no such line is found (parse it all instead).
+    The lines in between are read by the line scanner (markdown-it where it hands over).
     """
     starts = restarts(before)
     old = before.blocks
@@ -222,15 +226,16 @@ def splice(
     begin = starts[at] if at >= 0 else 0
     after_at = bisect.bisect_left(starts, resume)
     candidates: list[int | None] = [*starts[after_at : after_at + 4]] or [None]
+    from gotchas import scanner  # the scanner reads blocks; this module defines them
+
     for candidate in candidates:
         stop = len(view) if candidate is None else min(len(view), candidate + shift + _TAIL)
-        tokens = parser().parse(_text(view, begin, stop))
-        window = from_tokens(tokens, bare[begin:stop])
+        window = scanner.scan_lines(view[begin:stop], bare[begin:stop])
         if candidate is None:
             joined = _joined(old, before.literal, window, begin, len(view), None, 0)
             return Splice(joined, begin, len(view), shift)
         rejoin = candidate + shift - begin
-        if any(t.level == 0 and t.nesting >= 0 and t.map and t.map[0] == rejoin for t in tokens):
+        if rejoin in restarts(window):  # markdown-it starts a top-level token there too
             joined = _joined(old, before.literal, window, begin, rejoin + begin, candidate, shift)
             return Splice(joined, begin, rejoin + begin, shift)
     return None

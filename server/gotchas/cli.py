@@ -96,13 +96,13 @@ def _emit(value: object, as_json: bool, text: str | None = None) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from gotchas import operations, query
+    from gotchas import lookup, query
 
     ws = _workspace(args)
     named = bool(args.record or args.global_record)
 
     def page(cursor: str | None, limit: int | None) -> Any:
-        return operations.list_gotchas(
+        return lookup.list_gotchas(
             ws,
             task=args.task,
             query_text=args.query,
@@ -166,9 +166,9 @@ def _outline(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from gotchas import operations
+    from gotchas import lookup
 
-    entry = operations.get_gotcha(_workspace(args), entry_id=args.id)
+    entry = lookup.get_gotcha(_workspace(args), entry_id=args.id)
     # a CR or CRLF is a line break in the record (the parser splits there): print it as one
     _emit(entry, args.json, entry["text"].replace("\r\n", "\n").replace("\r", "\n"))
     return 0
@@ -453,10 +453,10 @@ def _session_start(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from gotchas import operations
+    from gotchas import lookup
 
     ws = _workspace(args)
-    result = operations.verify_record(ws)
+    result = lookup.verify_record(ws)
     problems = result["problems"]
     errors = sum(p["severity"] == "error" for p in problems)
     warnings = len(problems) - errors

@@ -20,16 +20,17 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Literal
 
 from gotchas import blocks, link, reading, surface, table, taskref
 from gotchas.errors import InvalidArgument, UnsupportedEntry
 from gotchas.fields import KNOWN, SEPARATOR, is_plain_field_line
 from gotchas.lesson_text import refuse_structure
 from gotchas.record import THEMATIC_BREAK, Entry, Record, slugify
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 MAX_TITLE = 200
 MAX_BODY = 20_000
@@ -785,7 +786,7 @@ class _TableShape:
         """``rows``, once a Markdown table parser reads them as rows of this table: a cell that
         opens like a list, a quote or a fence would end the table instead."""
         snippet = "\n".join([self.header, self.delimiter, *rows])
-        tokens = _TABLE_PARSER.parse(snippet)
+        tokens = _table_parser().parse(snippet)
         found = [t for t in tokens if t.type == "tr_open"]
         if len(found) != len(rows) + 1 or not any(t.type == "table_open" for t in tokens):
             raise InvalidArgument(
@@ -802,7 +803,12 @@ def _pad(cell: str) -> tuple[int, int, int]:
     return (len(cell) - len(cell.lstrip(" ")), len(cell), len(cell) - len(cell.rstrip(" ")))
 
 
-_TABLE_PARSER = MarkdownIt("commonmark").enable("table")
+@functools.lru_cache(maxsize=1)
+def _table_parser() -> MarkdownIt:
+    """CommonMark with tables, loaded only when a table row is written."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
 
 
 def _cell_text(body: str) -> str:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from gotchas import edit, journal, link, proposal, query, surface, taskref, verification
+from gotchas import edit, journal, link, lookup, proposal, surface, taskref, verification
 from gotchas.errors import (
     Conflict,
     GotchasError,
@@ -36,13 +36,10 @@ from gotchas.proposal import Proposal
 from gotchas.record import Entry, Record
 from gotchas.results import (
     ApplyResult,
-    EntryDetail,
     HoldView,
-    ListResult,
     ProposalResult,
     ProposalSummary,
     RecordedCheckView,
-    VerifyResult,
 )
 from gotchas.workspace import RecordChanged, Workspace
 
@@ -72,62 +69,15 @@ def _load_or_empty(ws: Workspace, record: str | None) -> tuple[Path, Record]:
     return path, ws.load(path)
 
 
-def list_gotchas(
-    ws: Workspace,
-    *,
-    task: str | None = None,
-    query_text: str | None = None,
-    status: str | None = None,
-    root_cause: str | None = None,
-    limit: int | None = None,
-    cursor: str | None = None,
-    record: str | None = None,
-    verbose: bool = False,
-    missing_ok: bool = False,
-) -> ListResult:
-    """One page of entries; with ``missing_ok``, a record not created yet lists as empty with a
-    notice that says how to start one, rather than failing."""
-    path = ws.record_path(record)
-    if missing_ok and not path.exists() and not path.is_symlink():
-        empty = query.listing(ws.parse(b""), ws.name(path), limit=limit)
-        empty["notice"] = f"no lessons record yet at {ws.name(path)}; {surface.create_record()}"
-        return empty
-    parsed = ws.load(path)
-    return query.listing(
-        parsed,
-        ws.name(path),
-        task=task,
-        query=query_text,
-        status=status,
-        root_cause=root_cause,
-        limit=limit,
-        cursor=cursor,
-        verbose=verbose,
-        home=ws.home_repo if task else None,
-    )
-
-
-def get_gotcha(ws: Workspace, *, entry_id: str, record: str | None = None) -> EntryDetail:
-    _, parsed = _load(ws, record)
-    return query.detail(parsed.get(entry_id), parsed)
+list_gotchas = lookup.list_gotchas  # the read-only tools live in ``lookup``: no edit machinery
+get_gotcha = lookup.get_gotcha
+verify_record = lookup.verify_record
 
 
 def check_hold(ws: Workspace, *, predicate: str) -> HoldAnswer:
     from gotchas.holds.check import check_hold as evaluate
 
     return evaluate(predicate, ws.root, ws.config)
-
-
-def verify_record(ws: Workspace, *, record: str | None = None) -> VerifyResult:
-    path, parsed = _load(ws, record)
-    problems = verification.check_record(parsed)
-    return VerifyResult(
-        ok=not any(p.severity == "error" for p in problems),
-        record=ws.name(path),
-        record_sha256=parsed.sha256,
-        entries=len(parsed.entries),
-        problems=[p.to_view() for p in problems],
-    )
 
 
 def propose_supersede(

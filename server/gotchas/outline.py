@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from gotchas import blocks, reading
-from gotchas.reading import Note, Pin, Reading, Span, item_title
+from gotchas.reading import Note, Pin, Prior, Reading, Span, item_title
 
-__all__ = ["Note", "Pin", "Reading", "Span", "describe", "item_title", "pin_lines", "read"]
+__all__ = ["Note", "Pin", "Prior", "Reading", "Span", "describe", "item_title", "pin_lines", "read"]
 
 
 def read(
@@ -25,10 +25,15 @@ def read(
 
 
 def read_map(
-    block_map: blocks.BlockMap, lines: Sequence[str], matter: tuple[int, int] | None, pin: str | None
+    block_map: blocks.BlockMap,
+    lines: Sequence[str],
+    matter: tuple[int, int] | None,
+    pin: str | None,
+    prior: Prior | None = None,
 ) -> tuple[Reading, blocks.BlockMap]:
-    """The reading of a block map already made (by a full parse or a splice)."""
-    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin)), block_map
+    """The reading of a block map already made (by a full parse or a splice); ``prior`` is
+    the reading of the text an edit was made on (``reading.read``)."""
+    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin), prior), block_map
 
 
 def pin_lines(found: Reading) -> list[str]:

@@ -88,6 +88,7 @@ class Reading:
     groups: list[Note] = field(default_factory=list)
     left_out: list[Note] = field(default_factory=list)
     pinned: bool = False
+    leaves: Leaves | None = field(default=None, compare=False, repr=False)
 
     @property
     def unit(self) -> str | None:
@@ -96,6 +97,39 @@ class Reading:
             return None
         shapes = {_shape(s) for s in self.spans}
         return shapes.pop() if len(shapes) == 1 else "mixed"
+
+
+# how a leaf section read, by its first line: (its end, its parent's title, its spans, the
+# groups and left-out parts it added), lines as they were in that reading
+LeafAnswer = tuple[int, str | None, tuple[Span, ...], tuple[Note, ...], tuple[Note, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Leaves:
+    """How each leaf section (a heading without sub-headings) of a reading read.
+
+    A leaf's reading depends only on its own lines and blocks, its parent's title and which
+    lead-in labels and sub-heading titles recur in the whole file (``labels``, ``headings``).
+    """
+
+    labels: frozenset[str]
+    headings: frozenset[str]
+    answers: dict[int, LeafAnswer]
+
+
+@dataclass(frozen=True, slots=True)
+class Prior:
+    """The reading of the text an edit was made on: its lines and blocks before ``head`` and
+    from ``tail`` on are the new text's (those from ``tail`` on moved by ``shift`` lines).
+
+    A leaf wholly in those lines, with the same parent title, under the same recurring
+    labels and titles, reads as it did: its answer is taken over, not read again.
+    """
+
+    reading: Reading
+    head: int
+    tail: int
+    shift: int
 
 
 def _shape(span: Span) -> str:
@@ -271,20 +305,34 @@ class _Reader:
         self.groups: list[Note] = []
         self.left_out: list[Note] = []
         self.pointer = False
+        self.leaves = Leaves(
+            frozenset(k for k, n in self.labels.items() if n >= 2),
+            frozenset(k for k, n in self.headings.items() if n >= 2),
+            {},
+        )
+        self.prior: Prior | None = None
+
+    def take_over(self, prior: Prior | None) -> None:
+        """Reuse ``prior``'s leaf answers when the file-wide evidence they rest on is the same."""
+        leaves = prior.reading.leaves if prior is not None else None
+        if leaves is not None and (leaves.labels, leaves.headings) == (
+            self.leaves.labels,
+            self.leaves.headings,
+        ):
+            self.prior = prior
 
     # -- evidence
 
     def _repeated_parts(self) -> Counter[str]:
         """How many different sections hold a sub-heading of each title (``Fix`` under every lesson)."""
-        parents: dict[str, set[int]] = {}
-
-        def walk(section: Section) -> None:
-            for child in section.children:
-                parents.setdefault(" ".join(child.title.lower().split()), set()).add(id(section))
-                walk(child)
-
-        walk(self.tree)
-        return Counter({title: len(held) for title, held in parents.items()})
+        counts: Counter[str] = Counter()
+        stack = [self.tree]
+        while stack:
+            section = stack.pop()
+            if section.children:
+                counts.update({" ".join(child.title.lower().split()) for child in section.children})
+                stack.extend(section.children)
+        return counts
 
     def _label_counts(self) -> Counter[str]:
         """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
@@ -314,12 +362,12 @@ class _Reader:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
         if len(title) > 48 or title.count(" ") > 6:
             return False
-        if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
-            return False  # a section titled as lessons holds lessons, whatever repeats its title
         words = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
         repeated = self.headings[" ".join(title.lower().split())] >= 2
         if not repeated and (not words or words[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
             return False
+        if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
+            return False  # a section titled as lessons holds lessons, whatever repeats its title
         name = vocabulary.field_name(title)
         text = _NUMBER_PREFIX.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = _ARTICLE.sub("", text)
@@ -885,7 +933,47 @@ class _Reader:
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
             spans.extend(self.read_children(children))
             return spans
-        return self.read_leaf(section)
+        return self.read_leaf_once(section)
+
+    def read_leaf_once(self, section: Section) -> list[Span]:
+        """``read_leaf``, or the answer the prior reading gave this leaf where nothing changed."""
+        start, end, parent = section.start, section.end, self.parent_title(section)
+        known = self._known(start, end, parent)
+        if known is not None:
+            return known
+        groups_before, left_before = len(self.groups), len(self.left_out)
+        spans = self.read_leaf(section)
+        self.leaves.answers[start] = (
+            end,
+            parent,
+            tuple(spans),
+            tuple(self.groups[groups_before:]),
+            tuple(self.left_out[left_before:]),
+        )
+        return spans
+
+    def _known(self, start: int, end: int, parent: str | None) -> list[Span] | None:
+        prior = self.prior
+        if prior is None or prior.reading.leaves is None:
+            return None
+        if end <= prior.head:
+            shift = 0
+        elif start >= prior.tail:
+            shift = prior.shift
+        else:
+            return None
+        found = prior.reading.leaves.answers.get(start - shift)
+        if found is None or found[0] + shift != end or found[1] != parent:
+            return None
+        _, _, spans, groups, left_out = found
+        if shift:
+            spans = tuple(_moved_span(s, shift) for s in spans)
+            groups = tuple(_moved_note(n, shift) for n in groups)
+            left_out = tuple(_moved_note(n, shift) for n in left_out)
+        self.groups.extend(groups)
+        self.left_out.extend(left_out)
+        self.leaves.answers[start] = (end, parent, spans, groups, left_out)
+        return list(spans)
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
@@ -1116,6 +1204,24 @@ def _list_end(body: Sequence[Block], at: int) -> int:
     return end
 
 
+def _moved_span(span: Span, lines: int) -> Span:
+    return Span(
+        span.kind,
+        span.start + lines,
+        span.body + lines,
+        span.end + lines,
+        span.title,
+        span.level,
+        span.marker,
+        span.section,
+        span.reason,
+    )
+
+
+def _moved_note(note: Note, lines: int) -> Note:
+    return Note(note.start + lines, note.end + lines, note.what, note.title, note.reason)
+
+
 def _section_end(section: Section, level: int) -> int:
     return section.end
 
@@ -1261,9 +1367,17 @@ def row_title(line: str, id_column: bool) -> str:
 
 
 def read(
-    blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None, pin: Pin | None = None
+    blocks: Sequence[Block],
+    lines: Sequence[str],
+    matter: tuple[int, int] | None,
+    pin: Pin | None = None,
+    prior: Prior | None = None,
 ) -> Reading:
-    """The reading of a document from its block map and its lines (without line endings)."""
+    """The reading of a document from its block map and its lines (without line endings).
+
+    ``prior`` is the reading of the text before an edit: leaves away from the edit, under
+    the same file-wide evidence, are taken over from it; the result is the same.
+    """
     if pin is None or not pin.unit:
         tail = _successors_tail(blocks, lines)
         if tail is not None:
@@ -1272,7 +1386,11 @@ def read(
             head = _Reader([b for b in blocks if b.end <= tail], unmarked, matter).read(pin)
             if head.kind == "single-lesson" and head.spans:
                 return _with_successors(head, blocks, lines, tail)
-    return _Reader(blocks, lines, matter).read(pin)
+    reader = _Reader(blocks, lines, matter)
+    reader.take_over(prior)
+    found = reader.read(pin)
+    found.leaves = reader.leaves
+    return found
 
 
 _MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)

@@ -12,6 +12,7 @@ import dataclasses
 import difflib
 import gc
 import hashlib
+import itertools
 import re
 import sys
 import unicodedata
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Literal
 
-from gotchas import blocks, outline, status, surface, taskref
+from gotchas import blocks, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
@@ -306,8 +307,13 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
     matter = _front_matter(bare)
     view = bare if matter is None else _blank(bare, matter)
     spliced = _spliced(near, data, starts, view, bare, bom, matter) if near is not None else None
-    block_map = spliced.map if spliced is not None else blocks.scan_lines(view, bare)
-    reading, _ = outline.read_map(block_map, bare, matter, entry_style)
+    block_map = spliced.map if spliced is not None else scanner.scan_lines(view, bare)
+    prior = (
+        outline.Prior(near.reading, spliced.head, spliced.tail, spliced.shift)
+        if near is not None and near.reading is not None and spliced is not None
+        else None
+    )
+    reading, _ = outline.read_map(block_map, bare, matter, entry_style, prior)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
     reuse = _Reuse.of(near, spliced, len(data)) if near is not None and spliced is not None else None
@@ -315,16 +321,10 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
     return Record(data, tuple(entries), starts, bom, matter, style, reading, block_map=block_map)
 
 
-_BREAK = re.compile(rb"\r\n?|\n")
-
-
 def _line_starts(data: bytes) -> array[int]:
     """Byte offset of every line, and the length at the end: lines end at CR, LF or CRLF."""
-    starts = array("q", [0])
-    starts.extend(m.end() for m in _BREAK.finditer(data))
-    if starts[-1] != len(data):
-        starts.append(len(data))
-    return starts
+    # ``bytes.splitlines`` breaks at exactly CR, LF and CRLF: the line ends, summed in C
+    return array("q", itertools.accumulate(map(len, data.splitlines(keepends=True)), initial=0))
 
 
 def _bare_lines(text: str) -> list[str]:

@@ -14,14 +14,16 @@ import weakref
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from gotchas import link, surface
-from gotchas.edit import Lesson, Plan, carries_title, title_label
 from gotchas.errors import ConflictMarkers, InvalidArgument
 from gotchas.reading import Note
 from gotchas.record import THEMATIC_BREAK, Entry, Record
 from gotchas.results import AppliedCheckView, EditCheckView, ProblemView
+
+if TYPE_CHECKING:  # checking an edit needs the edit module; checking a record does not
+    from gotchas.edit import Lesson, Plan
 
 Severity = Literal["error", "warning"]
 
@@ -427,6 +429,8 @@ def _marks(target: Entry, plan: Plan) -> list[str]:
 
 
 def _check_new(new: Entry, plan: Plan, lesson: Lesson) -> list[str]:
+    from gotchas.edit import carries_title
+
     out = []
     if not carries_title(new.title, plan.new_title):
         out.append(f"the new entry's title reads {new.title!r}, not {plan.new_title!r}")
@@ -447,6 +451,8 @@ def _check_new(new: Entry, plan: Plan, lesson: Lesson) -> list[str]:
 
 def check_unique_label(record: Record, entry: Entry) -> list[str]:
     """The number or id ``entry``'s title opens with (``L-056 ·``, ``11.4.1``) is no other entry's."""
+    from gotchas.edit import title_label
+
     label = title_label(entry.title)
     if label is None:
         return []

@@ -1,7 +1,7 @@
-"""Parse every record with markdown-it over the whole text: no chunks, no splice.
+"""Parse every record with markdown-it over the whole text: no line scanner, no chunks, no splice.
 
 Installed by ``tests/conftest.py`` when ``GOTCHAS_TEST_WHOLE_PARSE=1``, so the detection
-and byte-preservation tests can run on the path the chunked and spliced parses must match
+and byte-preservation tests can run on the path the scanned, chunked and spliced parses must match
 (``tests/test_parse_paths.py`` does).
 """
 
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gotchas import blocks, record
+from gotchas import blocks, record, scanner
 
 HEADER = "record parse path: markdown-it over the whole text"
 
 
 def _whole(view: Sequence[str], bare: Sequence[str], chunk: int = 0) -> blocks.BlockMap:
+    """markdown-it alone over the whole text."""
     return blocks.scan("".join(line + "\n" for line in view), bare)
 
 
@@ -24,4 +25,5 @@ def _never(*_: object) -> None:
 
 def install() -> None:
     blocks.__dict__["scan_lines"] = _whole
+    scanner.__dict__["scan_lines"] = _whole
     record.__dict__["_spliced"] = _never

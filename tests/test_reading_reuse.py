@@ -1,0 +1,97 @@
+"""An edit re-reads only the sections it touched, and the reading is still a full one's.
+
+``record.parse(after, near=before)`` takes over the answers ``before``'s reading gave its
+leaf sections (headings without sub-headings) whose content reappears unchanged, as long
+as the file-wide evidence they rest on (which lead-in labels and sub-heading titles recur)
+is the same. Whatever the file and the edit, the reading and every entry must be those of
+a full parse: on every held-out reading fixture, and when an edit elsewhere changes how an
+untouched section reads.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from gotchas import edit, record
+
+VARIATIONS = Path(__file__).parent / "fixtures" / "reading" / "variations"
+INSERTS = [
+    "",
+    "## A new group",
+    "### A new lesson (#12)",
+    "- **A new bullet** — with prose",
+    "- **Cause:** a field",
+    "tasks: #7 · root-cause: confirmed",
+    "Plain prose line.",
+    "---",
+    "| a | b |",
+    "```",
+]
+
+
+def _same(before: bytes, after: bytes) -> None:
+    near = record.parse(before)
+    full = record.parse(after)
+    spliced = record.parse(after, near=near)
+    assert spliced.reading == full.reading
+    assert spliced.entries == full.entries
+    assert spliced == full
+
+
+@pytest.mark.parametrize("path", sorted(VARIATIONS.glob("*.md")), ids=lambda p: p.stem)
+def test_edits_of_held_out_files_read_as_a_full_parse(path: Path) -> None:
+    data = path.read_bytes()
+    raw = data.splitlines(keepends=True)
+    rnd = random.Random(path.name)
+    for _ in range(8):
+        at = rnd.randrange(len(raw) + 1)
+        removed = rnd.randrange(3)
+        inserted = [(rnd.choice(INSERTS) + "\n").encode() for _ in range(rnd.randrange(0, 3))]
+        _same(data, b"".join([*raw[:at], *inserted, *raw[at + removed :]]))
+    before = record.parse(data)
+    lesson = edit.lesson("The real cause", "It was the cache.", ["#7"], "confirmed", "the log says so")
+    for target in before.entries[:: max(1, len(before.entries) // 3)]:
+        try:
+            plan = edit.plan_supersede(before, target, "#7", lesson)
+        except Exception:  # a target the planner refuses
+            continue
+        _same(data, plan.data)
+
+
+def _areas(late_label: bool) -> bytes:
+    lines = ["# Gotchas", ""]
+    for n in range(12):
+        first = "- **Gizmo:** the first point of this area" if n == 2 else f"- **Point {n}:** a lesson bullet"
+        lines += [f"## Area {n}", "", first, f"- **Other {n}:** another lesson bullet", ""]
+    if late_label:
+        lines += ["## Area late", "", "- **Gizmo:** again here", "- **Late:** a lesson bullet", ""]
+    return "\n".join(lines).encode()
+
+
+def test_an_edit_that_makes_a_label_recur_rereads_untouched_sections() -> None:
+    before, after = _areas(False), _areas(True)
+    near = record.parse(before)
+    spliced = record.parse(after, near=near)
+    # once ``Gizmo:`` recurs it is a field label: Area 2, far above the edit, reads otherwise
+    assert "Gizmo" in [e.title for e in near.entries]
+    assert "Gizmo" not in [e.title for e in spliced.entries]
+    assert spliced == record.parse(after)
+
+
+def test_untouched_sections_are_taken_over() -> None:
+    lines = ["# Gotchas", ""]
+    for n in range(40):
+        lines += [f"## Lesson {n}", "", f"tasks: #{n + 1}", "", f"- **Fix {n}:** a point", "- more", ""]
+    data = "\n".join(lines).encode()
+    near = record.parse(data)
+    after = data.replace(b"## Lesson 20\n", b"## Lesson 20\n\nA new line.\n")
+    spliced = record.parse(after, near=near)
+    assert spliced == record.parse(after)
+    assert near.reading is not None and spliced.reading is not None
+    old, new = near.reading.spans, spliced.reading.spans
+    # the leaves before the edit keep their very spans; those after it are moved copies
+    assert all(new[n] is old[n] for n in range(19))
+    assert new[20] is not old[20] and new[20].end == old[20].end + 2
