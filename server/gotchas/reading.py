@@ -1198,7 +1198,7 @@ def _list_end(body: Sequence[Block], at: int) -> int:
     """The line after the run of items (the list) that opens with ``body[at]``."""
     end = body[at].end
     for block in body[at + 1 :]:
-        if block.kind != "item":
+        if block.kind != "item" or block.list_id != body[at].list_id:
             break
         end = block.end
     return end
