@@ -101,12 +101,11 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
     assert new.root_cause == "confirmed"
     assert [e.id for e in after.entries].index(new.id) == [e.id for e in after.entries].index(target.id) + 1
 
-    # the successor takes the target's form (a document's successor is a section, and a block of
-    # field bullets gets a lead paragraph: see the README), its number or id is no other entry's,
-    # and the caveat renders inside the target
+    # the successor takes the target's form (a document's successor is a section: see the
+    # README), its number or id is no other entry's, and the caveat renders inside the target
     lines = out.decode("utf-8").removeprefix("\ufeff").splitlines()
     first, mine = lines[marked.start_line - 1], lines[new.start_line - 1]
-    if target.kind != "document" and not (target.kind == "block" and first.lstrip().startswith(("- ", "* "))):
+    if target.kind != "document":
         assert forms.form(mine) == forms.form(first), (first, mine)
     if forms.label(first) is not None:
         assert forms.label(mine) is not None, (first, mine)

@@ -87,6 +87,15 @@ def test_field_line_forms() -> None:
     assert [(s.target, s.tasks) for s in entry.supersedes] == [("old-one", ("#664",))]
 
 
+def test_fields_inside_a_callout_are_read() -> None:
+    data = (
+        b"# G\n\n> [!WARNING]\n> **Retries:** no backoff.\n>\n> tasks: #31 \xc2\xb7 root-cause: confirmed\n\n"
+        b"> [!CAUTION]\n> Tokens go stale.\n> > - Tasks: #32\n"
+    )
+    parsed = record.parse(data)
+    assert [(e.tasks, e.root_cause) for e in parsed.entries] == [(("#31",), "confirmed"), (("#32",), None)]
+
+
 def test_front_matter_is_not_an_entry() -> None:
     data = b"---\npaths:\n  - src/**\n---\n# G\n\n## One\n\nx\n\n## Two\n\ny\n"
     parsed = record.parse(data)

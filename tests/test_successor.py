@@ -141,6 +141,9 @@ TABLE = "# Lessons\n\n| Problem | Fix |\n|---|---|\n"
         (f"## Old\n\n**Symptom:** x\n\n{MARK}\n\n{CAVEAT}\n\n**Cause:** y\n\n## Other\n\nz\n", "part"),
         (f"## Old\n\n{MARK}\n\n- a\n- b\n\n  {CAVEAT}\n\n## Other\n\nz\n", "folded into"),
         ("## Old\n\ntext\n\n## Other\n\nz\n", "no blockquote"),
+        # a callout's caveat is a block of the callout's own
+        (f"> [!WARNING]\n> Old.\n\n{MARK}\n\n{CAVEAT}\n\n> [!WARNING]\n> Other.\n", "target's callout"),
+        (f"> [!WARNING]\n> Old.\n>\n> - a\n>\n>   {MARK}\n>\n>   {CAVEAT}\n\n> [!WARNING]\n> B.\n", "folded"),
         # a table row's caveat is a continuation row of the target, after the mark row
         (
             f"{TABLE}| Old | x |\n| Other | y |\n| ↳ | {MARK} |\n| ↳ | {CAVEAT[2:]} |\n",
@@ -189,7 +192,14 @@ def test_next_label_sorts_right_after_the_target(
 
 @pytest.mark.parametrize(
     ("written", "number", "separator"),
-    [("2.", (2,), "."), ("1.1", (1, 1), ""), ("L-05:", (5,), ":"), ("7", (7,), ""), ("#12", (12,), "")],
+    [
+        ("2.", (2,), "."),
+        ("1.1", (1, 1), ""),
+        ("L-05:", (5,), ":"),
+        ("7", (7,), ""),
+        ("#12", (12,), ""),
+        ("Lesson 3:", (3,), ":"),
+    ],
 )
 def test_a_title_that_is_only_its_number_is_a_label(
     written: str, number: tuple[int, ...], separator: str
@@ -201,10 +211,37 @@ def test_a_title_that_is_only_its_number_is_a_label(
 
 @pytest.mark.parametrize(
     "written",
-    ["Python 3 is slow", "16-byte tiles", "CUDA 12 needs care", "3 retries", "2026-02-26", "2026", "2026:"],
+    [
+        "Python 3 is slow",
+        "16-byte tiles",
+        "CUDA 12 needs care",
+        "3 retries",
+        "2026-02-26",
+        "2026",
+        "2026:",
+        "CUDA-12 builds need the newer driver",
+        "GLM-4 and A100-80 notes",
+        "Node 20.11 broke the loader",
+        "UTF-8 everywhere",
+    ],
 )
 def test_words_that_merely_start_with_a_number_are_not_labels(written: str) -> None:
     assert edit.title_label(written) is None
+
+
+def test_bullets_opening_with_versioned_names_give_the_successor_no_number() -> None:
+    data = (
+        b"# Lessons\n\n- CUDA-11 builds need the old driver.\n- CUDA-12 builds need the new driver.\n"
+        b"- Node 20.11 broke the loader.\n- Node 20.12 fixed it.\n"
+    )
+    parsed = record.parse(data)
+    for target in parsed.entries:
+        plan = edit.plan_supersede(parsed, target, TASK, LESSON)
+        assert f"- {LESSON.title} \u2014 ".encode() in plan.data, plan.data.decode()
+    ids = "# Lessons\n\n- ADR-011 \u00b7 builds need the old driver.\n- ADR-012 \u00b7 new.\n".encode()
+    parsed = record.parse(ids)
+    plan = edit.plan_supersede(parsed, parsed.entries[0], TASK, LESSON)
+    assert f"- ADR-011.1 \u00b7 {LESSON.title} \u2014 ".encode() in plan.data, plan.data.decode()
 
 
 def test_a_numbered_successor_that_repeats_a_number_does_not_verify() -> None:

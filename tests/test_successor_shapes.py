@@ -106,9 +106,20 @@ SHAPES: dict[str, str] = {
     "bold-number-alone": each("**{n}.** {t}.\nDo it before timing.\n"),
     "bold-number-title": each("**{n}. {t}.** Do it before timing.\n"),
     "bold-id": each("**L-{nn} · {t}:** do it before timing.\n"),
+    "bold-word-number": each("**Lesson {n}:** {t}. Do it before timing.\n"),
     # blocks between rules
     "ruled-bold": each("**{t}** — do it before timing.\n\nMore about the {w}.\n", sep="\n---\n\n"),
     "ruled-fields": each("- **Problem:** the {w} lies\n- **Fix:** {t}\n", sep="\n---\n\n"),
+    "ruled-fields-loose": each("- **Problem:** the {w} lies\n\n- **Fix:** {t}\n", sep="\n---\n\n"),
+    "ruled-fields-plain": each("* Problem: the {w} lies\n* Fix: {t}\n", sep="\n---\n\n"),
+    "ruled-fields-numbered": each("1. **Problem:** the {w} lies\n2. **Fix:** {t}\n", sep="\n---\n\n"),
+    # callouts
+    "callout": each("> [!WARNING]\n> {t}. Do it before timing.\n"),
+    "callout-kinds": "# Lessons\n\n"
+    + "\n".join(
+        f"> [!{kind}]\n> **{t}:** do it before timing.\n>\n> tasks: #{n}0\n"
+        for n, (kind, t) in enumerate(zip(["WARNING", "CAUTION", "IMPORTANT", "CAUTION"], WORDS, strict=True))
+    ),
     # tables
     "table": "# Lessons\n\n| Problem | Fix |\n|---|---|\n"
     + "".join(f"| {t} | do it before timing |\n" for t in WORDS),
@@ -120,13 +131,7 @@ SHAPES: dict[str, str] = {
 PINS = {"checkbox-tight": "list", "checkbox-loose": "list"}
 
 # shapes that cannot be made right yet, with why: (shape, position) -> reason
-_FIELD_BULLETS = (
-    "a block of field bullets reads its first bullet's label as its title, so the successor is a "
-    "lead paragraph (a bulleted successor would change how the whole file is read)"
-)
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    **{("ruled-fields", p): _FIELD_BULLETS for p in ("first", "middle", "last")},
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 ENDINGS = {
     "lf": lambda data: data,
@@ -230,6 +235,11 @@ def test_a_supersede_in_every_shape_looks_like_a_sibling(shape: str, position: s
     if target.kind == "item":
         assert list_is_tight(out, target.start_line - 1) == list_is_tight(data, target.start_line - 1)
         assert list_is_tight(out, new.start_line - 1) == list_is_tight(data, target.start_line - 1)
+    elif target.kind == "block" and re.match(r"^\s*(?:[-*+]|\d+[.)])\s", lines[target.start_line - 1]):
+        # a block of field bullets: the successor is a list like the target's, and nothing more
+        opened = next(k for n, k, _ in list_tightness(data) if n == target.start_line - 1)
+        assert grown - kinds == Counter({(opened, list_is_tight(data, target.start_line - 1)): 1})
+        assert not kinds - grown, "the edit changed a list"
     else:
         assert grown == kinds, "the edit added or changed a list"
 
@@ -244,4 +254,5 @@ def test_the_checks_can_fail() -> None:
     assert not only_inserted(b"a\r\nb\r\n", b"a\nb\n")
     assert form("- **Title** — text") != form("* **Title** — text") != form("- Title — text")
     assert form("## 11.4 Title") == form("## 11.4.1 Other title") != form("## Title ##")
+    assert form("> [!WARNING]") == form(">  [!WARNING]") != form("> [!CAUTION]") != form("Title — text")
     assert label("## L-055 · Pin") == label("- **L-055 · Other**") != label("## L-055.1 · Pin")

@@ -470,7 +470,8 @@ def _bare_at(record: Record, line: int) -> str:
 
 
 class ParagraphForm(Form):
-    """``**Title:** text`` as a paragraph of its own: a lead paragraph, blank-line separated."""
+    """``**Title:** text`` as a paragraph of its own: a lead paragraph, blank-line separated;
+    a GitHub callout (``> [!WARNING]``) read as a lesson has the callout's form (``CALLOUT``)."""
 
     kind = "paragraph"
 
@@ -484,6 +485,8 @@ class ParagraphForm(Form):
         links: str | None,
     ) -> tuple[list[str], str]:
         first = _bare(lines[like.start_line - 1])
+        if _CALLOUT_OPENER.match(first):
+            return CALLOUT.successor(record, lines, like, new, new_id, links)
         lead = first[: len(first) - len(first.lstrip(" "))]
         if _CODE_INDENT.match(first):
             lead = ""  # a block opened by indented code: the successor is a paragraph, not code
@@ -492,12 +495,66 @@ class ParagraphForm(Form):
     def annotate(
         self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
     ) -> list[Insertion]:
+        if _CALLOUT_OPENER.match(_bare(lines[target.start_line - 1])):
+            return CALLOUT.annotate(record, lines, target, marks, caveat)
         return _annotate_lead(lines, target, "", marks, caveat)
 
     def place(
         self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
     ) -> Insertion:
         return Insertion(anchor.end_line, ("", *entry_lines))
+
+
+_CALLOUT_OPENER = re.compile(r"^(?P<quote> {0,3}>[ \t]?)\[![A-Za-z]+\][ \t]*$")
+
+
+class CalloutForm(ParagraphForm):
+    """A GitHub callout (``> [!WARNING]`` and its quoted lines) read as a lesson. The successor
+    is a callout of the same kind, its lead, fields and body quoted as the target's lines are;
+    the mark is a quoted paragraph closing the target's callout, and the caveat a quote nested
+    in it after the mark, so it renders inside the target's callout, after all of its parts."""
+
+    def successor(
+        self,
+        record: Record,
+        lines: Sequence[bytes],
+        like: Entry,
+        new: Lesson,
+        new_id: str,
+        links: str | None,
+    ) -> tuple[list[str], str]:
+        opener = _bare(lines[like.start_line - 1])
+        quote = _callout_quote(lines, like)
+        second = _bare(lines[like.start_line]) if like.start_line < like.end_line else ""
+        rest = second.lstrip(" ")[1:].lstrip(" \t") if second.lstrip(" ").startswith(">") else ""
+        inner, shown = _lead_lines(record, like, rest, "", "", new, new_id, links)
+        return [opener, *(_quoted(quote, line) for line in inner)], shown
+
+    def annotate(
+        self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
+    ) -> list[Insertion]:
+        quote = _callout_quote(lines, target)
+        end = _quote_end(record, target)
+        return [Insertion(end, (quote.rstrip(), quote + marks, quote.rstrip(), quote + caveat))]
+
+
+def _callout_quote(lines: Sequence[bytes], entry: Entry) -> str:
+    """The quote marker the callout's own lines use (``> ``), read off its opener."""
+    found = _CALLOUT_OPENER.match(_bare(lines[entry.start_line - 1]))
+    quote = found["quote"] if found else "> "
+    return quote if quote.endswith((" ", "\t")) else quote + " "
+
+
+def _quoted(quote: str, line: str) -> str:
+    return quote + line if line.strip() else quote.rstrip()
+
+
+def _quote_end(record: Record, entry: Entry) -> int:
+    """The 0-based line after the block quote that opens ``entry`` (lazy lines included)."""
+    for token in _block_tokens(record.data):
+        if token.type == "blockquote_open" and token.map and token.map[0] == entry.start_line - 1:
+            return min(token.map[1], entry.end_line)
+    return entry.end_line
 
 
 class BlockForm(Form):
@@ -522,11 +579,14 @@ class BlockForm(Form):
     ) -> tuple[list[str], str]:
         opening = self._opening(lines, like)
         if opening is ITEM:
-            # a block of field bullets: the successor is a lead paragraph in the first bullet's
-            # lead style, its fields on the lines after it; the reading takes a block carrying
-            # this tool's own fields as a lesson
             match = _ITEM_LINE.match(_bare(lines[like.start_line - 1]))
             rest = match["rest"] if match else ""
+            label = reading.lead_label(rest)
+            if label is not None and label[1]:
+                return _field_bullets(record, lines, like, new, new_id, links)
+            # a block opened by a bullet that is no field: the successor is a lead paragraph in
+            # its lead style, its fields on the lines after it; the reading takes a block
+            # carrying this tool's own fields as a lesson
             return _lead_lines(record, like, rest, "", "", new, new_id, links)
         return opening.successor(record, lines, like, new, new_id, links)
 
@@ -551,6 +611,37 @@ class BlockForm(Form):
         self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
     ) -> Insertion:
         return Insertion(anchor.end_line, ("", "---", "", *entry_lines))
+
+
+def _field_bullets(
+    record: Record, lines: Sequence[bytes], like: Entry, new: Lesson, new_id: str, links: str | None
+) -> tuple[list[str], str]:
+    """A block of field bullets (``- **Problem:** …``, ``- **Fix:** …``) as ``like``'s list is
+    written: the first bullet the title and body in the first bullet's lead style, then one
+    field bullet a field line; tight or loose as that list is, numbered on when it is ordered.
+    The reading takes a block whose only lesson bullet opens it and carries this tool's fields
+    as a block, like its siblings."""
+    match = _ITEM_LINE.match(_bare(lines[like.start_line - 1]))
+    assert match is not None  # a block opened by a list item
+    lead, marker, gap = match["lead"], match["marker"], match["gap"]
+    indent = " " * (len(lead) + len(marker) + len(gap))
+    tight = _in_tight_list(record, like.start_line - 1)
+    opening = f"{lead}{marker}{gap}"
+    first, more, shown = _lead_head(record, like, match["rest"], opening, new)
+    if tight:
+        # no field line closes the first paragraph here: it is joined to the rest as well
+        joined = _joined([first[-1][len(opening) :], *more])
+        first, more = [*first[:-1], opening + joined[0]], joined[1:]
+    item = [*first, *(f"{indent}{line}" if line.strip() else "" for line in more)]
+    fields = [_field_line(new, new_id, links, _needs_id(shown, new, new_id))]
+    if new.diagnostic:
+        fields.append(f"diagnostic: {new.diagnostic}")
+    fields += _tail_fields(new)
+    number = int(marker[:-1]) if marker[:-1].isdigit() else None
+    for index, field in enumerate(fields, start=1):
+        bullet = f"{number + index}{marker[-1]}" if number is not None else marker
+        item += [*([] if tight else [""]), f"{lead}{bullet}{gap}{field}"]
+    return item, shown
 
 
 class RowForm(Form):
@@ -796,6 +887,7 @@ class DocumentForm(Form):
 HEADING = HeadingForm()
 ITEM = ItemForm()
 PARAGRAPH = ParagraphForm()
+CALLOUT = CalloutForm()
 FORMS: dict[str, Form] = {
     f.kind: f for f in (HEADING, ITEM, PARAGRAPH, BlockForm(), RowForm(), DocumentForm())
 }
@@ -1058,6 +1150,22 @@ def _lead_lines(
     """A lead entry (list item, lead paragraph) in ``like``'s lead style: ``**Title:** text``,
     ``**Title** — text``, a bold title alone on its line, or a plain ``Title — text``. In a
     tight list the body's paragraphs are joined (see ``_joined``)."""
+    first, more, shown = _lead_head(record, like, rest, opening, new)
+    lines = [*first, indent + _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
+    if new.diagnostic:
+        lines.append(f"{indent}diagnostic: {new.diagnostic}")
+    if tight:
+        more = _joined(more)
+    lines += [f"{indent}{line}" if line.strip() else "" for line in more]
+    lines += [indent + line for line in _tail_fields(new)]
+    return lines, shown
+
+
+def _lead_head(
+    record: Record, like: Entry, rest: str, opening: str, new: Lesson
+) -> tuple[list[str], list[str], str]:
+    """A lead entry's first line in ``like``'s lead style (see ``_lead_lines``), the body lines
+    left to follow it, and its title as it will read."""
     body = _body_lines(new.body)
     bold = _BOLD_LEAD.match(rest)
     numbered = (
@@ -1097,14 +1205,7 @@ def _lead_lines(
             shown = new.title
             plain = f"{opening}**{shown}** — {body[0]}"
         first, more = [plain], body[1:]
-    lines = [*first, indent + _field_line(new, new_id, links, _needs_id(shown, new, new_id))]
-    if new.diagnostic:
-        lines.append(f"{indent}diagnostic: {new.diagnostic}")
-    if tight:
-        more = _joined(more)
-    lines += [f"{indent}{line}" if line.strip() else "" for line in more]
-    lines += [indent + line for line in _tail_fields(new)]
-    return lines, shown
+    return first, more, shown
 
 
 _HARD_BREAK_AFTER = re.compile(r"^(?! {4})(?!\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$))(?!\s*(?:>|#|```|~~~|\|))\S")
@@ -1255,7 +1356,7 @@ _LABEL = re.compile(
 
 
 _LABEL_ALONE = re.compile(
-    r"(?P<stem>[^\W\d_]{1,12}[-_]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)(?P<sep>[.):：]?)[ \t]*"
+    r"(?P<stem>[^\W\d_]{1,12}[-_ ]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)(?P<sep>[.):：]?)[ \t]*"
 )
 
 
@@ -1331,8 +1432,11 @@ def split_title(written: str) -> TitleParts:
         )
     if found:
         stem, sep = found["stem"] or "", found["sep"]
+        # after a plain space only a bare dotted number is a label (``11.4 Title``): with a
+        # stem it is a name or a version (``CUDA-12 builds``, ``Node 20.11 broke``); an id
+        # scheme puts a separator after its ids (``L-055 · ``, ``ADR-012: ``, ``G-7 — ``)
         spaced_only = not sep.strip(" \t")
-        if not spaced_only or "." in found["number"] or stem.endswith(("-", "_")):
+        if not spaced_only or ("." in found["number"] and not stem):
             numbers = found["number"].split(".")
             label = Label(stem, tuple(int(n) for n in numbers), tuple(len(n) for n in numbers), sep)
             text = text[len(found[0]) :]

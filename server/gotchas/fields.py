@@ -7,6 +7,7 @@ shapes (one entry may mix them):
     - Root cause: confirmed                          one field per list item
     **Diagnostic:** profile one _render() call       a bold key
     | ↳ | tasks: #601 · root-cause: confirmed |       a table row's continuation row
+    > tasks: #601                                    inside a quote (a callout read as a lesson)
 
 Parsing is lenient: unknown keys are kept as they are; a line whose first segment is
 not ``key: value`` is prose. Keys are compared in a normal form (``Root cause`` and
@@ -38,7 +39,7 @@ __all__ = [
 
 SEPARATOR = " · "
 
-_PREFIX = re.compile(r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
+_PREFIX = re.compile(r"^\s{0,3}(?:>[ \t]?){0,3}[ \t]{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
 _SEGMENT = re.compile(
     r"^(?P<b1>\*\*|__)?(?P<key>[^\W\d_][\w.'/ -]{0,39}?)(?P<b2>\*\*|__)?\s*"
     r"(?:(?::(?P<b3>\*\*|__)?\s+)|(?:：(?P<b4>\*\*|__)?\s*))(?P<value>\S.*)"

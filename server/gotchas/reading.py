@@ -24,6 +24,7 @@ from typing import Literal
 from gotchas import status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blocks import Block
+from gotchas.fields import KNOWN
 
 SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
 FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
@@ -210,7 +211,7 @@ _DISCOVERED = re.compile(
     re.IGNORECASE,
 )
 _ENTRY_FIELD = re.compile(
-    r"^\s{0,3}(?:[-*+]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
+    r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+")
@@ -351,7 +352,11 @@ class _Reader:
     def is_field_label(self, label: str, as_field: bool) -> bool:
         if not as_field or not label:
             return False
-        return label in vocabulary.FIELDS or (self.labels[label] >= 2 and len(label.split()) <= 4)
+        return (
+            label in vocabulary.FIELDS
+            or label in KNOWN
+            or (self.labels[label] >= 2 and len(label.split()) <= 4)
+        )
 
     def is_field_heading(self, title: str) -> bool:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
@@ -568,6 +573,24 @@ class _Reader:
                 _ENTRY_FIELD.match(line) and _OWN_FIELDS.search(line) for line in self.lines[b.start : b.end]
             )
             for b in firsts
+        )
+
+    def own_field_bullet_blocks(self, body: Sequence[Block], items: Sequence[Block]) -> bool:
+        """Every lesson bullet opens a ``---`` block of field bullets and carries this tool's field
+        line in its list (a successor written in the form of blocks like ``- **Problem:** …``,
+        ``- **Fix:** …``), and other blocks are there: the body is a body of blocks."""
+        firsts = self.hr_blocks(body)
+        if len(firsts) <= len(items):
+            return False
+        opening = {b.start for b in firsts}
+        starts = {b.start: n for n, b in enumerate(body) if b.start in opening}
+        return all(
+            item.start in starts
+            and any(
+                _ENTRY_FIELD.match(line) and _OWN_FIELDS.search(line)
+                for line in self.lines[item.start : _list_end(body, starts[item.start])]
+            )
+            for item in items
         )
 
     def fenced(self, block: Block) -> bool:
@@ -1171,6 +1194,16 @@ class _Reader:
         return out
 
 
+def _list_end(body: Sequence[Block], at: int) -> int:
+    """The line after the run of items (the list) that opens with ``body[at]``."""
+    end = body[at].end
+    for block in body[at + 1 :]:
+        if block.kind != "item" or block.list_id != body[at].list_id:
+            break
+        end = block.end
+    return end
+
+
 def _moved_span(span: Span, lines: int) -> Span:
     return Span(
         span.kind,
@@ -1219,6 +1252,8 @@ def _item_unit(
     items, _ = reader.lesson_items(body)
     if len(items) == 1 and reader.own_blocks_after(body, items[0]):
         return None  # one bullet, then lessons this tool added after --- rules: a body of blocks
+    if items and reader.own_field_bullet_blocks(body, items):
+        return None  # blocks of field bullets, the only lesson bullets those this tool wrote
     return reader._spans_from("item", items, end, section, why or "a list item", body) if items else None
 
 

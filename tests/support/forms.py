@@ -24,6 +24,9 @@ def form(line: str) -> str:
     line = re.sub(r"\[[xX ]\]", "[ ]", line)
     if line.lstrip().startswith("|"):
         return f"row of {line.count('|')} pipes"
+    callout = re.match(r"^\s*>\s*\[!\w+\]", line)
+    if callout:
+        return " ".join(callout[0].split())  # a callout's opener: its kind
     opening = re.match(r"^\s*(?:#{1,6}\s+|(?:[-*+]|\d+[.)])\s+)?(?:\[ \]\s+)?", line)
     assert opening is not None
     rest = line[opening.end() :]
@@ -43,7 +46,8 @@ def form(line: str) -> str:
 
 _LABEL = re.compile(
     r"^\s*(?:#{1,6}\s+|\|\s*|(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?)?+"  # a heading, row or item opening
-    r"(?:\*\*|__)?(?:⚠️ )?([A-Z]+-)?(\d+(?:\.\d+)*)(?=[.·:)|\s—]|\*\*)"
+    r"(?:\*\*|__)?(?:⚠️ )?(?:([A-Z]+-)(\d+(?:\.\d+)*)(?=\s*[.·:)|—–]|\s+-\s|\*\*)"
+    r"|()(\d+(?:\.\d+)*)(?=[.·:)|\s—]|\*\*))"  # an id needs its separator (not ``CUDA-12 builds``)
 )
 
 
@@ -53,4 +57,5 @@ def label(line: str) -> str | None:
     found = _LABEL.match(line)
     if found is None:
         return None
-    return f"{found[1] or ''}{tuple(int(n) for n in found[2].split('.'))}"
+    stem, number = (found[1], found[2]) if found[2] else ("", found[4])
+    return f"{stem}{tuple(int(n) for n in number.split('.'))}"

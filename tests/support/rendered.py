@@ -1,7 +1,8 @@
 """How a supersede's result renders as CommonMark: where the caveat lands, which numbers a list uses.
 
 The caveat must be a block of its own inside the target: a direct child of the target's
-list item, or a top-level block within the target's heading section, and every block of the
+list item or of the target's callout (``> [!WARNING]``), or a top-level block within the
+target's heading section, and every block of the
 target before it is the target's title or holds nothing but metadata lines, or it closes
 the target after all of its parts — either way it never sits between two of the lesson's
 parts, and the mark line comes before it. A table row's caveat is a row of the same table
@@ -10,6 +11,8 @@ rows, a continuation row itself (``↳``), with the mark row before it.
 """
 
 from __future__ import annotations
+
+import re
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -66,6 +69,14 @@ def caveat_problems(data: bytes, target: Entry, task: str) -> list[str]:
         if parents[-1] is not items[-1]:
             return [f"the caveat is inside a {parents[-1].type}, not directly in the target's item"]
         level = items[-1].level + 1
+    elif re.match(r"^\s*>\s*\[!\w+\]\s*$", lines[first]):
+        # a callout entry (``> [!WARNING]``): the caveat is a block of the callout's own
+        quotes = [t for t in parents if t.type == "blockquote_open"]
+        if not quotes or quotes[0].map is None or quotes[0].map[0] != first:
+            return ["the caveat is not inside the target's callout"]
+        if parents[-1] is not quotes[0]:
+            return [f"the caveat is folded into a {parents[-1].type}"]
+        level = quotes[0].level + 1
     else:
         if parents:
             return [f"the caveat is folded into a {parents[-1].type}"]
