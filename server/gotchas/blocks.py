@@ -120,7 +120,7 @@ def scan_lines(view: Sequence[str], bare: Sequence[str], chunk: int = 512) -> Bl
         for block in window.blocks:
             if block.start >= rejoin:
                 break
-            blocks.append(_moved(block, begin, lists if block.list_id >= 0 else 0))
+            blocks.append(moved(block, begin, lists if block.list_id >= 0 else 0))
             used = max(used, block.list_id)
         part = window.literal.marks[:rejoin]
         literal[begin : begin + len(part)] = part
@@ -274,7 +274,7 @@ def _joined(
     for block in window.blocks:
         if block.start + begin >= rejoin:
             break
-        out.append(_moved(block, begin, lists_before if block.list_id >= 0 else 0))
+        out.append(moved(block, begin, lists_before if block.list_id >= 0 else 0))
         used = max(used, block.list_id)
     literal = bytearray(old_literal.marks[:begin])
     literal.extend(bytes(begin - len(literal)))
@@ -284,12 +284,13 @@ def _joined(
         tail_from = bisect.bisect_left(old_starts, resume)
         old_lists = max(0, max((b.list_id for b in old[:tail_from]), default=0))
         renumber = lists_before + used - old_lists
-        out.extend(_moved(b, shift, renumber if b.list_id >= 0 else 0) for b in old[tail_from:])
+        out.extend(moved(b, shift, renumber if b.list_id >= 0 else 0) for b in old[tail_from:])
         literal += old_literal.marks[resume:]
     return BlockMap(tuple(out), LineSet.of(literal))
 
 
-def _moved(block: Block, lines: int, lists: int) -> Block:
+def moved(block: Block, lines: int, lists: int) -> Block:
+    """``block`` shifted down by ``lines`` lines, its list numbered ``lists`` further on."""
     if not lines and not lists:
         return block
     return Block(

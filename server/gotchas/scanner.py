@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gotchas.blocks import Block, BlockMap, LineSet
+from gotchas.blocks import Block, BlockMap, LineSet, moved
 
 _MARKER = re.compile(r"[-+*]|([0-9]{1,9})([.)])")
 _RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -351,21 +351,9 @@ class _Scan:
                 if block.start >= rejoin:
                     break
                 lists = self.lists if block.list_id >= 0 else 0
-                self.blocks.append(_moved(block, start, lists))
+                self.blocks.append(moved(block, start, lists))
                 used = max(used, block.list_id)
             part = window.literal.marks[:rejoin]
             self.literal[start : start + len(part)] = part
             self.lists += used
             return start + rejoin
-
-
-def _moved(block: Block, lines: int, lists: int) -> Block:
-    return Block(
-        block.kind,
-        block.start + lines,
-        block.end + lines,
-        block.level,
-        block.marker,
-        block.title,
-        block.list_id + lists,
-    )
