@@ -26,7 +26,7 @@ from gotchas import blocks, link, reading, surface, table, taskref
 from gotchas.errors import InvalidArgument, UnsupportedEntry
 from gotchas.fields import KNOWN, SEPARATOR, is_plain_field_line
 from gotchas.lesson_text import refuse_structure
-from gotchas.record import THEMATIC_BREAK, Entry, Record, slugify
+from gotchas.record import THEMATIC_BREAK, Entry, Record, common_prefix, common_suffix, slugify
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -1572,25 +1572,94 @@ def _new_lines(lines: Sequence[bytes], insertions: Sequence[Insertion], eol: byt
 
 
 def unified_diff(name: str, before: bytes, after: bytes) -> str:
-    """A unified diff of exactly the bytes that change, computed only around the change."""
-    old = before.splitlines(keepends=True)
-    new = after.splitlines(keepends=True)
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    start = max(0, head - 3)
-    old_part = [_show(x) for x in old[start : len(old) - max(0, tail - 3)]]
-    new_part = [_show(x) for x in new[start : len(new) - max(0, tail - 3)]]
+    """A unified diff of exactly the bytes that change, computed only around the change.
+
+    The unchanged head and tail are found by comparing bytes (C-level halving), not lines,
+    and snapped to a line start both sides share; only the changed lines and three lines of
+    context either side are split and handed to difflib.
+    """
+    head = _shared_line_start(before, after, common_prefix(before, after))
+    tail_old, tail_new = _shared_tail_start(before, after, head)
+    start = _lines_back(before, head, 3)
+    offset = before.count(b"\n", 0, start) + before.count(b"\r", 0, start) - before.count(b"\r\n", 0, start)
+    old_part = [_show(x) for x in before[start : _lines_on(before, tail_old, 3)].splitlines(keepends=True)]
+    new_part = [_show(x) for x in after[start : _lines_on(after, tail_new, 3)].splitlines(keepends=True)]
     out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
     for line in difflib.unified_diff(old_part, new_part, n=3, lineterm=""):
         if line.startswith(("---", "+++")):
             continue
-        shown = _shift_hunk(line, start) if line.startswith("@@") else line
+        shown = _shift_hunk(line, offset) if line.startswith("@@") else line
         out.append(shown if shown.endswith("\n") else shown + "\n")
     return "".join(out)
+
+
+def _starts_line(data: bytes, at: int) -> bool:
+    """Whether a line of ``data`` starts at byte ``at`` (a CR directly before an LF ends nothing)."""
+    if at == 0 or at == len(data):
+        return True
+    before = data[at - 1]
+    return before == 0x0A or (before == 0x0D and data[at] != 0x0A)
+
+
+def _shared_line_start(old: bytes, new: bytes, same: int) -> int:
+    """The last line start at or before ``same`` (a common prefix's length) of both ``old`` and ``new``.
+
+    Only ``same`` itself can be a line start in one and not the other (the bytes after it
+    differ); any earlier line start lies inside the shared bytes.
+    """
+    if _starts_line(old, same) and _starts_line(new, same) and (same == 0 or old[same - 1] in b"\r\n"):
+        return same
+    return _last_line_end(old, same - 1)  # the line ``same`` falls in starts after the line before
+
+
+def _shared_tail_start(old: bytes, new: bytes, head: int) -> tuple[int, int]:
+    """Where the unchanged tail's first whole line starts in ``old`` and in ``new``, after ``head``.
+
+    The tail is the longest common suffix of what follows ``head`` in both, moved forward to
+    the first line start both share; any line start after its first byte is shared.
+    """
+    same = min(common_suffix(old, new), len(old) - head, len(new) - head)
+    at_old, at_new = len(old) - same, len(new) - same
+    if _starts_line(old, at_old) and _starts_line(new, at_new):
+        return at_old, at_new
+    step = _line_end(old, at_old) - at_old
+    return at_old + step, at_new + step
+
+
+def _line_end(data: bytes, at: int) -> int:
+    """The start of the line after the one holding byte ``at`` (or the end of ``data``)."""
+    newline = data.find(b"\n", at)
+    bound = len(data) if newline < 0 else newline
+    ret = data.find(b"\r", at, bound)
+    if newline < 0 and ret < 0:
+        return len(data)
+    end = (newline if ret < 0 else ret) + 1
+    return end + 1 if data[end - 1] == 0x0D and data[end : end + 1] == b"\n" else end
+
+
+def _lines_on(data: bytes, at: int, count: int) -> int:
+    """The line start ``count`` lines after the line start ``at`` (or the end of ``data``)."""
+    for _ in range(count):
+        if at == len(data):
+            break
+        at = _line_end(data, at)
+    return at
+
+
+def _lines_back(data: bytes, at: int, count: int) -> int:
+    """The line start ``count`` lines before the line start ``at`` (or 0)."""
+    for _ in range(count):
+        if at == 0:
+            break
+        text_end = at - 2 if data[at - 2 : at] == b"\r\n" else at - 1
+        at = _last_line_end(data, text_end)
+    return at
+
+
+def _last_line_end(data: bytes, before: int) -> int:
+    """Where the last line end strictly before byte ``before`` ends (0 if there is none)."""
+    newline = data.rfind(b"\n", 0, before)
+    return max(newline, data.rfind(b"\r", newline + 1, before)) + 1
 
 
 def _show(line: bytes) -> str:

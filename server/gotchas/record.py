@@ -348,9 +348,9 @@ def _spliced(
     old = near.data
     if near.block_map is None or near.bom != bom or near.front_matter != matter:
         return None
-    same_head = _common_prefix(old, data)
+    same_head = common_prefix(old, data)
     room = min(len(old), len(data)) - same_head
-    same_tail = min(_common_suffix(old, data), room)
+    same_tail = min(common_suffix(old, data), room)
     old_starts = near.line_starts
     # lines before ``first`` are identical, line breaks included (one line of margin: a
     # last line without a break may have gained one)
@@ -364,7 +364,7 @@ def _spliced(
     return blocks.splice(near.block_map, view, bare, first, resume, shift)
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
+def common_prefix(a: bytes, b: bytes) -> int:
     """Length of the longest common prefix, by halving (each probe one C-level compare)."""
     low, high = 0, min(len(a), len(b))
     while low < high:
@@ -376,7 +376,7 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     return low
 
 
-def _common_suffix(a: bytes, b: bytes) -> int:
+def common_suffix(a: bytes, b: bytes) -> int:
     low, high = 0, min(len(a), len(b))
     while low < high:
         mid = (low + high + 1) // 2
