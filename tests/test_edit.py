@@ -311,6 +311,35 @@ def test_found_cases_supersede_and_capture_verify(data: bytes, which: int) -> No
         assert check.ok, check.problems
 
 
+# Found by the capture property test and not fixed yet: a new lesson captured at the end
+# changes how an earlier `---` block is read; one captured after an empty heading that setext
+# headings follow moves them.
+CAPTURE_GAPS = [
+    pytest.param(
+        b"# Lessons\n\n## Lesson 0 title\n\n```\n# not a heading\n```\n---\nPlain prose line.\n\n"
+        b"## Lesson 1 title\n\n- a bullet\n---\nPlain prose line.\n",
+        None,
+        id="rule-after-a-bullet-splits-once-a-block-follows",
+    ),
+    pytest.param(
+        b"# The cache must be warm before timing\n\nTimings on a cold cache mislead.\n\n## Problem\n\n"
+        b"Underlined\n---\n#### A deeper heading\nUnderlined\n---\n",
+        0,
+        id="after-an-empty-heading-before-setext-headings",
+    ),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="the capture changes how entries around it are read")
+@pytest.mark.parametrize(("data", "after"), CAPTURE_GAPS)
+def test_a_capture_leaves_every_entry_as_it_was(data: bytes, after: int | None) -> None:
+    parsed = record.parse(data)
+    captured = edit.lesson("Captured cause", "Body line.\n\nSecond paragraph.", ["#8"], "suspected")
+    plan = edit.plan_capture(parsed, captured, None if after is None else parsed.entries[after])
+    check = verification.check_edit(parsed, record.parse(plan.data), plan, captured)
+    assert check.ok, check.problems
+
+
 def test_a_title_after_indented_code_is_read_from_the_code_line() -> None:
     data = b"# Lessons\n\n## Group\n\n    indented code: tasks: #8\n#### A deeper heading\n"
     assert [e.title for e in record.parse(data).entries] == ["indented code: tasks: #8", "A deeper heading"]
