@@ -109,3 +109,22 @@ def test_a_checkboxes_line_that_cannot_apply_is_refused(tmp_path: Path, toml: st
 
     with pytest.raises(ConfigError, match=why):
         parse_config(toml, tmp_path)
+
+
+def test_the_lines_outline_prints_pin_the_listing_in_a_real_repository(tmp_path: Path) -> None:
+    from support.clients import git
+    from support.clients import gotchas as cli
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".claude" / "rules" / "gotchas.md").write_text(CHECKLIST_BESIDE_LESSONS, encoding="utf-8")
+    shown = cli(root, "outline", "--json")
+    assert shown.returncode == 0, shown.stderr
+    decision = json.loads(shown.stdout)
+    assert decision["pin"] == ['entries = "list"', "checkboxes = false"]
+    (root / CONFIG_PATH).write_text("".join(f"{line}\n" for line in decision["pin"]), encoding="utf-8")
+    again = json.loads(cli(root, "outline", "--json").stdout)
+    assert again["pinned"] is True
+    assert [e["line"] for e in again["entries"]] == [e["line"] for e in decision["entries"]] == [5, 7]
