@@ -15,7 +15,6 @@ from pathlib import Path, PurePosixPath
 
 from gotchas.errors import ConfigError, GotchasError
 from gotchas.holds import registry
-from gotchas.reading import NO_CHECKBOXES
 from gotchas.workspace import CONFIG_PATH, DEFAULT_RECORD, read_confined
 
 DEFAULT_SOURCES: tuple[str, ...] = ("ledger", "git")
@@ -180,7 +179,8 @@ def _entries(value: object, section: object = None, checkboxes: object = None) -
         raise ConfigError(f"{CONFIG_PATH}: lessons-section must be a section title, got {section!r}")
     if value is None and section is None:
         return None
-    flags = f",{NO_CHECKBOXES}" if checkboxes is False else ""
+    flags = ",no-checkboxes" if checkboxes is False else ""  # reading.NO_CHECKBOXES; not imported:
+    # commands that never read the record (check-hold) must not load the reading
     return f"{value or ''}{flags}{'@' + section.strip() if isinstance(section, str) else ''}"
 
 
