@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gotchas import outline, record
+from gotchas import record
 from test_corpus_supersede import supersede_and_check
 
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "score_reading.py"
@@ -83,22 +83,3 @@ def test_supersede_the_middle_entry_of_every_held_out_file(tmp_path: Path, name:
     data = (FOLDER / name).read_bytes()
     count = len(record.parse(data).entries)
     supersede_and_check(tmp_path / "project", data, count // 2 if count >= 3 else None)
-
-
-@pytest.mark.parametrize("name", _held_out_files())
-def test_the_pin_outline_suggests_keeps_the_reading(name: str) -> None:
-    """``gotchas outline`` prints the config lines that pin its decision: pinned, the file reads the same."""
-    data = (FOLDER / name).read_bytes()
-    parsed = record.parse(data)
-    assert parsed.reading is not None
-    unit = section = None
-    for line in outline.pin_lines(parsed.reading):
-        key, _, value = line.partition(" = ")
-        if key == "entries":
-            unit = json.loads(value)
-        elif key == "lessons-section":
-            section = json.loads(value)
-    if unit is None and section is None:
-        pytest.skip("a mixed reading: no single unit to pin")
-    pinned = record.parse(data, (unit or "") + (f"@{section}" if section else ""))
-    assert [e.start_line for e in pinned.entries] == [e.start_line for e in parsed.entries]

@@ -112,7 +112,7 @@ def parse_config(text: str, root: Path) -> Config:
     except RecursionError:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: nested deeper than it can be read") from None
     record = _record(data.get("record", DEFAULT_RECORD))
-    entries = _entries(data.get("entries"), data.get("lessons-section"))
+    entries = _entries(data.get("entries"), data.get("lessons-section"), data.get("checkboxes"))
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
     try:
         holds = _holds(data.get("holds", {}))
@@ -158,23 +158,30 @@ ENTRY_STYLES = (
 )
 
 
-def _entries(value: object, section: object = None) -> str | None:
+def _entries(value: object, section: object = None, checkboxes: object = None) -> str | None:
     """The reading pin, when the guess is wrong: the entries' unit and/or the lessons section.
 
     ``entries`` is a heading level, ``list``, ``paragraph`` (lead-in paragraphs), ``hr-block``
     (blocks between ``---`` rules), ``table-row``, ``single`` (the whole file is one lesson) or
-    ``none``; ``lessons-section`` is the title of the one section that holds the lessons.
-    Kept as one string, ``unit@section`` (see ``reading.Pin``).
+    ``none``; ``lessons-section`` is the title of the one section that holds the lessons;
+    ``checkboxes = false`` (with ``list``) leaves checkbox and done-mark items out, as detection
+    does. Kept as one string, ``unit[,no-checkboxes]@section`` (see ``reading.Pin``).
     """
     if value is not None and value not in ENTRY_STYLES:
         raise ConfigError(f"{CONFIG_PATH}: entries must be one of {', '.join(ENTRY_STYLES)}, got {value!r}")
+    if checkboxes is not None and not isinstance(checkboxes, bool):
+        raise ConfigError(f"{CONFIG_PATH}: checkboxes must be true or false, got {checkboxes!r}")
+    if checkboxes is not None and value != "list":
+        raise ConfigError(f'{CONFIG_PATH}: checkboxes applies only with entries = "list"')
     if section is not None and (
         not isinstance(section, str) or not section.strip() or "@" in section or len(section) > 200
     ):
         raise ConfigError(f"{CONFIG_PATH}: lessons-section must be a section title, got {section!r}")
     if value is None and section is None:
         return None
-    return f"{value or ''}{'@' + section.strip() if isinstance(section, str) else ''}"
+    flags = ",no-checkboxes" if checkboxes is False else ""  # reading.NO_CHECKBOXES; not imported:
+    # commands that never read the record (check-hold) must not load the reading
+    return f"{value or ''}{flags}{'@' + section.strip() if isinstance(section, str) else ''}"
 
 
 def _record(value: object) -> str:

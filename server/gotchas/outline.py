@@ -52,6 +52,8 @@ def pin_lines(found: Reading) -> list[str]:
             "paragraph": "paragraph",
         }.get(unit, unit)
         lines.append(f'entries = "{pin}"')
+        if pin == "list":
+            lines.append("checkboxes = false")  # detection never reads a checkbox item as a lesson
     if found.kind == "lessons-section" and len(found.sections) == 1:
         lines.append(f"lessons-section = {_toml_string(found.sections[0].title)}")
     return lines

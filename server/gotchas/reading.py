@@ -62,21 +62,28 @@ class Note:
 
 @dataclass(frozen=True, slots=True)
 class Pin:
-    """A project's override of the reading: a unit and/or the lessons section's title."""
+    """A project's override of the reading: a unit and/or the lessons section's title; with
+    the ``list`` unit, ``checkboxes=False`` leaves checkbox and done-mark items out as detection does."""
 
     unit: str | None = None
     section: str | None = None
+    checkboxes: bool = True
 
     @classmethod
     def parse(cls, text: str | None) -> Pin | None:
-        """``"h3"``, ``"list"``, ``"list@Gotchas"``, ``"@Known issues"`` (section only)."""
+        """``"h3"``, ``"list"``, ``"list@Gotchas"``, ``"list,no-checkboxes"``, ``"@Known issues"``."""
         if not text:
             return None
-        unit, _, section = text.partition("@")
-        return cls(unit.strip() or None, section.strip() or None)
+        head, _, section = text.partition("@")
+        unit, *flags = head.split(",")
+        return cls(unit.strip() or None, section.strip() or None, NO_CHECKBOXES not in flags)
 
     def render(self) -> str:
-        return f"{self.unit or ''}{'@' + self.section if self.section else ''}"
+        flags = "" if self.checkboxes else f",{NO_CHECKBOXES}"
+        return f"{self.unit or ''}{flags}{'@' + self.section if self.section else ''}"
+
+
+NO_CHECKBOXES = "no-checkboxes"
 
 
 @dataclass
@@ -1121,11 +1128,28 @@ class _Reader:
             return reading
         spans: list[Span] = []
         for scope in scopes:
-            spans.extend(self.pinned_units(scope, unit))
+            spans.extend(self.pinned_units(scope, unit, pin.checkboxes))
         kind: FileKind = "lessons-section" if pin.section else "lessons"
         return Reading(kind, spans, f"pinned: entries = {pin.render()!r}", [], [], [], True)
 
-    def pinned_units(self, scope: Section, unit: str) -> list[Span]:
+    def pinned_items(self, body: Sequence[Block], checkboxes: bool) -> list[Block]:
+        """The list items a ``list`` pin takes: every item but a lesson's field bullets and the
+        plain bullets that are the body of a bold title-only item (as detection reads them);
+        checkbox and done-mark items too unless ``checkboxes`` is off."""
+        items: list[Block] = []
+        open_title = False
+        for block in body:
+            if block.kind != "item" or self.is_field_item(block):
+                continue
+            if not checkboxes and self.is_tick(block):
+                continue
+            if open_title and not _BOLD_LABEL.match(self.first_text(block)):
+                continue  # the body of the title-only item before it
+            items.append(block)
+            open_title = self.title_only(block)
+        return items
+
+    def pinned_units(self, scope: Section, unit: str, checkboxes: bool = True) -> list[Span]:
         sections = self.walk_lessons(scope)
         level = int(unit[1]) if re.fullmatch(r"h[1-6]", unit) else None
         spans: list[Span] = []
@@ -1139,8 +1163,7 @@ class _Reader:
             body, end = section.body, section.own_end
             why = f"pinned unit {unit}"
             if unit == "list":
-                # pinned: the project says its list items are the lessons, checkboxes included
-                items = [b for b in body if b.kind == "item" and not self.is_field_item(b)]
+                items = self.pinned_items(body, checkboxes)
                 spans.extend(self._spans_from("item", items, end, section, why))
             elif unit == "paragraph":
                 # warning callouts are paragraph-shaped lessons; beside them, other paragraphs are intros
