@@ -8,6 +8,7 @@ import ast
 import asyncio
 import email
 import json
+import re
 import sys
 import tarfile
 import tomllib
@@ -223,4 +224,4 @@ def test_the_sdist_builds_a_wheel_and_its_tests_run(builds: Builds, tmp_path: Pa
         cwd=unpacked,
         env={**builds.env(tmp_path / "home"), "PYTHONPATH": str(unpacked / "server")},
     )
-    assert " passed" in done and "failed" not in done, done
+    assert " passed" in done and not re.search(r"\b\d+ (failed|errors?)\b", done), done
