@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from gotchas import __version__, surface
 from gotchas.errors import GotchasError, InvalidArgument, from_os_error
 from gotchas.terminal import json_printable, printable
 from gotchas.wording import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -89,6 +91,8 @@ def _emit(value: object, as_json: bool, text: str | None = None) -> None:
     """The JSON object (exact JSON, its control and bidi characters escaped) or the text for
     people, every control character in it shown as an escape (:mod:`gotchas.terminal`)."""
     if as_json or text is None:
+        import json  # only --json output: text for people needs none
+
         sys.stdout.write(json_printable(json.dumps(value, indent=2, ensure_ascii=False)) + "\n")
     else:
         shown = printable(text)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import difflib
 import gc
 import hashlib
 import itertools
@@ -681,5 +680,7 @@ def _suggestions(given: str, ids: list[str]) -> list[str]:
     typed = unicodedata.normalize("NFC", given.strip()).casefold()
     starting = [i for i in ids if typed and i.casefold().startswith(typed)]
     within = [i for i in ids if len(typed) >= 3 and typed in i.casefold()]
+    import difflib  # suggestions for an id not found: not on the reading path
+
     close = difflib.get_close_matches(given, ids, n=3, cutoff=0.5)
     return list(dict.fromkeys([*starting[:5], *within[:5], *close]))[:5]
