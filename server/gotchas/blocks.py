@@ -11,9 +11,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without loading dataclasses
+    from gotchas.values import dataclass
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

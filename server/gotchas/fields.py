@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
 
 from gotchas import table
 from gotchas.link import Link, parse_links  # the supersede link lives in gotchas.link
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without loading dataclasses
+    from gotchas.values import dataclass
 
 __all__ = [
     "ALIASES",

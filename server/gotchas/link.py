@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gotchas import taskref
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without loading dataclasses
+    from gotchas.values import dataclass
 
 if TYPE_CHECKING:
     from gotchas.record import Entry, Record

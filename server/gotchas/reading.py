@@ -18,13 +18,18 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Literal
 
 from gotchas import status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blocks import Block
 from gotchas.fields import KNOWN
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:  # the same classes, without loading dataclasses
+    from gotchas.values import dataclass, field
 
 SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
 FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]

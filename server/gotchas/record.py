@@ -8,7 +8,6 @@ reassemble the input exactly (``segments``). Invalid UTF-8 and binary data are r
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import gc
 import hashlib
 import itertools
@@ -17,7 +16,6 @@ import sys
 import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Literal
 
@@ -25,6 +23,14 @@ from gotchas import blocks, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import dataclasses
+    from dataclasses import dataclass
+else:  # the same classes, without loading dataclasses
+    from gotchas import values as dataclasses
+    from gotchas.values import dataclass
 
 BOM = b"\xef\xbb\xbf"
 MAX_ID_LENGTH = 48

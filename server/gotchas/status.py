@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without loading dataclasses
+    from gotchas.values import dataclass
 
 OPEN = "open"
 FIXED = "fixed"

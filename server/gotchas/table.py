@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+else:  # the same classes, without loading dataclasses
+    from gotchas.values import dataclass
 
 CONTINUATION = "↳"
 DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")

@@ -18,7 +18,6 @@ import os
 import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +31,11 @@ from gotchas.errors import (
     RecordUnreadable,
     UnsafePath,
 )
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:  # the same classes, without loading dataclasses
+    from gotchas.values import dataclass, field
 
 if TYPE_CHECKING:
     from gotchas.config import Config

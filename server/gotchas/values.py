@@ -1,0 +1,156 @@
+"""Value classes for the reading path, without the ``dataclasses`` module.
+
+``dataclasses`` loads ``inspect`` (and with it ``ast``, ``dis`` and ``tokenize``) and builds
+every method of every class with an ``exec`` of its own: on a one-shot ``gotchas list`` that
+was a fifth of the whole run. :func:`dataclass` gives a class the methods the standard
+decorator gives it for the options used here (``frozen``, ``slots``; ``field`` with
+``default``, ``default_factory``, ``repr``, ``compare``) -- ``__init__``, ``__repr__``,
+``__eq__``, ``__hash__``, the frozen ``__setattr__``/``__delattr__``, ``__slots__`` and
+``__match_args__`` -- the same code, built with one ``exec`` a class. The type checker reads
+the standard decorator in its place, so the two must agree: ``tests/test_values.py`` holds
+them side by side.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
+_MISSING: Any = object()
+
+
+class FrozenInstanceError(AttributeError):
+    """A field of a frozen instance assigned to or deleted."""
+
+
+class Field:
+    """What :func:`field` declares: a default (or a factory for one), and whether the field
+    is shown by ``repr`` and compared by ``==`` and ``hash``."""
+
+    __slots__ = ("compare", "default", "default_factory", "repr")
+
+    def __init__(self, default: Any, default_factory: Any, repr: bool, compare: bool) -> None:
+        self.default = default
+        self.default_factory = default_factory
+        self.repr = repr
+        self.compare = compare
+
+
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Callable[[], Any] = _MISSING,
+    repr: bool = True,
+    compare: bool = True,
+) -> Any:
+    return Field(default, default_factory, repr, compare)
+
+
+def dataclass(cls: Any = None, /, *, frozen: bool = False, slots: bool = False) -> Any:
+    def wrap(cls: Any) -> Any:
+        return _process(cls, frozen, slots)
+
+    return wrap if cls is None else wrap(cls)
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """A copy of ``obj`` with ``changes``: made by its ``__init__``, so unknown names fail."""
+    kind: Any = type(obj)
+    values = {name: getattr(obj, name) for name in kind.__value_fields__}
+    values.update(changes)
+    return kind(**values)  # type: ignore[no-any-return]
+
+
+def _process(cls: Any, frozen: bool, slots: bool) -> Any:
+    names = list(cls.__dict__.get("__annotations__", {}))  # noqa: RUF063 -- no inspect here
+    declared = {name: cls.__dict__.get(name, _MISSING) for name in names}
+    specs = {
+        name: v if isinstance(v, Field) else Field(v, _MISSING, True, True) for name, v in declared.items()
+    }
+    body = dict(cls.__dict__)
+    for name, spec in specs.items():
+        if slots or spec.default is _MISSING:
+            body.pop(name, None)
+        else:
+            body[name] = spec.default
+    if slots:
+        body.pop("__dict__", None)
+        body.pop("__weakref__", None)
+        body["__slots__"] = tuple(names)
+        qualname = cls.__qualname__
+        cls = type(cls)(cls.__name__, cls.__bases__, body)
+        cls.__qualname__ = qualname
+    else:
+        for name in specs:
+            if name in body:
+                setattr(cls, name, body[name])
+            elif name in cls.__dict__:
+                delattr(cls, name)
+
+    scope: dict[str, Any] = {"_MISSING": _MISSING, "_set": object.__setattr__, "cls": cls}
+    scope["FrozenInstanceError"] = FrozenInstanceError
+    params, lines = [], []
+    for name, spec in specs.items():
+        if spec.default_factory is not _MISSING:
+            scope[f"_factory_{name}"] = spec.default_factory
+            params.append(f"{name}=_MISSING")
+            value = f"_factory_{name}() if {name} is _MISSING else {name}"
+        elif spec.default is not _MISSING:
+            scope[f"_default_{name}"] = spec.default
+            params.append(f"{name}=_default_{name}")
+            value = name
+        else:
+            params.append(name)
+            value = name
+        lines.append(f"  _set(self, {name!r}, {value})" if frozen else f"  self.{name} = {value}")
+    compared = [name for name, spec in specs.items() if spec.compare]
+    mine = "".join(f"self.{name}," for name in compared)
+    theirs = "".join(f"other.{name}," for name in compared)
+    shown = ", ".join(f"{name}={{self.{name}!r}}" for name, spec in specs.items() if spec.repr)
+    source = [
+        f"def __init__(self, {', '.join(params)}):",
+        *(lines or ["  pass"]),
+        "def __repr__(self):",
+        f"  return f'{{self.__class__.__qualname__}}({shown})'",
+        "def __eq__(self, other):",
+        "  if other.__class__ is self.__class__:",
+        f"    return ({mine}) == ({theirs})",
+        "  return NotImplemented",
+        "def __hash__(self):",
+        f"  return hash(({mine}))",
+        "def __setattr__(self, name, value):",
+        f"  if type(self) is cls or name in {tuple(names)!r}:",
+        "    raise FrozenInstanceError(f'cannot assign to field {name!r}')",
+        "  super(cls, self).__setattr__(name, value)",
+        "def __delattr__(self, name):",
+        f"  if type(self) is cls or name in {tuple(names)!r}:",
+        "    raise FrozenInstanceError(f'cannot delete field {name!r}')",
+        "  super(cls, self).__delattr__(name)",
+    ]
+    exec("\n".join(source), scope)
+    qualname = cls.__qualname__
+    own_hash = cls.__dict__.get("__hash__", _MISSING)
+    explicit_hash = not (own_hash is _MISSING or (own_hash is None and "__eq__" in cls.__dict__))
+    for name in ("__init__", "__repr__", "__eq__"):
+        if name not in cls.__dict__:  # a method the class writes itself is kept, as dataclasses does
+            _attach(cls, name, scope[name], qualname)
+    if frozen:
+        _attach(cls, "__setattr__", scope["__setattr__"], qualname)
+        _attach(cls, "__delattr__", scope["__delattr__"], qualname)
+        if not explicit_hash:
+            _attach(cls, "__hash__", scope["__hash__"], qualname)
+    elif not explicit_hash:
+        cls.__hash__ = None
+    if "__match_args__" not in cls.__dict__:
+        cls.__match_args__ = tuple(names)  # type: ignore[misc]
+    cls.__value_fields__ = tuple(names)
+    return cls
+
+
+def _attach(cls: Any, name: str, function: Any, qualname: str) -> None:
+    function.__qualname__ = f"{qualname}.{name}"
+    setattr(cls, name, function)
