@@ -130,3 +130,18 @@ def test_replace_makes_a_changed_copy_and_refuses_unknown_names() -> None:
         values.replace(mine, w=1)
     with pytest.raises(TypeError):
         ours(1)  # a field without a default is required
+
+
+def test_the_standard_functions_take_these_classes_for_dataclasses() -> None:
+    """Code that calls ``dataclasses.replace`` or ``fields`` on a value gets what it would get."""
+    ours, theirs = both("Doc")
+    mine, standard = ours(b"x", "n", extra=1), theirs(b"x", "n", extra=1)
+    assert dataclasses.is_dataclass(ours)
+    changed = dataclasses.replace(mine, note="m")
+    assert type(changed) is ours and changed == ours(b"x", "m") and changed.extra == 1
+    assert [(f.name, f.repr, f.compare) for f in dataclasses.fields(mine)] == [
+        (f.name, f.repr, f.compare) for f in dataclasses.fields(standard)
+    ]
+    assert dataclasses.asdict(mine) == dataclasses.asdict(standard)
+    point = OURS["Point"](1, "a")
+    assert dataclasses.replace(point, z=(5,)) == OURS["Point"](1, "a", (5,))

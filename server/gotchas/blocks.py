@@ -9,10 +9,11 @@ quote's content belongs to the quote. Lines are 0-based, ``[start, end)``.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
+
+from gotchas.patterns import lazy
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -134,7 +135,7 @@ def scan_lines(view: Sequence[str], bare: Sequence[str], chunk: int = 512) -> Bl
     return BlockMap(tuple(blocks), LineSet.of(literal))
 
 
-_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_TABLE_DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 
 
 def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:

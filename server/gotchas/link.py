@@ -9,11 +9,11 @@ disagree about what a link is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from gotchas import taskref
+from gotchas.patterns import lazy
 
 if TYPE_CHECKING:
     from dataclasses import dataclass
@@ -57,7 +57,7 @@ def marks_line(task: str, new_id: str) -> str:
 
 # --- parsing ------------------------------------------------------------------------------
 
-_LINK = re.compile(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^()]*)\))?")
+_LINK = lazy(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^()]*)\))?")
 """A scope stops at the next parenthesis either way, so unclosed ``(`` runs stay linear."""
 
 

@@ -11,7 +11,6 @@ import bisect
 import gc
 import hashlib
 import itertools
-import re
 import sys
 import unicodedata
 from array import array
@@ -23,6 +22,7 @@ from gotchas import blocks, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
+from gotchas.patterns import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -413,7 +413,7 @@ def _blank(lines: Sequence[str], span: tuple[int, int]) -> list[str]:
     return blanked
 
 
-THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
+THEMATIC_BREAK = lazy(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
 
 
 def _content_end(bare: Sequence[str], span: outline.Span) -> int:
@@ -661,8 +661,8 @@ def _explicit_id(fields: Sequence[Field]) -> str | None:
     return None
 
 
-_MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
-_NON_WORD = re.compile(r"[\W_]+")
+_MARKUP = lazy(r"<[^>]*>|\]\([^)]*\)")
+_NON_WORD = lazy(r"[\W_]+")
 
 
 @lru_cache(maxsize=1 << 14)  # a server parses the same titles after every edit

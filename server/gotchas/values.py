@@ -66,7 +66,8 @@ def replace(obj: T, /, **changes: Any) -> T:
 
 
 def _process(cls: Any, frozen: bool, slots: bool) -> Any:
-    names = list(cls.__dict__.get("__annotations__", {}))  # noqa: RUF063 -- no inspect here
+    annotations = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 -- no inspect here
+    names = list(annotations)
     declared = {name: cls.__dict__.get(name, _MISSING) for name in names}
     specs = {
         name: v if isinstance(v, Field) else Field(v, _MISSING, True, True) for name, v in declared.items()
@@ -148,7 +149,36 @@ def _process(cls: Any, frozen: bool, slots: bool) -> Any:
     if "__match_args__" not in cls.__dict__:
         cls.__match_args__ = tuple(names)  # type: ignore[misc]
     cls.__value_fields__ = tuple(names)
+    cls.__dataclass_fields__ = _StandardFields(annotations, specs, frozen)
     return cls
+
+
+class _StandardFields:
+    """``__dataclass_fields__``, made on first use: ``dataclasses.replace``, ``fields`` and
+    ``asdict`` then take these classes for what they stand for (the standard module loads
+    then, on the edit path, where it is needed anyway)."""
+
+    def __init__(self, annotations: dict[str, Any], specs: dict[str, Field], frozen: bool) -> None:
+        self.source = (annotations, specs, frozen)
+
+    def __get__(self, instance: object, owner: Any) -> Any:
+        import dataclasses
+
+        annotations, specs, frozen = self.source
+        body: dict[str, Any] = {"__annotations__": dict(annotations)}
+        for name, spec in specs.items():
+            body[name] = dataclasses.field(
+                default=spec.default if spec.default is not _MISSING else dataclasses.MISSING,
+                default_factory=(
+                    spec.default_factory if spec.default_factory is not _MISSING else dataclasses.MISSING
+                ),
+                repr=spec.repr,
+                compare=spec.compare,
+            )
+        standard: Any = dataclasses.dataclass(frozen=frozen)(type(owner.__name__, (), body))
+        fields = standard.__dataclass_fields__
+        type.__setattr__(owner, "__dataclass_fields__", fields)  # made once a class
+        return fields
 
 
 def _attach(cls: Any, name: str, function: Any, qualname: str) -> None:
