@@ -137,7 +137,7 @@ def test_the_standard_functions_take_these_classes_for_dataclasses() -> None:
     ours, theirs = both("Doc")
     mine, standard = ours(b"x", "n", extra=1), theirs(b"x", "n", extra=1)
     assert dataclasses.is_dataclass(ours)
-    changed = dataclasses.replace(mine, note="m")
+    changed: Any = dataclasses.replace(mine, note="m")
     assert type(changed) is ours and changed == ours(b"x", "m") and changed.extra == 1
     assert [(f.name, f.repr, f.compare) for f in dataclasses.fields(mine)] == [
         (f.name, f.repr, f.compare) for f in dataclasses.fields(standard)
