@@ -145,3 +145,31 @@ def test_the_standard_functions_take_these_classes_for_dataclasses() -> None:
     point = OURS["Point"](1, "a")
     assert dataclasses.replace(point, z=(5,)) == OURS["Point"](1, "a", (5,))
     assert dataclasses.is_dataclass(ours) and dataclasses.is_dataclass(mine)
+
+
+def test_a_named_tuple_class_is_the_one_typing_makes() -> None:
+    import typing
+
+    def make(base: Any) -> Any:
+        class Pair(base):  # type: ignore[misc]
+            """A pair."""
+
+            kind: str
+            start: int
+            title: str = ""
+            level: int = -1
+
+            def span(self) -> int:
+                return int(self.start) + 1
+
+        return Pair
+
+    ours, theirs = make(values.NamedTuple), make(typing.NamedTuple)
+    a, b = ours("h", 3), theirs("h", 3)
+    assert a == b == ("h", 3, "", -1) and hash(a) == hash(b) and repr(a) == repr(b)
+    assert ours._fields == theirs._fields and ours._field_defaults == theirs._field_defaults
+    assert ours.__doc__ == theirs.__doc__
+    # typing wraps each annotation string in a ForwardRef; the names and texts are the same
+    assert ours.__annotations__ == {k: v.__forward_arg__ for k, v in theirs.__annotations__.items()}
+    assert a.span() == b.span() == 4 and a._replace(level=2) == b._replace(level=2)
+    assert ours.__bases__ == theirs.__bases__ == (tuple,)

@@ -11,20 +11,22 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from gotchas.patterns import lazy
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dataclasses import dataclass
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass
+    from typing import Literal, NamedTuple
 
-if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
+    BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
+else:  # the same classes, without loading dataclasses or typing
+    from gotchas.values import NamedTuple, dataclass
+
+    BlockKind = str
 
 
 class Block(NamedTuple):

@@ -10,11 +10,11 @@ disagree about what a link is.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from gotchas import taskref
 from gotchas.patterns import lazy
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dataclasses import dataclass
 else:  # the same classes, without loading dataclasses

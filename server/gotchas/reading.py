@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from gotchas import status, vocabulary
 from gotchas import table as table_rows
@@ -29,11 +28,14 @@ from gotchas.patterns import lazy
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dataclasses import dataclass, field
-else:  # the same classes, without loading dataclasses
+    from typing import Literal
+
+    SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
+    FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
+else:  # the same classes, without loading dataclasses; no typing at run time
     from gotchas.values import dataclass, field
 
-SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
-FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
+    SpanKind = FileKind = str
 UNITS = ("h1", "h2", "h3", "h4", "h5", "h6", "list", "paragraph", "hr-block", "table-row", "single", "none")
 
 
@@ -266,6 +268,8 @@ def lead_label(text: str) -> tuple[str, bool] | None:
 
 def _words(title: str) -> int:
     text = vocabulary.plain(title)
+    if text.isascii() or max(text) < "\u3040":  # below every range of _CJK: no pattern needed
+        return len(text.split())
     cjk = len(_CJK.findall(text))
     return len(_CJK.sub(" ", text).split()) + (cjk + 3) // 4
 

@@ -16,7 +16,6 @@ import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache
-from typing import Literal
 
 from gotchas import blocks, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
@@ -28,6 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import dataclasses
     from dataclasses import dataclass
+    from typing import Literal
 else:  # the same classes, without loading dataclasses
     from gotchas import values as dataclasses
     from gotchas.values import dataclass

@@ -50,6 +50,41 @@ def field(
     return Field(default, default_factory, repr, compare)
 
 
+class _TupleMeta(type):
+    def __new__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> Any:
+        return _named_tuple(name, namespace)
+
+
+_NamedTupleBase = type.__new__(_TupleMeta, "NamedTuple", (), {})  # the base itself is no tuple
+
+
+class _NamedTupleEntry:
+    """``class Block(NamedTuple)``: the class statement makes a ``collections.namedtuple``."""
+
+    def __mro_entries__(self, bases: tuple[object, ...]) -> tuple[type, ...]:
+        return (_NamedTupleBase,)
+
+
+NamedTuple: Any = _NamedTupleEntry()
+"""``typing.NamedTuple`` as a base, without loading ``typing``: the same namedtuple, with the
+class's annotations, defaults, docstring and methods."""
+
+
+def _named_tuple(name: str, namespace: dict[str, Any]) -> Any:
+    import collections  # loaded already: functools and re use it
+
+    annotations = namespace.get("__annotations__", {})
+    names = list(annotations)
+    make: Any = collections.namedtuple  # typed where it is used: typing.NamedTuple
+    defaults = [namespace[n] for n in names if n in namespace]
+    made: Any = make(name, names, defaults=defaults, module=namespace["__module__"])
+    made.__annotations__ = made.__new__.__annotations__ = dict(annotations)
+    for key, value in namespace.items():
+        if key not in ("__module__", "__name__", "__annotations__") and key not in names:
+            setattr(made, key, value)
+    return made
+
+
 def dataclass(cls: Any = None, /, *, frozen: bool = False, slots: bool = False) -> Any:
     def wrap(cls: Any) -> Any:
         return _process(cls, frozen, slots)

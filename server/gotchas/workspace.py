@@ -19,7 +19,6 @@ import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gotchas import locking, surface
 from gotchas.errors import (
@@ -32,6 +31,7 @@ from gotchas.errors import (
     UnsafePath,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from dataclasses import dataclass, field
 else:  # the same classes, without loading dataclasses
