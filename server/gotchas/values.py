@@ -127,8 +127,7 @@ def _process(cls: Any, frozen: bool, slots: bool) -> Any:
             elif name in cls.__dict__:
                 delattr(cls, name)
 
-    scope: dict[str, Any] = {"_MISSING": _MISSING, "_set": object.__setattr__, "cls": cls}
-    scope["FrozenInstanceError"] = FrozenInstanceError
+    scope: dict[str, Any] = {"_MISSING": _MISSING, "_set": object.__setattr__}
     params, lines = [], []
     for name, spec in specs.items():
         if spec.default_factory is not _MISSING:
@@ -143,31 +142,10 @@ def _process(cls: Any, frozen: bool, slots: bool) -> Any:
             params.append(name)
             value = name
         lines.append(f"  _set(self, {name!r}, {value})" if frozen else f"  self.{name} = {value}")
-    compared = [name for name, spec in specs.items() if spec.compare]
-    mine = "".join(f"self.{name}," for name in compared)
-    theirs = "".join(f"other.{name}," for name in compared)
-    shown = ", ".join(f"{name}={{self.{name}!r}}" for name, spec in specs.items() if spec.repr)
-    source = [
-        f"def __init__(self, {', '.join(params)}):",
-        *(lines or ["  pass"]),
-        "def __repr__(self):",
-        f"  return f'{{self.__class__.__qualname__}}({shown})'",
-        "def __eq__(self, other):",
-        "  if other.__class__ is self.__class__:",
-        f"    return ({mine}) == ({theirs})",
-        "  return NotImplemented",
-        "def __hash__(self):",
-        f"  return hash(({mine}))",
-        "def __setattr__(self, name, value):",
-        f"  if type(self) is cls or name in {tuple(names)!r}:",
-        "    raise FrozenInstanceError(f'cannot assign to field {name!r}')",
-        "  super(cls, self).__setattr__(name, value)",
-        "def __delattr__(self, name):",
-        f"  if type(self) is cls or name in {tuple(names)!r}:",
-        "    raise FrozenInstanceError(f'cannot delete field {name!r}')",
-        "  super(cls, self).__delattr__(name)",
-    ]
-    exec("\n".join(source), scope)
+    # __init__ is made from source, as dataclasses makes it: instances are made by the
+    # thousand; the other methods are closures over the field names, with no compiling
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines or ["  pass"]), scope)
+    scope.update(_methods(cls, tuple(names), specs))
     qualname = cls.__qualname__
     own_hash = cls.__dict__.get("__hash__", _MISSING)
     explicit_hash = not (own_hash is _MISSING or (own_hash is None and "__eq__" in cls.__dict__))
@@ -214,6 +192,53 @@ class _StandardFields:
         fields = standard.__dataclass_fields__
         type.__setattr__(owner, "__dataclass_fields__", fields)  # made once a class
         return fields
+
+
+def _methods(cls: Any, names: tuple[str, ...], specs: dict[str, Field]) -> dict[str, Any]:
+    """``__repr__``, ``__eq__``, ``__hash__`` and the frozen ``__setattr__``/``__delattr__``:
+    what dataclasses writes out for the fields, as closures (values compare as the tuple of
+    the compared fields, as there)."""
+    import operator  # loaded already: collections uses it
+
+    compared = [name for name in names if specs[name].compare]
+    shown = [name for name in names if specs[name].repr]
+    if len(compared) >= 2:
+        key: Callable[[Any], tuple[Any, ...]] = operator.attrgetter(*compared)
+    elif compared:
+        only = compared[0]
+        key = lambda value: (getattr(value, only),)  # noqa: E731
+    else:
+        key = lambda value: ()  # noqa: E731
+
+    def __repr__(self: Any) -> str:
+        inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{self.__class__.__qualname__}({inside})"
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if other.__class__ is self.__class__:
+            return key(self) == key(other)
+        return NotImplemented
+
+    def __hash__(self: Any) -> int:
+        return hash(key(self))
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return {
+        "__repr__": __repr__,
+        "__eq__": __eq__,
+        "__hash__": __hash__,
+        "__setattr__": __setattr__,
+        "__delattr__": __delattr__,
+    }
 
 
 def _attach(cls: Any, name: str, function: Any, qualname: str) -> None:
