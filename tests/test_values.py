@@ -173,3 +173,14 @@ def test_a_named_tuple_class_is_the_one_typing_makes() -> None:
     assert ours.__annotations__ == {k: v.__forward_arg__ for k, v in theirs.__annotations__.items()}
     assert a.span() == b.span() == 4 and a._replace(level=2) == b._replace(level=2)
     assert ours.__bases__ == theirs.__bases__ == (tuple,)
+
+
+def test_init_is_compiled_on_first_use_and_then_is_the_class_s_own() -> None:
+    ours = build(values.dataclass, values.field)["Point"]  # a fresh class: no instance made yet
+    first = ours.__init__
+    with pytest.raises(TypeError):
+        ours(1)  # the compiled __init__ answers the first call, missing argument and all
+    assert ours.__init__ is not first
+    compiled = ours.__init__
+    assert ours(1, "a") == ours(1, "a", ()) and ours.__init__ is compiled
+    assert compiled.__qualname__ == f"{ours.__qualname__}.__init__"

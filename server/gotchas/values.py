@@ -142,9 +142,11 @@ def _process(cls: Any, frozen: bool, slots: bool) -> Any:
             params.append(name)
             value = name
         lines.append(f"  _set(self, {name!r}, {value})" if frozen else f"  self.{name} = {value}")
-    # __init__ is made from source, as dataclasses makes it: instances are made by the
-    # thousand; the other methods are closures over the field names, with no compiling
-    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines or ["  pass"]), scope)
+    # __init__ is made from source, as dataclasses makes it (instances are made by the
+    # thousand), when the first instance is made: a run compiles only the classes it uses.
+    # The other methods are closures over the field names, with no compiling.
+    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines or ["  pass"])
+    scope["__init__"] = _init_on_first_use(cls, source, scope)
     scope.update(_methods(cls, tuple(names), specs))
     qualname = cls.__qualname__
     own_hash = cls.__dict__.get("__hash__", _MISSING)
@@ -192,6 +194,18 @@ class _StandardFields:
         fields = standard.__dataclass_fields__
         type.__setattr__(owner, "__dataclass_fields__", fields)  # made once a class
         return fields
+
+
+def _init_on_first_use(cls: Any, source: str, scope: dict[str, Any]) -> Callable[..., None]:
+    """An ``__init__`` that compiles the class's own on the first call and puts it in its place."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        exec(source, scope)
+        made = scope["__init__"]
+        _attach(cls, "__init__", made, cls.__qualname__)
+        made(self, *args, **kwargs)
+
+    return __init__
 
 
 def _methods(cls: Any, names: tuple[str, ...], specs: dict[str, Field]) -> dict[str, Any]:
