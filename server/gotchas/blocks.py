@@ -9,17 +9,24 @@ quote's content belongs to the quote. Lines are 0-based, ``[start, end)``.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from gotchas.patterns import lazy
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+    from typing import Literal, NamedTuple
+
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
+    BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
+else:  # the same classes, without loading dataclasses or typing
+    from gotchas.values import NamedTuple, dataclass
+
+    BlockKind = str
 
 
 class Block(NamedTuple):
@@ -130,7 +137,7 @@ def scan_lines(view: Sequence[str], bare: Sequence[str], chunk: int = 512) -> Bl
     return BlockMap(tuple(blocks), LineSet.of(literal))
 
 
-_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_TABLE_DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 
 
 def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:
