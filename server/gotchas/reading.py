@@ -318,6 +318,7 @@ class _Reader:
             {},
         )
         self.prior: Prior | None = None
+        self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
 
     def take_over(self, prior: Prior | None) -> None:
         """Reuse ``prior``'s leaf answers when the file-wide evidence they rest on is the same."""
@@ -384,14 +385,17 @@ class _Reader:
         return self.headings[" ".join(title.lower().split())] >= 2 and _words(title) <= 4
 
     def first_text(self, block: Block) -> str:
-        return item_text(self.lines[block.start])
+        found = self._first_texts.get(block.start)
+        if found is None:
+            found = self._first_texts[block.start] = item_text(self.lines[block.start])
+        return found
 
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson."""
         line = self.lines[block.start]
         if _CHECKBOX.match(line):
             return True
-        text = item_text(line)
+        text = self.first_text(block)
         if not _DONE.match(text) or len(text.split()) > 12:
             return False
         # `✅ Fixed: …`, `✅ Resolved — …`: a lesson marked done with, not a ticked task
@@ -457,16 +461,20 @@ class _Reader:
         # it, and a paragraph only of those fields is a mark: neither counts against the share
         owned = 0
         ours = False
+        lines = self.lines
         for block in paragraphs:
-            text = self.lines[block.start].strip()
-            carries = any(_ENTRY_FIELD.match(self.lines[n]) for n in range(block.start, block.end))
-            if _ENTRY_FIELD.match(text) or (ours and not self._is_lead(text)):
+            text = lines[block.start].strip()
+            if _ENTRY_FIELD.match(text):
+                owned += 1
+                continue
+            lead = self._is_lead(text)
+            if ours and not lead:
                 owned += 1
                 continue
             ours = False
-            if self._is_lead(text):
+            if lead:
                 leads.append(block)
-                ours = carries
+                ours = any(_ENTRY_FIELD.match(lines[n]) for n in range(block.start, block.end))
         if pinned:
             return leads
         rest = len(paragraphs) - owned
@@ -1046,8 +1054,8 @@ class _Reader:
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
-        content = [b for b in body if b.kind != "hr" and not (b.kind == "item" and self.is_tick(b))]
-        if not content and any(b.kind == "item" for b in body):
+        ticks_only = all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
+        if ticks_only and any(b.kind == "item" for b in body):
             self.left_out.append(
                 Note(
                     section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
