@@ -252,6 +252,8 @@ def lead_label(text: str) -> tuple[str, bool] | None:
             return vocabulary.plain(label).strip(" :：."), False  # `**Lesson 1:**` numbers the entry
         as_field = label.endswith((":", "：", ".")) or after.startswith((":", "："))
         return vocabulary.field_name(label), as_field
+    if ":" not in text and "：" not in text:
+        return None  # no colon: no plain label (the pattern would try every length of one first)
     plain = _PLAIN_LABEL.match(text)
     if plain and len(plain["label"].split()) <= 3 and "`" not in plain["label"]:
         return vocabulary.field_name(plain["label"]), True

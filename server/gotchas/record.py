@@ -622,7 +622,19 @@ class _Unread:
     looked for only where its bytes occur.
     """
 
-    __slots__ = ("bare", "count", "data", "done", "ids", "literal", "matter", "some", "spans", "starts")
+    __slots__ = (
+        "bare",
+        "count",
+        "data",
+        "done",
+        "firsts",
+        "ids",
+        "literal",
+        "matter",
+        "some",
+        "spans",
+        "starts",
+    )
 
     def __init__(
         self,
@@ -638,6 +650,7 @@ class _Unread:
         self.count = len(spans)
         self.done: tuple[Entry, ...] | None = None
         self.ids: list[tuple[str, bool]] | None = None
+        self.firsts: list[int] | None = None  # each span's first line, for a bisect
         self.some: dict[int, Entry] = {}
 
     @staticmethod
@@ -697,7 +710,9 @@ class _Unread:
         return self._spans_at(lines)
 
     def _spans_at(self, lines: Iterable[int]) -> list[int]:
-        firsts = [span.start for span in self.spans]
+        if self.firsts is None:
+            self.firsts = [span.start for span in self.spans]
+        firsts = self.firsts
         found = set()
         for line in lines:
             at = bisect.bisect_right(firsts, line) - 1
@@ -869,6 +884,8 @@ def _explicit_id(fields: Sequence[Field]) -> str | None:
 
 _MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
 _NON_WORD = re.compile(r"[\W_]+")
+# ``_NON_WORD`` over ASCII: every character but a letter or a digit becomes a gap
+_ASCII_GAPS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 
 
 @lru_cache(maxsize=1 << 14)  # a server parses the same titles after every edit
@@ -878,7 +895,10 @@ def slugify(title: str) -> str:
     if "<" in text or "](" in text:
         text = _MARKUP.sub(" ", text)
     text = text.replace("'", "").replace("’", "")
-    slug = _NON_WORD.sub("-", text).strip("-")
+    if text.isascii():  # the same slug without a regular expression: most titles, many times
+        slug = "-".join(text.translate(_ASCII_GAPS).split())
+    else:
+        slug = _NON_WORD.sub("-", text).strip("-")
     if len(slug) > MAX_ID_LENGTH:
         slug = slug[:MAX_ID_LENGTH].rsplit("-", 1)[0]
     if not slug:
