@@ -25,6 +25,8 @@ _BLANK = " \t"
 # The first characters of the lines that can end a paragraph (``_interrupts``): a line that
 # starts otherwise continues it, decided without a call.
 _INTERRUPTING = frozenset("`~>-*_+0123456789#<")
+# The first characters ``_classify`` reads further; a line starting otherwise opens a paragraph.
+_OPENING = frozenset("`~>-*_+0123456789#<[\t")
 
 # What a line at a top-level block start begins: classified from its first characters.
 _TEXT, _UNSURE, _FENCE, _QUOTE, _RULE_LINE, _HEADING, _ITEM = range(7)
@@ -199,6 +201,8 @@ class _Scan:
         """Scan the top-level block starting on line ``start``; the line after it."""
         rest = text.lstrip(" ")
         indent = len(text) - len(rest)
+        if rest[0] not in _OPENING and indent < 4:
+            return self.paragraph(start)  # prose: what ``_classify`` would find, without the call
         if rest[0] == "#" and indent < 4:  # a heading, read once (``_classify`` would read it too)
             heading = _atx(rest)
             if heading is not None:
