@@ -566,8 +566,9 @@ class _Reader:
         rules = [b.start for b in body if b.kind == "hr"] if kind == "block" else []
         for index, block in enumerate(starts):
             stop = starts[index + 1].start if index + 1 < len(starts) else end
-            stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
-            if index + 1 < len(starts):
+            if breaks:
+                stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
+            if rules and index + 1 < len(starts):
                 stop = min([stop, *(s for s in rules if block.end <= s < stop)])
             first = self.lines[block.start]
             if self.fenced(block):
@@ -612,8 +613,9 @@ class _Reader:
 
     def fenced(self, block: Block) -> bool:
         """A fenced code block with a line inside: its title is that line, not the fence."""
-        opener = self.lines[block.start].lstrip(" ")
-        return block.kind == "fence" and block.end - block.start > 2 and opener.startswith(("```", "~~~"))
+        if block.kind != "fence" or block.end - block.start <= 2:
+            return False
+        return self.lines[block.start].lstrip(" ").startswith(("```", "~~~"))
 
     # -- decisions
 
