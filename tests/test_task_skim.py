@@ -8,6 +8,7 @@ tracker keys and digits or spaces outside ASCII.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,17 @@ _LINES = st.sampled_from(
 def test_the_skim_matches_on_generated_records(lines: list[str], task: str) -> None:
     data = "\n".join(lines).encode()
     _same_as_full_read(data, [task])
+
+
+def test_a_filter_and_a_full_read_in_two_threads_agree() -> None:
+    data = LESSONS.encode() * 20
+    expected = query.select(record.parse(data), task="#664")
+    for _ in range(20):
+        parsed = record.parse(data)
+        with ThreadPoolExecutor(4) as pool:
+            reads = [pool.submit(lambda p=parsed: p.entries) for _ in range(2)]
+            filters = [pool.submit(query.select, parsed, task="#664") for _ in range(2)]
+        assert all(f.result() == expected for f in filters)
+        assert all(r.result() == parsed.entries for r in reads)
+    read = record.parse(data)
+    assert read.unread.read_some([0, 3]) == [read.entries[0], read.entries[3]]

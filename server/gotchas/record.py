@@ -667,19 +667,18 @@ class _Unread:
         return hash(self.read())
 
     def read(self) -> tuple[Entry, ...]:
-        if self.done is None:
-            assert self.bare is not None and self.literal is not None
+        bare, literal = self.bare, self.literal
+        if self.done is None and bare is not None and literal is not None:
             paused = gc.isenabled()
             gc.disable()
             try:
-                self.done = tuple(
-                    _entries(self.data, self.starts, self.bare, self.spans, self.literal, self.matter)
-                )
+                self.done = tuple(_entries(self.data, self.starts, bare, self.spans, literal, self.matter))
             finally:
                 if paused:
                     gc.enable()
             self.bare = self.literal = None  # what the entries were read from is no longer needed
             self.some = {}
+        assert self.done is not None  # set before ``bare`` is dropped, by whichever thread read
         return self.done
 
     def skimmable(self) -> bool:
@@ -721,15 +720,19 @@ class _Unread:
         return sorted(found)
 
     def read_some(self, indexes: Sequence[int]) -> list[Entry]:
-        """The entries at ``indexes``, each exactly as ``read`` would give it."""
-        assert self.bare is not None and self.literal is not None
-        ids = self._ids()
+        """The entries at ``indexes``, each exactly as ``read`` would give it (taken from the full
+        read when one has happened meanwhile: a server may filter and read in two threads)."""
+        bare, literal = self.bare, self.literal
+        if bare is None or literal is None:
+            done = self.read()
+            return [done[index] for index in indexes]
+        ids = self._ids(bare, literal)
         out = []
         for index in indexes:
             entry = self.some.get(index)
             if entry is None:
                 span = self.spans[index]
-                end, found = _fields(self.bare, self.literal.marks, self._skip(), span)
+                end, found = _fields(bare, literal.marks, self._skip(), span)
                 entry_id, explicit = ids[index]
                 entry = _entry(
                     self.data, span, end, found, entry_id, explicit, self.starts[span.start], self.starts[end]
@@ -741,17 +744,16 @@ class _Unread:
     def _skip(self) -> int:
         return 0 if self.matter is None else self.matter[1]
 
-    def _ids(self) -> list[tuple[str, bool]]:
+    def _ids(self, bare: Sequence[str], literal: blocks.LineSet) -> list[tuple[str, bool]]:
         if self.ids is None:
-            assert self.bare is not None and self.literal is not None
             starts = self.starts
             found = _ID_FIELD_BYTES.finditer(self.data.lower())  # ``id`` first: a fast literal search
             lines = {bisect.bisect_right(starts, m.start()) - 1 for m in found}
             named = set(self._spans_at(lines))
-            marks, skip = self.literal.marks, self._skip()
+            marks, skip = literal.marks, self._skip()
             self.ids = _assign_ids(
                 [
-                    (span.title, _fields(self.bare, marks, skip, span)[1] if index in named else ())
+                    (span.title, _fields(bare, marks, skip, span)[1] if index in named else ())
                     for index, span in enumerate(self.spans)
                 ]
             )
