@@ -205,7 +205,7 @@ def test_a_filter_and_a_full_read_in_two_threads_agree() -> None:
     for _ in range(20):
         parsed = record.parse(data)
         with ThreadPoolExecutor(4) as pool:
-            reads = [pool.submit(lambda p=parsed: p.entries) for _ in range(2)]
+            reads = [pool.submit(getattr, parsed, "entries") for _ in range(2)]
             filters = [pool.submit(query.select, parsed, task="#664") for _ in range(2)]
         assert all(f.result() == expected for f in filters)
         assert all(r.result() == parsed.entries for r in reads)
