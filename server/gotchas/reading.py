@@ -1438,9 +1438,17 @@ def _successors_tail(blocks: Sequence[Block], lines: Sequence[str]) -> int | Non
     """Where lessons appended after a one-lesson document start: a ``---`` rule, then a heading
     whose first line of text is this tool's field line (it supersedes something, or states a
     root cause: a captured lesson); else ``None``."""
-    for index in range(len(blocks) - 1):
+    kinds = [block.kind for block in blocks]
+    index = -1
+    while True:  # a rule found by a search in C, not a step of Python per block
+        try:
+            index = kinds.index("hr", index + 1)
+        except ValueError:
+            break
+        if index + 1 >= len(blocks):
+            break
         rule, heading = blocks[index], blocks[index + 1]
-        if rule.kind != "hr" or heading.kind != "heading" or rule.start == 0:
+        if heading.kind != "heading" or rule.start == 0:
             continue
         first = next((n for n in range(heading.end, len(lines)) if lines[n].strip()), None)
         if first is not None and _ENTRY_FIELD.match(lines[first]) and _OWN_FIELDS.search(lines[first]):
