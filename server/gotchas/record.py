@@ -352,6 +352,7 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
     unread = _Unread(data, starts, bare, spans, block_map.literal, matter)
     if reuse is not None:
         unread.done = tuple(_entries(data, starts, bare, spans, block_map.literal, matter, reuse))
+        unread.bare = unread.literal = None
     return Record(data, unread, starts, bom, matter, style, reading, block_map=block_map)
 
 
