@@ -8,6 +8,7 @@ tracker keys and digits or spaces outside ASCII.
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -211,3 +212,19 @@ def test_a_filter_and_a_full_read_in_two_threads_agree() -> None:
         assert all(r.result() == parsed.entries for r in reads)
     read = record.parse(data)
     assert read.unread.read_some([0, 3]) == [read.entries[0], read.entries[3]]
+
+
+def _slug_by_pattern(title: str) -> str:
+    """``record.slugify`` as a regular expression writes it, for titles in ASCII."""
+    text = title.lower()
+    if "<" in text or "](" in text:
+        text = re.sub(r"<[^>]*>|\]\([^)]*\)", " ", text)
+    slug = re.sub(r"[\W_]+", "-", text.replace("'", "")).strip("-")
+    if len(slug) > record.MAX_ID_LENGTH:
+        slug = slug[: record.MAX_ID_LENGTH].rsplit("-", 1)[0]
+    return slug or record.slugify(title)  # an empty slug: the title's hash either way
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_an_ascii_title_slugs_as_the_pattern_does(title: str) -> None:
+    assert record.slugify(title) == _slug_by_pattern(title)

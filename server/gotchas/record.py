@@ -888,7 +888,7 @@ def _explicit_id(fields: Sequence[Field]) -> str | None:
 _MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
 _NON_WORD = re.compile(r"[\W_]+")
 # ``_NON_WORD`` over ASCII: every character but a letter or a digit becomes a gap
-_ASCII_GAPS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
+_ASCII_GAPS = bytes(c if c < 128 and chr(c).isalnum() else 32 for c in range(256))
 
 
 @lru_cache(maxsize=1 << 14)  # a server parses the same titles after every edit
@@ -899,7 +899,7 @@ def slugify(title: str) -> str:
         text = _MARKUP.sub(" ", text)
     text = text.replace("'", "").replace("’", "")
     if text.isascii():  # the same slug without a regular expression: most titles, many times
-        slug = "-".join(text.translate(_ASCII_GAPS).split())
+        slug = "-".join(text.encode().translate(_ASCII_GAPS).decode().split())
     else:
         slug = _NON_WORD.sub("-", text).strip("-")
     if len(slug) > MAX_ID_LENGTH:
