@@ -107,6 +107,9 @@ def test_a_fresh_filter_reads_only_candidate_entries() -> None:
     # a mention, a range in a tasks: field (that field decides alone), spaces outside ASCII
     assert [e.id for e in hits] == ["retry-storm", "retry-storm-3", "stale-cache", "wide-space"]
     assert parsed.entries[1].id == "retry-storm-3"  # the full read agrees afterwards
+    assert not parsed.indexed
+    query.select(parsed, task="#664")  # a second filter builds the index: later ones look up
+    assert parsed.indexed
 
 
 def test_ids_come_from_every_title_and_id_field() -> None:

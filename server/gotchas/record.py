@@ -152,6 +152,11 @@ class Record:
                 by_task.setdefault(task, []).append(entry)
         return MentionIndex(by_start, {task: tuple(found) for task, found in by_task.items()})
 
+    @property
+    def indexed(self) -> bool:
+        """Whether a filter on this parse is a lookup: its entries are read and indexed."""
+        return "mention_index" in self.__dict__
+
     def for_tasks(self, tasks: Sequence[str]) -> list[Entry]:
         """Entries for any of ``tasks`` (the spellings of one task), in file order.
 

@@ -102,9 +102,10 @@ async def _run(func: Callable[[], T], inline: bool = False) -> T:
 
 
 def _loaded(ws: Workspace, record: str | None) -> bool:
-    """The record is parsed and unchanged since: reading it is a lookup."""
+    """The record is parsed, indexed and unchanged since: listing it is a lookup."""
     try:
-        return ws.loaded(ws.record_path(record))
+        path = ws.record_path(record)
+        return ws.loaded(path) and ws.load(path).indexed
     except (GotchasError, OSError):
         return False
 
