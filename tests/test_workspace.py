@@ -57,3 +57,17 @@ def test_the_journal_and_the_ledger_share_the_guard(tmp_path: Path) -> None:
     assert line.line == 2
     last = ws.ledger_path.read_text(encoding="utf-8").splitlines()[line.line - 1]
     assert json.loads(last)["state"] == "landed"
+
+
+def test_a_record_counts_as_loaded_only_while_unchanged(project: Path) -> None:
+    ws = Workspace.discover(root=str(project))
+    path = ws.record_path()
+    assert not ws.loaded(path)
+    ws.load(path)
+    assert ws.loaded(path)
+    path.write_bytes(path.read_bytes() + b"\n### Another\n\nMore text.\n")
+    assert not ws.loaded(path)
+    ws.load(path)
+    assert ws.loaded(path)
+    path.unlink()
+    assert not ws.loaded(path)

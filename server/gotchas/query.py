@@ -47,15 +47,13 @@ def select(
         raise InvalidArgument(f"root_cause must be one of {', '.join(ROOT_CAUSES)}")
     wanted_status = statuses.from_field(status).value if status and status.strip() else None
     words = query.lower().split() if query else []
-    candidates: Sequence[Entry] = record.entries
+    candidates: Sequence[Entry]
     if wanted_task:
-        spellings = taskref.aliases(wanted_task, home)
-        candidates = record.for_task(wanted_task)
-        if len(spellings) > 1:
-            found = {e.start: e for spelling in spellings for e in record.for_task(spelling)}
-            candidates = [found[start] for start in sorted(found)]
+        candidates = record.for_tasks(taskref.aliases(wanted_task, home))
     elif wanted_status:
         candidates = record.by_status.get(wanted_status, ())
+    else:
+        candidates = record.entries
     chosen: list[Entry] = []
     for entry in candidates:
         if wanted_status and entry.status != wanted_status:

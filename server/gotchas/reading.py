@@ -260,6 +260,8 @@ def lead_label(text: str) -> tuple[str, bool] | None:
             return vocabulary.plain(label).strip(" :：."), False  # `**Lesson 1:**` numbers the entry
         as_field = label.endswith((":", "：", ".")) or after.startswith((":", "："))
         return vocabulary.field_name(label), as_field
+    if ":" not in text and "：" not in text:
+        return None  # no colon: no plain label (the pattern would try every length of one first)
     plain = _PLAIN_LABEL.match(text)
     if plain and len(plain["label"].split()) <= 3 and "`" not in plain["label"]:
         return vocabulary.field_name(plain["label"]), True
@@ -328,6 +330,7 @@ class _Reader:
             {},
         )
         self.prior: Prior | None = None
+        self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
 
     def take_over(self, prior: Prior | None) -> None:
         """Reuse ``prior``'s leaf answers when the file-wide evidence they rest on is the same."""
@@ -394,14 +397,17 @@ class _Reader:
         return self.headings[" ".join(title.lower().split())] >= 2 and _words(title) <= 4
 
     def first_text(self, block: Block) -> str:
-        return item_text(self.lines[block.start])
+        found = self._first_texts.get(block.start)
+        if found is None:
+            found = self._first_texts[block.start] = item_text(self.lines[block.start])
+        return found
 
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson."""
         line = self.lines[block.start]
         if _CHECKBOX.match(line):
             return True
-        text = item_text(line)
+        text = self.first_text(block)
         if not _DONE.match(text) or len(text.split()) > 12:
             return False
         # `✅ Fixed: …`, `✅ Resolved — …`: a lesson marked done with, not a ticked task
@@ -467,16 +473,20 @@ class _Reader:
         # it, and a paragraph only of those fields is a mark: neither counts against the share
         owned = 0
         ours = False
+        lines = self.lines
         for block in paragraphs:
-            text = self.lines[block.start].strip()
-            carries = any(_ENTRY_FIELD.match(self.lines[n]) for n in range(block.start, block.end))
-            if _ENTRY_FIELD.match(text) or (ours and not self._is_lead(text)):
+            text = lines[block.start].strip()
+            if _ENTRY_FIELD.match(text):
+                owned += 1
+                continue
+            lead = self._is_lead(text)
+            if ours and not lead:
                 owned += 1
                 continue
             ours = False
-            if self._is_lead(text):
+            if lead:
                 leads.append(block)
-                ours = carries
+                ours = any(_ENTRY_FIELD.match(lines[n]) for n in range(block.start, block.end))
         if pinned:
             return leads
         rest = len(paragraphs) - owned
@@ -566,8 +576,9 @@ class _Reader:
         rules = [b.start for b in body if b.kind == "hr"] if kind == "block" else []
         for index, block in enumerate(starts):
             stop = starts[index + 1].start if index + 1 < len(starts) else end
-            stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
-            if index + 1 < len(starts):
+            if breaks:
+                stop = min([stop, *(s for s in breaks if block.end <= s < stop)])
+            if rules and index + 1 < len(starts):
                 stop = min([stop, *(s for s in rules if block.end <= s < stop)])
             first = self.lines[block.start]
             if self.fenced(block):
@@ -612,8 +623,9 @@ class _Reader:
 
     def fenced(self, block: Block) -> bool:
         """A fenced code block with a line inside: its title is that line, not the fence."""
-        opener = self.lines[block.start].lstrip(" ")
-        return block.kind == "fence" and block.end - block.start > 2 and opener.startswith(("```", "~~~"))
+        if block.kind != "fence" or block.end - block.start <= 2:
+            return False
+        return self.lines[block.start].lstrip(" ").startswith(("```", "~~~"))
 
     # -- decisions
 
@@ -1056,8 +1068,8 @@ class _Reader:
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
-        content = [b for b in body if b.kind != "hr" and not (b.kind == "item" and self.is_tick(b))]
-        if not content and any(b.kind == "item" for b in body):
+        ticks_only = all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
+        if ticks_only and any(b.kind == "item" for b in body):
             self.left_out.append(
                 Note(
                     section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
@@ -1436,9 +1448,17 @@ def _successors_tail(blocks: Sequence[Block], lines: Sequence[str]) -> int | Non
     """Where lessons appended after a one-lesson document start: a ``---`` rule, then a heading
     whose first line of text is this tool's field line (it supersedes something, or states a
     root cause: a captured lesson); else ``None``."""
-    for index in range(len(blocks) - 1):
+    kinds = [block.kind for block in blocks]
+    index = -1
+    while True:  # a rule found by a search in C, not a step of Python per block
+        try:
+            index = kinds.index("hr", index + 1)
+        except ValueError:
+            break
+        if index + 1 >= len(blocks):
+            break
         rule, heading = blocks[index], blocks[index + 1]
-        if rule.kind != "hr" or heading.kind != "heading" or rule.start == 0:
+        if heading.kind != "heading" or rule.start == 0:
             continue
         first = next((n for n in range(heading.end, len(lines)) if lines[n].strip()), None)
         if first is not None and _ENTRY_FIELD.match(lines[first]) and _OWN_FIELDS.search(lines[first]):

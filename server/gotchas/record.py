@@ -12,6 +12,7 @@ import gc
 import hashlib
 import itertools
 import sys
+import re
 import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
@@ -88,7 +89,7 @@ class Record:
     """A parsed lessons file. ``data`` is the file's bytes, exactly as read."""
 
     data: bytes
-    entries: tuple[Entry, ...]
+    unread: _Unread  # the entries, read when first asked for (``entries``) or skimmed by a filter
     line_starts: Sequence[int]  # an ``array('q')``: 8 bytes a line, not an int object each
     bom: bool
     front_matter: tuple[int, int] | None
@@ -97,10 +98,15 @@ class Record:
     task_keys: frozenset[str] = frozenset()  # declared tracker prefixes, for ``mentions``
     block_map: blocks.BlockMap | None = dataclasses.field(default=None, repr=False, compare=False)
 
+    @cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        """Every entry, in file order: read on first use (a one-shot filter may never need them)."""
+        return self.unread.read()
+
     @property
     def notice(self) -> str | None:
         """Why nothing is listed, when the file holds no lessons structure; else ``None``."""
-        if self.entries or self.reading is None:
+        if self.unread.count or self.reading is None:
             return None
         return f"no lessons found: {self.reading.reason}"
 
@@ -151,6 +157,38 @@ class Record:
             for task in found:
                 by_task.setdefault(task, []).append(entry)
         return MentionIndex(by_start, {task: tuple(found) for task, found in by_task.items()})
+
+    @property
+    def indexed(self) -> bool:
+        """Whether a filter on this parse is a lookup: its entries are read and indexed."""
+        return "mention_index" in self.__dict__
+
+    def for_tasks(self, tasks: Sequence[str]) -> list[Entry]:
+        """Entries for any of ``tasks`` (the spellings of one task), in file order.
+
+        The first filter on a parse whose entries are not read yet reads only the entries
+        that can be for the task (``_Unread.candidates``) and keeps those ``for_task`` would.
+        """
+        if "entries" not in self.__dict__ and not self._filtered[0] and self.unread.skimmable():
+            self._filtered[0] += 1
+            return [e for e in self.unread.read_some(self.unread.candidates(tasks)) if self._is_for(e, tasks)]
+        if len(tasks) == 1:
+            return self.for_task(tasks[0])
+        found = {e.start: e for task in tasks for e in self.for_task(task)}
+        return [found[start] for start in sorted(found)]
+
+    def _is_for(self, entry: Entry, tasks: Sequence[str]) -> bool:
+        """``for_task``'s test on one entry: a task of its ``tasks:`` field, else a mention."""
+        if entry.tasks:
+            return any(task in entry.tasks for task in tasks)
+        return any(
+            (
+                self.may_mention(entry, task)
+                or (task.startswith("#") and _holds_range(self.range_starts, entry))
+            )
+            and task in self.mentions(entry)
+            for task in tasks
+        )
 
     def for_task(self, task: str) -> list[Entry]:
         """Entries for a normalised ``task``, in file order: its ``tasks:`` field, else a mention.
@@ -322,8 +360,11 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
     reuse = _Reuse.of(near, spliced, len(data)) if near is not None and spliced is not None else None
-    entries = _entries(data, starts, bare, spans, block_map.literal, matter, reuse)
-    return Record(data, tuple(entries), starts, bom, matter, style, reading, block_map=block_map)
+    unread = _Unread(data, starts, bare, spans, block_map.literal, matter)
+    if reuse is not None:
+        unread.done = tuple(_entries(data, starts, bare, spans, block_map.literal, matter, reuse))
+        unread.bare = unread.literal = None
+    return Record(data, unread, starts, bom, matter, style, reading, block_map=block_map)
 
 
 def _line_starts(data: bytes) -> array[int]:
@@ -519,13 +560,8 @@ def _entries(
         if old is not None:
             drafts.append((span, 0, old.fields, old))
             continue
-        end = _content_end(bare, span)
-        found: list[Field] = []
-        parse = parse_row if span.kind == "row" else parse_line
-        for index in range(max(span.body, skip), end):
-            if index >= len(marks) or not marks[index]:
-                found.extend(parse(bare[index], index + 1))
-        drafts.append((span, end, tuple(found), None))
+        end, found = _fields(bare, marks, skip, span)
+        drafts.append((span, end, found, None))
     ids = _assign_ids([(span.title, fields) for span, _, fields, _ in drafts])
     entries = []
     for (span, end, fields, old), (entry_id, explicit) in zip(drafts, ids, strict=True):
@@ -535,6 +571,205 @@ def _entries(
         start_byte, end_byte = starts[span.start], starts[end]
         entries.append(_entry(data, span, end, fields, entry_id, explicit, start_byte, end_byte))
     return entries
+
+
+def _fields(
+    bare: Sequence[str], marks: bytes | bytearray, skip: int, span: outline.Span
+) -> tuple[int, tuple[Field, ...]]:
+    """Where the entry's content ends, and the fields of its lines outside code."""
+    end = _content_end(bare, span)
+    found: list[Field] = []
+    parse = parse_row if span.kind == "row" else parse_line
+    for index in range(max(span.body, skip), end):
+        if index >= len(marks) or not marks[index]:
+            found.extend(parse(bare[index], index + 1))
+    return end, tuple(found)
+
+
+# Bytes that can make an ``id:`` field, in lower case: ``id``, then only what a key's tail, a bold
+# mark or white space can be, then a colon (``_explicit_id``; ``fields.normalize_key``).
+_ID_FIELD_BYTES = re.compile(rb"id[ _*\s\x80-\xff]*(?::|\xef\xbc\x9a)")
+# A dash after a digit and white space or ``#``, read backwards (``_dashes_after_digits``).
+_DASHES_BACKWARDS = tuple(
+    re.compile(re.escape(dash[::-1]) + rb"[\t\n\x0b\x0c\r\x1c-\x20#]*[0-9]")
+    for dash in (b"-", "–".encode(), "—".encode())
+)
+_ASCII = bytes(range(128))
+_WIDE_DIGIT_OR_SPACE = lazy(r"(?![\x00-\x7f])[\d\s]")
+_TRAILING_DIGITS = lazy(r"\d+$")
+
+
+def _dashes_after_digits(data: bytes) -> Iterator[int]:
+    """Where a digit is followed by white space or ``#`` and a dash: a range such as ``#372–#374``
+    or ``372-374`` may stand for task numbers not written out there (``taskref``). Searched in
+    the reversed bytes, where each match starts with its dash: found by a fast literal search,
+    not tried at every byte."""
+    backwards = data[::-1]
+    last = len(data) - 1
+    for pattern in _DASHES_BACKWARDS:
+        for match in pattern.finditer(backwards):
+            yield last - (match.end() - 1)
+
+
+def _wide_digits_or_spaces(data: bytes) -> Iterator[int]:
+    """Where a digit or a space outside ASCII stands: ``\\d`` and ``\\s`` of the task patterns
+    match those too. The characters are found among the bytes left once ASCII is dropped."""
+    if data.isascii():
+        return
+    for char in set(data.translate(None, _ASCII).decode("utf-8", "replace")):
+        if _WIDE_DIGIT_OR_SPACE.match(char):
+            needle = char.encode()
+            at = data.find(needle)
+            while at != -1:
+                yield at
+                at = data.find(needle, at + 1)
+
+
+class _Unread:
+    """What a parse needs to read its entries, kept until they are read.
+
+    ``read`` reads them all (``Record.entries``). A filter on one task reads only the
+    entries whose bytes can hold it (``candidates``), with ids as the full read assigns
+    them: those depend on every title and on every ``id:`` field, and an ``id:`` field is
+    looked for only where its bytes occur.
+    """
+
+    __slots__ = (
+        "bare",
+        "count",
+        "data",
+        "done",
+        "firsts",
+        "ids",
+        "literal",
+        "matter",
+        "some",
+        "spans",
+        "starts",
+    )
+
+    def __init__(
+        self,
+        data: bytes,
+        starts: Sequence[int],
+        bare: Sequence[str] | None,
+        spans: Sequence[outline.Span],
+        literal: blocks.LineSet | None,
+        matter: tuple[int, int] | None,
+    ) -> None:
+        self.data, self.starts, self.bare, self.spans = data, starts, bare, spans
+        self.literal, self.matter = literal, matter
+        self.count = len(spans)
+        self.done: tuple[Entry, ...] | None = None
+        self.ids: list[tuple[str, bool]] | None = None
+        self.firsts: list[int] | None = None  # each span's first line, for a bisect
+        self.some: dict[int, Entry] = {}
+
+    @staticmethod
+    def of(entries: tuple[Entry, ...]) -> _Unread:
+        """Entries read already (a record made from another's entries)."""
+        done = _Unread(b"", (), None, (), None, None)
+        done.done, done.count = entries, len(entries)
+        return done
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Unread) and self.read() == other.read()
+
+    def __hash__(self) -> int:
+        return hash(self.read())
+
+    def read(self) -> tuple[Entry, ...]:
+        bare, literal = self.bare, self.literal
+        if self.done is None and bare is not None and literal is not None:
+            paused = gc.isenabled()
+            gc.disable()
+            try:
+                self.done = tuple(_entries(self.data, self.starts, bare, self.spans, literal, self.matter))
+            finally:
+                if paused:
+                    gc.enable()
+            self.bare = self.literal = None  # what the entries were read from is no longer needed
+            self.some = {}
+        assert self.done is not None  # set before ``bare`` is dropped, by whichever thread read
+        return self.done
+
+    def skimmable(self) -> bool:
+        """Entries not read yet, and spans in order without overlap (bytes find their entry)."""
+        if self.done is not None or self.bare is None:
+            return False
+        spans = self.spans
+        return all(a.end <= b.start for a, b in itertools.pairwise(spans))
+
+    def candidates(self, tasks: Sequence[str]) -> list[int]:
+        """Indexes of the spans that may be for one of ``tasks``: a task's number (or key digits)
+        occurs in their bytes, or a range, or a digit or space outside ASCII; all, when unsure."""
+        needles = []
+        for task in tasks:
+            digits = _TRAILING_DIGITS.search(task)
+            if digits is None:
+                return list(range(self.count))
+            needles.append(digits[0].encode())
+        data, starts = self.data, self.starts
+        lines: set[int] = set()
+        for needle in dict.fromkeys(needles):
+            at = data.find(needle)
+            while at != -1:
+                lines.add(bisect.bisect_right(starts, at) - 1)
+                at = data.find(needle, at + 1)
+        lines.update(bisect.bisect_right(starts, at) - 1 for at in _dashes_after_digits(data))
+        lines.update(bisect.bisect_right(starts, at) - 1 for at in _wide_digits_or_spaces(data))
+        return self._spans_at(lines)
+
+    def _spans_at(self, lines: Iterable[int]) -> list[int]:
+        if self.firsts is None:
+            self.firsts = [span.start for span in self.spans]
+        firsts = self.firsts
+        found = set()
+        for line in lines:
+            at = bisect.bisect_right(firsts, line) - 1
+            if at >= 0 and line < self.spans[at].end:
+                found.add(at)
+        return sorted(found)
+
+    def read_some(self, indexes: Sequence[int]) -> list[Entry]:
+        """The entries at ``indexes``, each exactly as ``read`` would give it (taken from the full
+        read when one has happened meanwhile: a server may filter and read in two threads)."""
+        bare, literal = self.bare, self.literal
+        if bare is None or literal is None:
+            done = self.read()
+            return [done[index] for index in indexes]
+        ids = self._ids(bare, literal)
+        out = []
+        for index in indexes:
+            entry = self.some.get(index)
+            if entry is None:
+                span = self.spans[index]
+                end, found = _fields(bare, literal.marks, self._skip(), span)
+                entry_id, explicit = ids[index]
+                entry = _entry(
+                    self.data, span, end, found, entry_id, explicit, self.starts[span.start], self.starts[end]
+                )
+                self.some[index] = entry
+            out.append(entry)
+        return out
+
+    def _skip(self) -> int:
+        return 0 if self.matter is None else self.matter[1]
+
+    def _ids(self, bare: Sequence[str], literal: blocks.LineSet) -> list[tuple[str, bool]]:
+        if self.ids is None:
+            starts = self.starts
+            found = _ID_FIELD_BYTES.finditer(self.data.lower())  # ``id`` first: a fast literal search
+            lines = {bisect.bisect_right(starts, m.start()) - 1 for m in found}
+            named = set(self._spans_at(lines))
+            marks, skip = literal.marks, self._skip()
+            self.ids = _assign_ids(
+                [
+                    (span.title, _fields(bare, marks, skip, span)[1] if index in named else ())
+                    for index, span in enumerate(self.spans)
+                ]
+            )
+        return self.ids
 
 
 def _entry(
@@ -663,6 +898,8 @@ def _explicit_id(fields: Sequence[Field]) -> str | None:
 
 _MARKUP = lazy(r"<[^>]*>|\]\([^)]*\)")
 _NON_WORD = lazy(r"[\W_]+")
+# ``_NON_WORD`` over ASCII: every character but a letter or a digit becomes a gap
+_ASCII_GAPS = bytes(c if c < 128 and chr(c).isalnum() else 32 for c in range(256))
 
 
 @lru_cache(maxsize=1 << 14)  # a server parses the same titles after every edit
@@ -672,7 +909,10 @@ def slugify(title: str) -> str:
     if "<" in text or "](" in text:
         text = _MARKUP.sub(" ", text)
     text = text.replace("'", "").replace("’", "")
-    slug = _NON_WORD.sub("-", text).strip("-")
+    if text.isascii():  # the same slug without a regular expression: most titles, many times
+        slug = "-".join(text.encode().translate(_ASCII_GAPS).decode().split())
+    else:
+        slug = _NON_WORD.sub("-", text).strip("-")
     if len(slug) > MAX_ID_LENGTH:
         slug = slug[:MAX_ID_LENGTH].rsplit("-", 1)[0]
     if not slug:

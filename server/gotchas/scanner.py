@@ -22,6 +22,11 @@ _MARKER = lazy(r"[-+*]|([0-9]{1,9})([.)])")
 _RULE = lazy(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _TABLE_DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 _BLANK = " \t"
+# The first characters of the lines that can end a paragraph (``_interrupts``): a line that
+# starts otherwise continues it, decided without a call.
+_INTERRUPTING = frozenset("`~>-*_+0123456789#<")
+# The first characters ``_classify`` reads further; a line starting otherwise opens a paragraph.
+_OPENING = frozenset("`~>-*_+0123456789#<[\t")
 
 # What a line at a top-level block start begins: classified from its first characters.
 _TEXT, _UNSURE, _FENCE, _QUOTE, _RULE_LINE, _HEADING, _ITEM = range(7)
@@ -196,6 +201,13 @@ class _Scan:
         """Scan the top-level block starting on line ``start``; the line after it."""
         rest = text.lstrip(" ")
         indent = len(text) - len(rest)
+        if rest[0] not in _OPENING and indent < 4:
+            return self.paragraph(start)  # prose: what ``_classify`` would find, without the call
+        if rest[0] == "#" and indent < 4:  # a heading, read once (``_classify`` would read it too)
+            heading = _atx(rest)
+            if heading is not None:
+                self.blocks.append(Block("heading", start, start + 1, level=heading[0], title=heading[1]))
+                return start + 1
         kind = _classify(rest, indent)
         if kind == _TEXT:
             return self.paragraph(start)
@@ -233,7 +245,7 @@ class _Scan:
                 level = 1 if char == "=" else 2
                 self.blocks.append(Block("heading", start, line + 1, level=level, title=title))
                 return line + 1
-            if _interrupts(rest):
+            if char in _INTERRUPTING and _interrupts(rest):
                 break
             line += 1
         bare = self.bare

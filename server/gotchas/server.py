@@ -88,15 +88,26 @@ Hold = Annotated[
 ]
 
 
-async def _run(func: Callable[[], T]) -> T:
-    """Run an operation off the event loop; expected failures become agent-readable errors."""
+async def _run(func: Callable[[], T], inline: bool = False) -> T:
+    """Run an operation off the event loop (``inline``: on it, for a lookup in a parse already
+    made, which costs less than the hop to a thread); expected failures become agent-readable
+    errors."""
     try:
-        return await anyio.to_thread.run_sync(func)
+        return func() if inline else await anyio.to_thread.run_sync(func)
     except GotchasError as exc:
         raise ToolError(f"{exc.code}: {exc.message}") from None
     except OSError as exc:
         failure = from_os_error(exc)
         raise ToolError(f"{failure.code}: {failure.message}") from None
+
+
+def _loaded(ws: Workspace, record: str | None) -> bool:
+    """The record is parsed, indexed and unchanged since: listing it is a lookup."""
+    try:
+        path = ws.record_path(record)
+        return ws.loaded(path) and ws.load(path).indexed
+    except (GotchasError, OSError):
+        return False
 
 
 def _quoted(text: str) -> str:
@@ -175,7 +186,8 @@ def _reading_tools(mcp: MCPServer, ws: Workspace) -> None:
                 record=record,
                 verbose=verbose,
                 missing_ok=record is None,
-            )
+            ),
+            inline=_loaded(ws, record),
         )
         return CallToolResult(
             content=[TextContent(type="text", text=listing.table(result))],

@@ -300,6 +300,15 @@ class Workspace:
         self._cache[path] = (signature, parsed)
         return parsed
 
+    def loaded(self, path: Path) -> bool:
+        """Whether :meth:`load` answers from memory: the file is unchanged since it was parsed."""
+        cached = self._cache.get(path)
+        try:
+            info = path.stat()
+        except OSError:
+            return False
+        return cached is not None and cached[0] == (info.st_mtime_ns, info.st_size, info.st_ino)
+
     def parse_as_edit(self, data: bytes, near: Record | None) -> Record:
         """:meth:`parse`, with ``near`` passed by position (the merge driver's reader)."""
         return self.parse(data, near=near)
