@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from gotchas import status, vocabulary
@@ -106,22 +107,36 @@ class Reading:
         return shapes.pop() if len(shapes) == 1 else "mixed"
 
 
-# how a leaf section read, by its first line: (its end, its parent's title, its spans, the
-# groups and left-out parts it added), lines as they were in that reading
-LeafAnswer = tuple[int, str | None, tuple[Span, ...], tuple[Note, ...], tuple[Note, ...]]
+# how a section read, by its first line: (its end, its parent's title, its spans, the groups
+# and left-out parts it added, whether it found a pointer index, the answers of its
+# sub-sections or None for a leaf, and how far those lie behind this one's lines), lines as
+# they were in that reading
+Answer = tuple[
+    int,
+    str | None,
+    tuple[Span, ...],
+    tuple[Note, ...],
+    tuple[Note, ...],
+    bool,
+    "dict[int, Answer] | None",
+    int,
+]
 
 
 @dataclass(frozen=True, slots=True)
 class Leaves:
-    """How each leaf section (a heading without sub-headings) of a reading read.
+    """How each section read under a reading's top level (``answers``; a section's own
+    sub-sections' answers hang from its answer).
 
-    A leaf's reading depends only on its own lines and blocks, its parent's title and which
+    A section's reading depends only on its own lines and blocks, its parent's title and which
     lead-in labels and sub-heading titles recur in the whole file (``labels``, ``headings``).
+    A section taken over whole keeps its sub-sections' answers as they were, lines and all, with
+    the distance they moved, so taking it over costs the same however many sections it holds.
     """
 
     labels: frozenset[str]
     headings: frozenset[str]
-    answers: dict[int, LeafAnswer]
+    answers: dict[int, Answer]
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +209,12 @@ def section_tree(blocks: Sequence[Block], total: int) -> Section:
         else:
             stack[-1].body.append(block)
     return root
+
+
+@lru_cache(maxsize=1 << 15)  # an edit reads the same titles again
+def _folded(title: str) -> str:
+    """A title compared as sub-headings recur: lower case, runs of white space as one."""
+    return " ".join(title.lower().split())
 
 
 # ---------------------------------------------------------------- evidence from text
@@ -318,15 +339,20 @@ class _Reader:
             {},
         )
         self.prior: Prior | None = None
+        # where the answers of the sections being read go, and where the prior reading's
+        # answers for them are (with how far behind the prior's lines their lines lie)
+        self._answers = self.leaves.answers
+        self._lookup: tuple[dict[int, Answer], int] | None = None
 
     def take_over(self, prior: Prior | None) -> None:
-        """Reuse ``prior``'s leaf answers when the file-wide evidence they rest on is the same."""
+        """Reuse ``prior``'s answers when the file-wide evidence they rest on is the same."""
         leaves = prior.reading.leaves if prior is not None else None
         if leaves is not None and (leaves.labels, leaves.headings) == (
             self.leaves.labels,
             self.leaves.headings,
         ):
             self.prior = prior
+            self._lookup = (leaves.answers, 0)
 
     # -- evidence
 
@@ -337,7 +363,7 @@ class _Reader:
         while stack:
             section = stack.pop()
             if section.children:
-                counts.update({" ".join(child.title.lower().split()) for child in section.children})
+                counts.update({_folded(child.title) for child in section.children})
                 stack.extend(section.children)
         return counts
 
@@ -370,7 +396,7 @@ class _Reader:
         if len(title) > 48 or title.count(" ") > 6:
             return False
         words = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
-        repeated = self.headings[" ".join(title.lower().split())] >= 2
+        repeated = self.headings[_folded(title)] >= 2
         if not repeated and (not words or words[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
             return False
         if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
@@ -381,7 +407,7 @@ class _Reader:
         whole = text == name or _NUMBERED_FIELD.match(text) is not None
         if name in vocabulary.FIELDS and whole:
             return True
-        return self.headings[" ".join(title.lower().split())] >= 2 and _words(title) <= 4
+        return self.headings[_folded(title)] >= 2 and _words(title) <= 4
 
     def first_text(self, block: Block) -> str:
         return item_text(self.lines[block.start])
@@ -928,6 +954,37 @@ class _Reader:
         return True
 
     def read_section(self, section: Section) -> list[Span]:
+        """``_read_section``, or the answer the prior reading gave this section where nothing
+        changed; a section read again looks its sub-sections up in its prior answer."""
+        start, end, parent = section.start, section.end, self.parent_title(section)
+        known = self._known(start, end, parent)
+        if known is not None:
+            return known
+        groups_before, left_before, pointer_before = len(self.groups), len(self.left_out), self.pointer
+        outer, lookup = self._answers, self._lookup
+        inner: dict[int, Answer] | None = {} if section.children else None
+        if inner is not None:
+            self._answers, self._lookup = inner, self._inner_lookup(start)
+        self.pointer = False  # nothing in a section reads it: whether this section sets it
+        try:
+            spans = self._read_section(section)
+        finally:
+            self._answers, self._lookup = outer, lookup
+        found = self.pointer
+        self.pointer = pointer_before or found
+        outer[start] = (
+            end,
+            parent,
+            tuple(spans),
+            tuple(self.groups[groups_before:]),
+            tuple(self.left_out[left_before:]),
+            found,
+            inner,
+            0,
+        )
+        return spans
+
+    def _read_section(self, section: Section) -> list[Span]:
         children = [c for c in section.children if not self.skip_meta(c)]
         if children:
             if self.parts_of_one(children):
@@ -940,47 +997,51 @@ class _Reader:
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
             spans.extend(self.read_children(children))
             return spans
-        return self.read_leaf_once(section)
+        return self.read_leaf(section)
 
-    def read_leaf_once(self, section: Section) -> list[Span]:
-        """``read_leaf``, or the answer the prior reading gave this leaf where nothing changed."""
-        start, end, parent = section.start, section.end, self.parent_title(section)
-        known = self._known(start, end, parent)
-        if known is not None:
-            return known
-        groups_before, left_before = len(self.groups), len(self.left_out)
-        spans = self.read_leaf(section)
-        self.leaves.answers[start] = (
-            end,
-            parent,
-            tuple(spans),
-            tuple(self.groups[groups_before:]),
-            tuple(self.left_out[left_before:]),
-        )
-        return spans
-
-    def _known(self, start: int, end: int, parent: str | None) -> list[Span] | None:
+    def _shift(self, start: int, end: int) -> int | None:
+        """How far lines ``[start, end)`` moved since the prior reading, if they did not change."""
         prior = self.prior
-        if prior is None or prior.reading.leaves is None:
+        if prior is None:
             return None
         if end <= prior.head:
-            shift = 0
-        elif start >= prior.tail:
-            shift = prior.shift
-        else:
+            return 0
+        if start >= prior.tail:
+            return prior.shift
+        return None
+
+    def _known(self, start: int, end: int, parent: str | None) -> list[Span] | None:
+        lookup = self._lookup
+        shift = self._shift(start, end) if lookup is not None else None
+        if lookup is None or shift is None:
             return None
-        found = prior.reading.leaves.answers.get(start - shift)
-        if found is None or found[0] + shift != end or found[1] != parent:
+        answers, behind = lookup
+        found = answers.get(start - shift - behind)
+        moved = shift + behind
+        if found is None or found[0] + moved != end or found[1] != parent:
             return None
-        _, _, spans, groups, left_out = found
-        if shift:
-            spans = tuple(_moved_span(s, shift) for s in spans)
-            groups = tuple(_moved_note(n, shift) for n in groups)
-            left_out = tuple(_moved_note(n, shift) for n in left_out)
+        _, _, spans, groups, left_out, pointer, inner, inner_behind = found
+        if moved:
+            spans = _moved_spans(spans, moved)
+            groups = tuple(_moved_note(n, moved) for n in groups)
+            left_out = tuple(_moved_note(n, moved) for n in left_out)
         self.groups.extend(groups)
         self.left_out.extend(left_out)
-        self.leaves.answers[start] = (end, parent, spans, groups, left_out)
+        self.pointer = self.pointer or pointer
+        self._answers[start] = (end, parent, spans, groups, left_out, pointer, inner, inner_behind + moved)
         return list(spans)
+
+    def _inner_lookup(self, start: int) -> tuple[dict[int, Answer], int] | None:
+        """Where the sub-sections of the section at ``start`` (read again) find their prior answers."""
+        lookup = self._lookup
+        shift = self._shift(start, start + 1) if lookup is not None else None
+        if lookup is None or shift is None:
+            return None
+        answers, behind = lookup
+        found = answers.get(start - shift - behind)
+        if found is None or found[6] is None:
+            return None
+        return found[6], behind + found[7]
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
@@ -1239,6 +1300,10 @@ def _moved_span(span: Span, lines: int) -> Span:
         span.section,
         span.reason,
     )
+
+
+def _moved_spans(spans: Sequence[Span], lines: int) -> tuple[Span, ...]:
+    return tuple(_moved_span(s, lines) for s in spans)
 
 
 def _moved_note(note: Note, lines: int) -> Note:
