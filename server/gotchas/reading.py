@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from gotchas import status, vocabulary
+from gotchas import moved, status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blocks import Block
 from gotchas.fields import KNOWN
@@ -1303,7 +1303,9 @@ def _moved_span(span: Span, lines: int) -> Span:
 
 
 def _moved_spans(spans: Sequence[Span], lines: int) -> tuple[Span, ...]:
-    return tuple(_moved_span(s, lines) for s in spans)
+    if len(spans) < 16:
+        return tuple(_moved_span(s, lines) for s in spans)
+    return tuple(moved.copies(Span, spans, {"start": lines, "body": lines, "end": lines}))
 
 
 def _moved_note(note: Note, lines: int) -> Note:

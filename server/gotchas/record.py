@@ -13,6 +13,7 @@ import difflib
 import gc
 import hashlib
 import itertools
+import operator
 import re
 import sys
 import unicodedata
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Literal
 
-from gotchas import blocks, outline, scanner, status, surface, taskref
+from gotchas import blocks, moved, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
@@ -433,6 +434,8 @@ class _Reuse:
     tail: int
     lines: int
     offset: int
+    entries: tuple[Entry, ...] = ()  # the earlier parse's, in file order
+    shifted: dict[int, Entry] = dataclasses.field(default_factory=dict)  # by id() of the old entry
 
     @staticmethod
     def of(near: Record, spliced: blocks.Splice, size: int) -> _Reuse | None:
@@ -441,7 +444,24 @@ class _Reuse:
         by_start = {
             span.start: (span, entry) for span, entry in zip(near.reading.spans, near.entries, strict=True)
         }
-        return _Reuse(by_start, spliced.head, spliced.tail, spliced.shift, size - len(near.data))
+        return _Reuse(
+            by_start, spliced.head, spliced.tail, spliced.shift, size - len(near.data), near.entries
+        )
+
+    def _shift_tail(self) -> None:
+        """Every old entry from ``tail`` on, moved, in one bulk copy (``moved.copies``)."""
+        entries, lines, offset = self.entries, self.lines, self.offset
+        at = bisect.bisect_left(entries, self.tail - lines + 1, key=lambda e: e.start_line)
+        tail = entries[at:]
+        replace: dict[str, Sequence[object]] = {}
+        if lines:
+            held = list(map(_FIELDS, tail))
+            fields = iter(moved.copies(Field, list(itertools.chain.from_iterable(held)), {"line": lines}))
+            replace["fields"] = list(
+                map(tuple, map(itertools.islice, itertools.repeat(fields), map(len, held)))
+            )
+        by = {"start_line": lines, "end_line": lines, "body_line": lines, "start": offset, "end": offset}
+        self.shifted.update(zip(map(id, tail), moved.copies(Entry, tail, by, replace), strict=True))
 
     def match(self, span: outline.Span) -> Entry | None:
         if span.end <= self.head:
@@ -467,6 +487,13 @@ class _Reuse:
             if entry.id == entry_id and entry.explicit_id == explicit:
                 return entry
             return dataclasses.replace(entry, id=entry_id, explicit_id=explicit)
+        if not self.shifted and self.entries:
+            self._shift_tail()
+        found = self.shifted.get(id(entry))
+        if found is not None:
+            if found.id == entry_id and found.explicit_id == explicit:
+                return found
+            return dataclasses.replace(found, id=entry_id, explicit_id=explicit)
         lines, offset = self.lines, self.offset
         return Entry(
             entry_id,
@@ -495,6 +522,9 @@ class _Reuse:
             entry.status_text,
             entry.status_date,
         )
+
+
+_FIELDS = operator.attrgetter("fields")
 
 
 def _entries(
