@@ -301,7 +301,7 @@ def parse(
 
 def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> Record:
     text = decode(data)
-    starts = _line_starts(data)
+    starts = _line_starts(data) if near is None else _line_starts_near(near, data)
     bare = _bare_lines(text)
     del text
     bom = data.startswith(BOM)
@@ -328,9 +328,36 @@ def _line_starts(data: bytes) -> array[int]:
     return array("q", itertools.accumulate(map(len, data.splitlines(keepends=True)), initial=0))
 
 
+def _line_starts_near(near: Record, data: bytes) -> Sequence[int]:
+    """``_line_starts(data)`` for bytes an edit made of ``near``'s: only the lines between the
+    bytes both share at the start and at the end are split again; those after move along.
+
+    A line starts at a byte by that byte and the one before it, so starts before the first
+    byte that differs are ``near``'s, and starts whose byte and the one before lie in the
+    shared end are ``near``'s moved by the change in length.
+    """
+    old, old_starts = near.data, near.line_starts
+    same_head = common_prefix(old, data)
+    same_tail = min(common_suffix(old, data), min(len(old), len(data)) - same_head)
+    first = max(bisect.bisect_left(old_starts, same_head) - 1, 0)
+    begin = old_starts[first]
+    resume = bisect.bisect_left(old_starts, len(old) - same_tail + 1)
+    delta = len(data) - len(old)
+    if resume >= len(old_starts) or old_starts[resume] + delta < begin:
+        return _line_starts(data)
+    stop = old_starts[resume] + delta
+    window = list(itertools.accumulate(map(len, data[begin:stop].splitlines(keepends=True)), initial=begin))
+    out = array("q", old_starts[:first])
+    out.extend(window[:-1])
+    out.extend(map(delta.__add__, old_starts[resume:]))
+    return out
+
+
 def _bare_lines(text: str) -> list[str]:
     """The lines of ``text`` without their endings, as ``bytes.splitlines`` and markdown-it see them."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines
