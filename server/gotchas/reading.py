@@ -199,15 +199,20 @@ class Section:
 def section_tree(blocks: Sequence[Block], total: int) -> Section:
     root = Section(None, 0, total)
     stack = [root]
+    levels = [0]  # the open sections' heading levels: the root's is below every heading's
+    add = root.body.append
     for block in blocks:
-        if block.kind == "heading":
-            while stack[-1].heading is not None and stack[-1].level >= block.level:
-                stack.pop().end = block.start
-            section = Section(block, block.start, total)
-            stack[-1].children.append(section)
-            stack.append(section)
-        else:
-            stack[-1].body.append(block)
+        if block.kind != "heading":
+            add(block)
+            continue
+        while levels[-1] >= block.level:
+            levels.pop()
+            stack.pop().end = block.start
+        section = Section(block, block.start, total)
+        stack[-1].children.append(section)
+        stack.append(section)
+        levels.append(block.level)
+        add = section.body.append
     return root
 
 
