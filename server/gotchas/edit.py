@@ -1586,17 +1586,18 @@ def _apply(data: bytes, lines: Sequence[bytes], insertions: Sequence[Insertion],
     for insertion in insertions:
         at_line.setdefault(insertion.at, []).extend(insertion.lines)
     count = len(lines)
-    pieces: list[bytes] = []
+    view = memoryview(data)  # the unchanged runs are joined without being copied first
+    pieces: list[bytes | memoryview] = []
     done = 0
     for at in sorted(at_line):
         offset = lines.starts[min(at, count)]
-        pieces.append(data[done:offset])
+        pieces.append(view[done:offset])
         encoded = b"".join(line.encode("utf-8") + eol for line in at_line[at])
         if at >= count and count and not data.endswith((b"\n", b"\r")):
             encoded = eol + encoded[: -len(eol)]
         pieces.append(encoded)
         done = offset
-    pieces.append(data[done:])
+    pieces.append(view[done:])
     return b"".join(pieces)
 
 

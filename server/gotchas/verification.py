@@ -91,8 +91,16 @@ def conflict_marker_lines(record: Record) -> list[tuple[int, str]]:
     at the start of a line, and ``|||||||`` and ``=======`` lines between them (a lone
     ``=======`` is a setext underline, which Markdown allows).
 
-    A file without either outer marker is not scanned line by line at all.
+    A file without either outer marker is not scanned line by line at all. The answer is kept
+    with the parse (a pure function of its bytes): apply asks again of the parse propose asked.
     """
+    known: list[tuple[int, str]] | None = record.__dict__.get("_conflict_markers")
+    if known is None:
+        known = record.__dict__["_conflict_markers"] = _conflict_marker_lines(record)
+    return list(known)
+
+
+def _conflict_marker_lines(record: Record) -> list[tuple[int, str]]:
     data = record.data
     if _OPENING not in data and _CLOSING not in data:
         return []
