@@ -235,11 +235,11 @@ def splice(
         window = scanner.scan_lines(view[begin:stop], bare[begin:stop])
         if candidate is None:
             joined = _joined(old, before.literal, window, begin, len(view), None, 0)
-            return Splice(joined, begin, len(view), shift)
+            return Splice(joined, begin, len(view), shift, old)
         rejoin = candidate + shift - begin
         if rejoin in restarts(window):  # markdown-it starts a top-level token there too
             joined = _joined(old, before.literal, window, begin, rejoin + begin, candidate, shift)
-            return Splice(joined, begin, rejoin + begin, shift)
+            return Splice(joined, begin, rejoin + begin, shift, old)
     return None
 
 
@@ -252,6 +252,7 @@ class Splice:
     head: int
     tail: int
     shift: int
+    before: Sequence[Block] = ()  # the old map's blocks
 
 
 _TAIL = 64

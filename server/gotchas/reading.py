@@ -15,6 +15,8 @@ for the entries plus the groups, lessons sections and left-out parts, for ``outl
 
 from __future__ import annotations
 
+import bisect
+import operator
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -137,6 +139,7 @@ class Leaves:
     labels: frozenset[str]
     headings: frozenset[str]
     answers: dict[int, Answer]
+    label_counts: Counter[str] | None = None  # how often each label opens a block, for the next edit
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +148,17 @@ class Prior:
     from ``tail`` on are the new text's (those from ``tail`` on moved by ``shift`` lines).
 
     A leaf wholly in those lines, with the same parent title, under the same recurring
-    labels and titles, reads as it did: its answer is taken over, not read again.
+    labels and titles, reads as it did: its answer is taken over, not read again. With that
+    text's ``blocks`` and a reader of its lines (``line``), the labels are counted again only
+    between ``head`` and ``tail``.
     """
 
     reading: Reading
     head: int
     tail: int
     shift: int
+    blocks: Sequence[Block] = ()
+    line: Callable[[int], str] | None = None
 
 
 def _shape(span: Span) -> str:
@@ -326,13 +333,19 @@ def title_evidence(title: str) -> tuple[float, list[str]]:
 
 
 class _Reader:
-    def __init__(self, blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None):
+    def __init__(
+        self,
+        blocks: Sequence[Block],
+        lines: Sequence[str],
+        matter: tuple[int, int] | None,
+        prior: Prior | None = None,
+    ):
         self.blocks = blocks
         self.lines = lines
         self.matter = matter
         self.total = len(lines)
         self.tree = section_tree(blocks, self.total)
-        self.labels = self._label_counts()
+        self.labels = self._label_counts_near(prior) if prior is not None else self._label_counts()
         self.headings = self._repeated_parts()
         self.spans: list[Span] = []
         self.groups: list[Note] = []
@@ -342,6 +355,7 @@ class _Reader:
             frozenset(k for k, n in self.labels.items() if n >= 2),
             frozenset(k for k, n in self.headings.items() if n >= 2),
             {},
+            self.labels,
         )
         self.prior: Prior | None = None
         # where the answers of the sections being read go, and where the prior reading's
@@ -376,16 +390,27 @@ class _Reader:
         """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
         counts: Counter[str] = Counter()
         for block in self.blocks:
-            if block.kind in ("item", "paragraph"):
-                head = self.lines[block.start][:60]
-                if block.kind == "paragraph" and not head.lstrip().startswith(("**", "__")):
-                    continue
-                if "**" not in head and "__" not in head and ":" not in head and "：" not in head:
-                    continue
-                found = lead_label(item_text(self.lines[block.start]))
-                if found and found[1]:
-                    counts[found[0]] += 1
+            label = _opening_label(block, self.lines[block.start]) if block.kind in _LABELLED else None
+            if label is not None:
+                counts[label] += 1
         return counts
+
+    def _label_counts_near(self, prior: Prior) -> Counter[str]:
+        """``_label_counts`` from the prior reading's: the blocks outside ``[head, tail)`` are
+        the prior text's, so only those between are counted out (as they were) and in (as now)."""
+        leaves, line = prior.reading.leaves, prior.line
+        if leaves is None or leaves.label_counts is None or line is None:
+            return self._label_counts()
+        counts = Counter(leaves.label_counts)
+        for block in _starting_within(prior.blocks, prior.head, prior.tail - prior.shift):
+            label = _opening_label(block, line(block.start)) if block.kind in _LABELLED else None
+            if label is not None:
+                counts[label] -= 1
+        for block in _starting_within(self.blocks, prior.head, prior.tail):
+            label = _opening_label(block, self.lines[block.start]) if block.kind in _LABELLED else None
+            if label is not None:
+                counts[label] += 1
+        return +counts
 
     def is_field_label(self, label: str, as_field: bool) -> bool:
         if not as_field or not label:
@@ -1283,6 +1308,29 @@ class _Reader:
         return out
 
 
+_LABELLED = ("item", "paragraph")
+
+
+def _opening_label(block: Block, first: str) -> str | None:
+    """The field label an item or paragraph opens with (``first`` is its first line), if any."""
+    head = first[:60]
+    if block.kind == "paragraph" and not head.lstrip().startswith(("**", "__")):
+        return None
+    if "**" not in head and "__" not in head and ":" not in head and "：" not in head:
+        return None
+    found = lead_label(item_text(first))
+    return found[0] if found and found[1] else None
+
+
+def _starting_within(blocks: Sequence[Block], start: int, stop: int) -> Sequence[Block]:
+    """The blocks (in line order) that start in lines ``[start, stop)``."""
+    low = bisect.bisect_left(blocks, start, key=_BLOCK_START)
+    return blocks[low : bisect.bisect_left(blocks, stop, lo=low, key=_BLOCK_START)]
+
+
+_BLOCK_START = operator.itemgetter(1)
+
+
 def _list_end(body: Sequence[Block], at: int) -> int:
     """The line after the run of items (the list) that opens with ``body[at]``."""
     end = body[at].end
@@ -1481,7 +1529,7 @@ def read(
             head = _Reader([b for b in blocks if b.end <= tail], unmarked, matter).read(pin)
             if head.kind == "single-lesson" and head.spans:
                 return _with_successors(head, blocks, lines, tail)
-    reader = _Reader(blocks, lines, matter)
+    reader = _Reader(blocks, lines, matter, prior)
     reader.take_over(prior)
     found = reader.read(pin)
     found.leaves = reader.leaves

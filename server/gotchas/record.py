@@ -18,7 +18,7 @@ import re
 import sys
 import unicodedata
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Literal
@@ -310,7 +310,9 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
     spliced = _spliced(near, data, starts, view, bare, bom, matter) if near is not None else None
     block_map = spliced.map if spliced is not None else scanner.scan_lines(view, bare)
     prior = (
-        outline.Prior(near.reading, spliced.head, spliced.tail, spliced.shift)
+        outline.Prior(
+            near.reading, spliced.head, spliced.tail, spliced.shift, spliced.before, _line_reader(near)
+        )
         if near is not None and near.reading is not None and spliced is not None
         else None
     )
@@ -390,6 +392,17 @@ def _spliced(
     resume = min(old_lines, bisect.bisect_left(old_starts, len(old) - same_tail + 1) + 1)
     shift = (len(starts) - 1) - old_lines
     return blocks.splice(near.block_map, view, bare, first, resume, shift)
+
+
+def _line_reader(record: Record) -> Callable[[int], str]:
+    """Line ``n`` of ``record`` as the parse saw it (no line ending, no BOM), decoded when asked."""
+    data, starts = record.data, record.line_starts
+
+    def line(n: int) -> str:
+        text = data[starts[n] : starts[n + 1]].decode("utf-8").rstrip("\r\n")
+        return text[1:] if n == 0 and text.startswith("\ufeff") and record.bom else text
+
+    return line
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
