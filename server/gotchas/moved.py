@@ -31,8 +31,12 @@ def copies(
     if set(names) != set(getattr(cls, "__slots__", ())) or hasattr(cls, "__post_init__"):
         return [dataclasses.replace(o, **_changed(o, by, replace, n)) for n, o in enumerate(objects)]  # type: ignore[type-var]
     made: list[T] = list(map(object.__new__, repeat(cls, len(objects))))
+    if not made:
+        return made
+    # every field of every object read in one call an object, then turned into columns
+    columns = dict(zip(names, zip(*map(attrgetter(*names), objects), strict=True), strict=True))
     for name in names:
-        column: Any = replace[name] if name in replace else map(attrgetter(name), objects)
+        column: Any = replace[name] if name in replace else columns[name]
         if by.get(name):
             column = map(by[name].__add__, column)
         deque(map(getattr(cls, name).__set__, made, column), maxlen=0)

@@ -185,6 +185,7 @@ class Section:
     end: int
     body: list[Block] = field(default_factory=list)
     children: list[Section] = field(default_factory=list)
+    parent: str | None = None  # the title of the section holding this one, if it has one
 
     @property
     def title(self) -> str:
@@ -215,7 +216,7 @@ def section_tree(blocks: Sequence[Block], total: int) -> Section:
         while levels[-1] >= block.level:
             levels.pop()
             stack.pop().end = block.start
-        section = Section(block, block.start, total)
+        section = Section(block, block.start, total, parent=stack[-1].title or None)
         stack[-1].children.append(section)
         stack.append(section)
         levels.append(block.level)
@@ -583,7 +584,7 @@ class _Reader:
         )
 
     def parent_title(self, section: Section) -> str | None:
-        return self._parents.get(id(section))
+        return section.parent
 
     def unit_spans(self, section: Section, body: Sequence[Block], end: int, reason: str) -> list[Span] | None:
         """Entries made of the body's own units, by the first unit rule that finds any."""
@@ -664,8 +665,6 @@ class _Reader:
     # -- decisions
 
     def read(self, pin: Pin | None) -> Reading:
-        self._parents: dict[int, str | None] = {}
-        self._index_parents(self.tree, None)
         root, title_note = self.title_section()
         if pin and pin.unit and pin.unit not in ("auto",):
             return self.read_pinned(pin, root)
@@ -751,11 +750,6 @@ class _Reader:
                 self.left_out,
             )
         return Reading("lessons", entries, why, [], self.groups, self.left_out)
-
-    def _index_parents(self, section: Section, parent: str | None) -> None:
-        self._parents[id(section)] = parent
-        for child in section.children:
-            self._index_parents(child, section.title or None)
 
     def title_section(self) -> tuple[Section, Note | None]:
         """The document's title heading, when one heading sits above all others."""
