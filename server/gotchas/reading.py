@@ -21,7 +21,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Literal
 
 from gotchas import moved, status, vocabulary
@@ -224,7 +223,6 @@ def section_tree(blocks: Sequence[Block], total: int) -> Section:
     return root
 
 
-@lru_cache(maxsize=1 << 15)  # an edit reads the same titles again
 def _folded(title: str) -> str:
     """A title compared as sub-headings recur: lower case, runs of white space as one."""
     return " ".join(title.lower().split())
