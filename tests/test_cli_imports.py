@@ -93,6 +93,27 @@ def test_read_only_commands_load_neither_markdown_it_nor_the_edit_machinery(
     assert names.isdisjoint(EDITING), sorted(names & set(EDITING))
 
 
+LISTING_NEEDS_NONE = (
+    "dataclasses",  # loads inspect, ast, dis and tokenize; gotchas.values builds the same classes
+    "inspect",
+    "typing",  # the annotations are for the checker: gotchas.values stands in for NamedTuple
+    "typing_extensions",
+    "gotchas.results",  # the output shapes are for the checker and the server's schemas
+    "gotchas.verification",
+    "difflib",
+    "base64",
+    "secrets",
+    "json",
+)
+
+
+def test_list_loads_none_of_the_heavy_modules_a_listing_does_not_use(project_repo: Path) -> None:
+    """Start-up is most of a one-shot listing: what it does not use, it does not import."""
+    names = roots(imported(project_repo, "list"))
+    assert {"gotchas.record", "gotchas.lookup"} <= names
+    assert names.isdisjoint(LISTING_NEEDS_NONE), sorted(names & set(LISTING_NEEDS_NONE))
+
+
 def test_list_loads_markdown_it_for_a_block_the_scanner_hands_over(tmp_path: Path) -> None:
     root = tmp_path / "project"
     write_record(root, SCENARIO.read_bytes() + b"\n<details>\nraw HTML\n</details>\n")

@@ -236,3 +236,25 @@ def test_the_readme_exit_code_table_is_the_cli_s() -> None:
     ]
     assert codes == [code for code, _ in EXIT_CODES]
     assert len(set(codes)) == len(codes)
+
+
+def test_a_command_line_builds_its_own_command_exactly_as_the_whole_parser_does() -> None:
+    """Only the named command's parser is built: it must be the very one the whole parser holds."""
+    from gotchas.cli import COMMANDS
+
+    whole = _parser()
+    (choices,) = [a.choices for a in whole._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(choices) == set(COMMANDS)
+    assert _parser(["--help"]).format_help() == whole.format_help()
+    assert _parser(["no-such-command"]).format_help() == whole.format_help()
+    for name in COMMANDS:
+        alone = _parser([name, "--json"])
+        (built,) = [a.choices for a in alone._actions if isinstance(a, argparse._SubParsersAction)]
+        assert list(built) == [name]
+        assert alone.format_usage() == whole.format_usage()
+        assert built[name].format_help() == choices[name].format_help(), name
+        assert _described(built[name]) == _described(choices[name]), name
+
+
+def _described(parser: argparse.ArgumentParser) -> list[tuple[str, dict[str, object]]]:
+    return [(where, {k: v for k, v in vars(a).items() if k != "container"}) for where, a in _actions(parser)]

@@ -11,17 +11,24 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
-import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from gotchas.patterns import lazy
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from dataclasses import dataclass
+    from typing import Literal, NamedTuple
+
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
+    BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
+else:  # the same classes, without loading dataclasses or typing
+    from gotchas.values import NamedTuple, dataclass
+
+    BlockKind = str
 
 
 class Block(NamedTuple):
@@ -132,7 +139,7 @@ def scan_lines(view: Sequence[str], bare: Sequence[str], chunk: int = 512) -> Bl
     return BlockMap(tuple(blocks), LineSet.of(literal))
 
 
-_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_TABLE_DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 
 
 def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:

@@ -10,17 +10,25 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from gotchas import __version__, surface
 from gotchas.errors import GotchasError, InvalidArgument, from_os_error
 from gotchas.terminal import json_printable, printable
 from gotchas.wording import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+COMMANDS = (
+    *("list", "outline", "show", "check-hold", "task", "propose", "apply", "proposals", "merge-record"),
+    *("init", "session-start", "history", "verify", "lint", "serve", "demo"),
+)
+"""Every command's name: a command line that starts with one builds that command's parser alone."""
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -47,7 +55,7 @@ EXIT_CODES = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     surface.use("cli")
-    parser = _parser()
+    parser = _parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
@@ -89,6 +97,8 @@ def _emit(value: object, as_json: bool, text: str | None = None) -> None:
     """The JSON object (exact JSON, its control and bidi characters escaped) or the text for
     people, every control character in it shown as an escape (:mod:`gotchas.terminal`)."""
     if as_json or text is None:
+        import json  # only --json output: text for people needs none
+
         sys.stdout.write(json_printable(json.dumps(value, indent=2, ensure_ascii=False)) + "\n")
     else:
         shown = printable(text)
@@ -541,7 +551,26 @@ def _demo(args: argparse.Namespace) -> int:
     return run(interactive=sys.stdin.isatty() and not args.no_pause)
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Unbuilt:
+    """Stands for the parser of a command this run does not name: every call is a no-op."""
+
+    def add_argument(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def add_subparsers(self, **kwargs: object) -> _Unbuilt:
+        return self
+
+    def add_parser(self, *args: object, **kwargs: object) -> _Unbuilt:
+        return self
+
+
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``argv`` that starts with a command, only that command's
+    parser is built (the others would cost a fifth of a one-shot listing, and a command's
+    arguments are parsed by its own parser alone). Anything else -- ``--help``, an option
+    first, a name that is no command -- builds every command, so help and errors are whole."""
+    first = argv[0] if argv else None
+
     def locations(target: argparse.ArgumentParser, prefix: str) -> None:
         target.add_argument(
             "--root",
@@ -572,6 +601,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def command(name: str, run: Any, help_text: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        if first in COMMANDS and name != first:
+            return _Unbuilt()  # type: ignore[return-value]  # takes the calls that build a parser
         cmd = sub.add_parser(
             name,
             parents=[common],

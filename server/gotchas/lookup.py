@@ -8,9 +8,14 @@ so a one-shot listing starts quickly (``operations`` re-exports both for the ser
 
 from __future__ import annotations
 
-from gotchas import query, surface, verification
-from gotchas.results import EntryDetail, ListResult, VerifyResult
-from gotchas.workspace import Workspace
+from gotchas import query, surface
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gotchas.results import EntryDetail, ListResult, VerifyResult
+    from gotchas.workspace import Workspace
+else:  # a TypedDict called is a dict: the shapes are for the checker and the server's schemas
+    VerifyResult = dict
 
 
 def list_gotchas(
@@ -56,6 +61,8 @@ def get_gotcha(ws: Workspace, *, entry_id: str, record: str | None = None) -> En
 def verify_record(ws: Workspace, *, record: str | None = None) -> VerifyResult:
     path = ws.record_path(record)
     parsed = ws.load(path)
+    from gotchas import verification  # the link check: not on the listing path
+
     problems = verification.check_record(parsed)
     return VerifyResult(
         ok=not any(p.severity == "error" for p in problems),

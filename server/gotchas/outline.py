@@ -8,10 +8,13 @@ command, and renders the decision for people and for JSON.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from gotchas import blocks, reading
 from gotchas.reading import Note, Pin, Prior, Reading, Span, item_title
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Note", "Pin", "Prior", "Reading", "Span", "describe", "item_title", "pin_lines", "read"]
 

@@ -6,7 +6,6 @@ carries ids, places and the metadata that decides relevance, never bodies.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Sequence
 
 from gotchas import status as statuses
@@ -14,8 +13,13 @@ from gotchas import taskref
 from gotchas.errors import InvalidArgument
 from gotchas.fields import Link
 from gotchas.record import Entry, Record
-from gotchas.results import EntryDetail, EntrySummary, FieldView, LinkView, ListResult
 from gotchas.wording import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gotchas.results import EntryDetail, EntrySummary, FieldView, LinkView, ListResult
+else:  # a TypedDict called is a dict: the shapes are for the checker and the server's schemas
+    EntryDetail = EntrySummary = FieldView = LinkView = ListResult = dict
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -80,11 +84,15 @@ def page(
 
 
 def _encode_cursor(offset: int, record: Record) -> str:
+    import base64  # only a listing longer than a page has a cursor
+
     raw = f"{offset}:{record.sha256[:16]}".encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def _decode_cursor(cursor: str, record: Record) -> int:
+    import base64
+
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         offset_text, digest = base64.urlsafe_b64decode(padded).decode().split(":")

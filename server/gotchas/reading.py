@@ -20,16 +20,24 @@ import operator
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
 
 from gotchas import moved, status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blocks import Block
 from gotchas.fields import KNOWN
+from gotchas.patterns import lazy
 
-SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
-FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+    from typing import Literal
+
+    SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
+    FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
+else:  # the same classes, without loading dataclasses; no typing at run time
+    from gotchas.values import dataclass, field
+
+    SpanKind = FileKind = str
 UNITS = ("h1", "h2", "h3", "h4", "h5", "h6", "list", "paragraph", "hr-block", "table-row", "single", "none")
 
 
@@ -230,40 +238,40 @@ def _folded(title: str) -> str:
 
 # ---------------------------------------------------------------- evidence from text
 
-_ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
+_ITEM_MARKER = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
 # a list marker opening a block: followed by a space, so ``**bold**`` keeps its first star
-_BLOCK_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
-_CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
-_DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
-_BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
-_PLAIN_LABEL = re.compile(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
-_LINKED_FILE = re.compile(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
-_SENTENCE_BREAK = re.compile(r"[.!?]\s+\S")
-_MD_REFERENCE = re.compile(r"[\w./-]+\.mdc?\b")
-_TIMESTAMP_LEAD = re.compile(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
-_CODE_SPAN = re.compile(r"`[^`]+`")
-_NUMBERED_TITLE = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
-_CLAUSE = re.compile(r"\S\s+[—–]\s+\S|\S[:：]\s*\S|\S\s+-\s+\S")
-_DISCOVERED = re.compile(
+_BLOCK_MARKER = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
+_CHECKBOX = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
+_DONE = lazy(r"^(?:✅|✔️?|☑️?|✓)")
+_BOLD_LABEL = lazy(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
+_PLAIN_LABEL = lazy(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
+_LINKED_FILE = lazy(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
+_SENTENCE_BREAK = lazy(r"[.!?]\s+\S")
+_MD_REFERENCE = lazy(r"[\w./-]+\.mdc?\b")
+_TIMESTAMP_LEAD = lazy(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
+_DATE = lazy(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
+_CODE_SPAN = lazy(r"`[^`]+`")
+_NUMBERED_TITLE = lazy(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
+_CLAUSE = lazy(r"\S\s+[—–]\s+\S|\S[:：]\s*\S|\S\s+-\s+\S")
+_DISCOVERED = lazy(
     r"\([^)]*(?:\b(?:19|20)\d{2}\b|\b\d{1,2}\.\s*(?:jan|feb|mar|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[sc])\w*)[^)]*\)",
     re.IGNORECASE,
 )
-_ENTRY_FIELD = re.compile(
+_ENTRY_FIELD = lazy(
     r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
     re.IGNORECASE,
 )
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
-_NUMBERED_FIELD = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
-_CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")
-_SECOND_FIELD = re.compile(
+_ARTICLE = lazy(r"^(?:the|a|an)\s+")
+_NUMBERED_FIELD = lazy(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
+_CHECKBOX_LEAD = lazy(r"^\[[ xX]\]\s+")
+_SECOND_FIELD = lazy(
     r"[.;,!?)]\s+(?:\*\*|__)?(?:fix|solution|workaround|cause|root cause|resolution|lösung|solution|"
     r"solución|solução|решение|解决)(?:\*\*|__)?\s*[:：]",
     re.IGNORECASE,
 )
-_TEMPLATE = re.compile(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
-_NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_TEMPLATE = lazy(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
+_NUMBER_PREFIX = lazy(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
+_CJK = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def item_text(first_line: str) -> str:
@@ -292,6 +300,8 @@ def lead_label(text: str) -> tuple[str, bool] | None:
 
 def _words(title: str) -> int:
     text = vocabulary.plain(title)
+    if text.isascii() or max(text) < "\u3040":  # below every range of _CJK: no pattern needed
+        return len(text.split())
     cjk = len(_CJK.findall(text))
     return len(_CJK.sub(" ", text).split()) + (cjk + 3) // 4
 
@@ -1414,7 +1424,7 @@ def _paragraph_unit(
     )
 
 
-_CALLOUT = re.compile(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.IGNORECASE)
+_CALLOUT = lazy(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.IGNORECASE)
 
 
 def _callout_unit(
@@ -1451,9 +1461,9 @@ UNIT_RULES: tuple[tuple[str, UnitRule], ...] = (
 # ---------------------------------------------------------------- titles
 
 _MAX_TITLE = 100
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s|\s[—–]\s")
-_BOLD_LEAD = re.compile(r"^(\*\*|__)(?P<title>.+?)\1")
-_LINK_LEAD = re.compile(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
+_SENTENCE_END = lazy(r"(?<=[.!?。])\s|\s[—–]\s")
+_BOLD_LEAD = lazy(r"^(\*\*|__)(?P<title>.+?)\1")
+_LINK_LEAD = lazy(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
 
 
 def item_title(first_line: str) -> str:
@@ -1528,10 +1538,10 @@ def read(
     return found
 
 
-_MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
+_MARK = lazy(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
 
 
-_OWN_FIELDS = re.compile(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
+_OWN_FIELDS = lazy(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
 
 
 def _successors_tail(blocks: Sequence[Block], lines: Sequence[str]) -> int | None:

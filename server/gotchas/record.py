@@ -8,25 +8,30 @@ reassemble the input exactly (``segments``). Invalid UTF-8 and binary data are r
 from __future__ import annotations
 
 import bisect
-import dataclasses
-import difflib
 import gc
 import hashlib
 import itertools
 import operator
-import re
 import sys
 import unicodedata
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Literal
 
 from gotchas import blocks, moved, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
+from gotchas.patterns import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import dataclasses
+    from dataclasses import dataclass
+    from typing import Literal
+else:  # the same classes, without loading dataclasses
+    from gotchas import values as dataclasses
+    from gotchas.values import dataclass
 
 BOM = b"\xef\xbb\xbf"
 MAX_ID_LENGTH = 48
@@ -449,7 +454,7 @@ def _blank(lines: Sequence[str], span: tuple[int, int]) -> list[str]:
     return blanked
 
 
-THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
+THEMATIC_BREAK = lazy(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
 
 
 def _content_end(bare: Sequence[str], span: outline.Span) -> int:
@@ -726,8 +731,8 @@ def _explicit_id(fields: Sequence[Field]) -> str | None:
     return None
 
 
-_MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
-_NON_WORD = re.compile(r"[\W_]+")
+_MARKUP = lazy(r"<[^>]*>|\]\([^)]*\)")
+_NON_WORD = lazy(r"[\W_]+")
 
 
 @lru_cache(maxsize=1 << 14)  # a server parses the same titles after every edit
@@ -751,5 +756,7 @@ def _suggestions(given: str, ids: list[str]) -> list[str]:
     typed = unicodedata.normalize("NFC", given.strip()).casefold()
     starting = [i for i in ids if typed and i.casefold().startswith(typed)]
     within = [i for i in ids if len(typed) >= 3 and typed in i.casefold()]
+    import difflib  # suggestions for an id not found: not on the reading path
+
     close = difflib.get_close_matches(given, ids, n=3, cutoff=0.5)
     return list(dict.fromkeys([*starting[:5], *within[:5], *close]))[:5]

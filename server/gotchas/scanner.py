@@ -13,14 +13,14 @@ checks it on generated Markdown and real files).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from gotchas.blocks import Block, BlockMap, LineSet, moved
+from gotchas.patterns import lazy
 
-_MARKER = re.compile(r"[-+*]|([0-9]{1,9})([.)])")
-_RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_MARKER = lazy(r"[-+*]|([0-9]{1,9})([.)])")
+_RULE = lazy(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_TABLE_DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 _BLANK = " \t"
 
 # What a line at a top-level block start begins: classified from its first characters.

@@ -9,9 +9,13 @@ error needs no argument threaded through.
 
 from __future__ import annotations
 
-from typing import Literal
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
-Surface = Literal["mcp", "cli"]
+    Surface = Literal["mcp", "cli"]
+else:  # no typing at run time: a one-shot command does not load it
+    Surface = str
 
 _current: Surface = "mcp"
 

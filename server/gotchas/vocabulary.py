@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from gotchas.patterns import lazy
+
 # A section titled like this holds lessons (plural) — a lessons file, or one part of a guide.
 LESSONS_WORDS = (
     # English
@@ -81,15 +83,13 @@ LESSONS_CJK = (
     "注意事项",
     "易错",
 )
-_LESSONS = re.compile(
+_LESSONS = lazy(
     r"(?<![\w-])(?:" + "|".join(LESSONS_WORDS) + r")(?![\w-])|" + "|".join(LESSONS_CJK),
     re.IGNORECASE,
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
-_SINGULAR = re.compile(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
-_PLURAL = re.compile(
-    r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE
-)
+_SINGULAR = lazy(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
+_PLURAL = lazy(r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE)
 
 # Sections about the file itself: never lessons.
 META_TITLES = (
@@ -113,7 +113,7 @@ META_TITLES = (
     r"^usage$",
     r"^about(?:\s+this\s+file)?$",
 )
-_META = re.compile("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
+_META = lazy("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
 # A document titled like this (the whole title) holds no lessons: a record of changes, plans,
 # open tasks, terms or one decision.
@@ -130,11 +130,11 @@ NOT_LESSONS_TITLES = (
     r"adr[- ]?\d+\b.*",
     r"(?:architecture\s+)?decision\s+record\b.*",
 )
-_NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
+_NOT_LESSONS = lazy(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
 
 # Group headings that name a stretch of work or time: ``Phase 1 — Inventory``, ``Sprint 14``,
 # ``v2.3``, ``Week 3``, ``Q2 2026``.
-_PERIOD = re.compile(
+_PERIOD = lazy(
     r"^(?:(?:phase|stage|sprint|iteration|milestone|release|week|month|quarter|part|chapter|round|"
     r"phase|etappe|fase|étape|этап|спринт)\s*[\d.]+[a-z]?\b|v?\d+\.\d+(?:\.\d+)*\b|q[1-4]\b)",
     re.IGNORECASE,
@@ -142,7 +142,7 @@ _PERIOD = re.compile(
 
 # Numbered labels that number the entries themselves (``**Lesson 1:**``, ``Gotcha 3.``), unlike
 # ``Solution 2:``, which numbers a part of one lesson.
-_ENTRY_NUMBER = re.compile(
+_ENTRY_NUMBER = lazy(
     r"^(?:lesson|learning|gotcha|pitfall|mistake|finding|trap|caveat|takeaway|урок|lektion|leçon|"
     r"lección|lição)\s*#?\d+[a-z]?$",
     re.IGNORECASE,
@@ -242,23 +242,23 @@ FIELDS = frozenset(FIELD_WORDS)
 FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for"])
 
 # A guide's own sections: their presence without any lessons section marks a pure guide.
-GUIDE_WORDS = re.compile(
+GUIDE_WORDS = lazy(
     r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
     r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
     r"workflow|deployment|getting\s+started|environment|dependencies|project|guidelines|"
     r"instructions|requirements)(?![\w-])",
     re.IGNORECASE,
 )
-GUIDE_TITLE = re.compile(
+GUIDE_TITLE = lazy(
     r"(?:claude|agents|gemini|copilot)\.md|guidelines|instructions|\bguide\b|readme|\brules\b",
     re.IGNORECASE,
 )
 
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an|for)\s+")
-_PARENTHESES = re.compile(r"\s*\(.*?\)\s*")
-_EMPHASIS = re.compile(r"[*_~`]+")
-_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
-_FIELD_SUFFIX = re.compile(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
+_LEADING_ARTICLE = lazy(r"^(?:the|a|an|for)\s+")
+_PARENTHESES = lazy(r"\s*\(.*?\)\s*")
+_EMPHASIS = lazy(r"[*_~`]+")
+_NUMBERING = lazy(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
+_FIELD_SUFFIX = lazy(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
 
 
 def plain(title: str) -> str:
@@ -279,7 +279,7 @@ _META_HINTS = (
     *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("related", "referen", "usage", "about", "write", "contribut"),
 )
-_META_HINT = re.compile("|".join(re.escape(hint) for hint in _META_HINTS))
+_META_HINT = lazy("|".join(re.escape(hint) for hint in _META_HINTS))
 
 
 def names_no_lessons(title: str) -> bool:

@@ -14,15 +14,11 @@ import contextlib
 import errno
 import gc
 import hashlib
-import json
 import os
-import secrets
 import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gotchas import locking, surface
 from gotchas.errors import (
@@ -34,6 +30,12 @@ from gotchas.errors import (
     RecordUnreadable,
     UnsafePath,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+else:  # the same classes, without loading dataclasses
+    from gotchas.values import dataclass, field
 
 if TYPE_CHECKING:
     from gotchas.config import Config
@@ -647,6 +649,8 @@ def _write_and_rename(
     taken from the very inode renamed; the old file's descriptor tells whether a write landed
     in it between the compare and the rename.
     """
+    import secrets  # writing only: not on the reading path
+
     temp = f".{leaf[:64]}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"
     fd = os.open(
         temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=temp_dir
@@ -764,6 +768,8 @@ def append_jsonl(path: Path, value: Mapping[str, object], *, sort_keys: bool = F
     so two entries are never glued together. The file and its folders are reached without
     following symlinks, and only a regular file is appended to.
     """
+    import json  # writing only: not on the reading path
+
     payload = json.dumps(value, ensure_ascii=False, sort_keys=sort_keys).encode("utf-8") + b"\n"
     base, parts = _split(None, path)
     fd = open_beneath(base, "/".join(parts), os.O_RDWR | os.O_APPEND | os.O_CREAT)
@@ -961,6 +967,8 @@ def _write_atomic_by_path(
     if expect is not None and (old is None) != (expect.signature is None):
         raise RecordChanged(f"{shown} appeared or vanished while it was being edited")
     temp_dir = _temp_dir_by_path(base, parts, folder)
+    import secrets  # writing only: not on the reading path
+
     temp = temp_dir / f".{leaf[:64]}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}.tmp"
     # the new file is created with the old one's permissions: where fchmod exists they are
     # then set exactly, elsewhere (Windows) the write bit, all a mode holds there, is kept
