@@ -95,3 +95,56 @@ def test_untouched_sections_are_taken_over() -> None:
     # the leaves before the edit keep their very spans; those after it are moved copies
     assert all(new[n] is old[n] for n in range(19))
     assert new[20] is not old[20] and new[20].end == old[20].end + 2
+
+
+def _nested(groups: int, lessons: int) -> list[bytes]:
+    lines = ["# Gotchas", ""]
+    for g in range(groups):
+        lines += [f"## Group {g}", ""]
+        for n in range(lessons):
+            lines += [
+                f"### Lesson {g}.{n} quotes `code`",
+                "",
+                f"tasks: #{g * 100 + n}",
+                "",
+                "Some prose.",
+                "",
+            ]
+            if n % 3 == 0:
+                lines += ["#### Fix", "", "- **Cause:** a field", "- more", ""]
+    return [(line + "\n").encode() for line in lines]
+
+
+def test_a_chain_of_edits_reads_as_full_parses_each_time() -> None:
+    # each parse is made near the one before: sections taken over whole at one edit carry
+    # their sub-sections' answers, moved, into the next
+    raw = _nested(5, 8)
+    rnd = random.Random(11)
+    near = record.parse(b"".join(raw))
+    for _ in range(30):
+        at = rnd.randrange(len(raw) + 1)
+        removed = rnd.randrange(2)
+        inserted = [(rnd.choice(INSERTS) + "\n").encode() for _ in range(rnd.randrange(0, 3))]
+        raw = [*raw[:at], *inserted, *raw[at + removed :]]
+        data = b"".join(raw)
+        spliced = record.parse(data, near=near)
+        full = record.parse(data)
+        assert spliced.reading == full.reading
+        assert spliced == full
+        near = spliced
+
+
+def test_a_chain_of_supersedes_reads_as_full_parses_each_time() -> None:
+    data = b"".join(_nested(4, 6))
+    near = record.parse(data)
+    rnd = random.Random(5)
+    for n in range(12):
+        target = rnd.choice(near.entries)
+        lesson = edit.lesson(f"The real cause {n}", "It was the cache.", ["#7"], "confirmed", "the log")
+        try:
+            plan = edit.plan_supersede(near, target, "#7", lesson)
+        except Exception:  # a target the planner refuses
+            continue
+        spliced = record.parse(plan.data, near=near)
+        assert spliced == record.parse(plan.data)
+        near = spliced

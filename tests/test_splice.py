@@ -193,3 +193,21 @@ def test_edits_of_real_files_parse_the_same_spliced(path: Path) -> None:
         except Exception:  # a target the planner refuses
             continue
         _same(data, plan.data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab\r\n", max_size=40),
+    st.integers(min_value=0, max_value=40),
+    st.integers(min_value=0, max_value=6),
+    st.text(alphabet="ab\r\n", max_size=8),
+)
+def test_line_starts_near_an_edit_are_those_of_the_whole_text(
+    text: str, at: int, removed: int, inserted: str
+) -> None:
+    """Any bytes changed anywhere, line breaks of every kind split or joined by the change."""
+    before = text.encode()
+    at = min(at, len(before))
+    after = before[:at] + inserted.encode() + before[at + removed :]
+    near = record.parse(before)
+    assert list(record._line_starts_near(near, after)) == list(record._line_starts(after))

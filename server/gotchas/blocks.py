@@ -9,6 +9,8 @@ quote's content belongs to the quote. Lines are 0-based, ``[start, end)``.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
@@ -240,11 +242,11 @@ def splice(
         window = scanner.scan_lines(view[begin:stop], bare[begin:stop])
         if candidate is None:
             joined = _joined(old, before.literal, window, begin, len(view), None, 0)
-            return Splice(joined, begin, len(view), shift)
+            return Splice(joined, begin, len(view), shift, old)
         rejoin = candidate + shift - begin
         if rejoin in restarts(window):  # markdown-it starts a top-level token there too
             joined = _joined(old, before.literal, window, begin, rejoin + begin, candidate, shift)
-            return Splice(joined, begin, rejoin + begin, shift)
+            return Splice(joined, begin, rejoin + begin, shift, old)
     return None
 
 
@@ -257,6 +259,7 @@ class Splice:
     head: int
     tail: int
     shift: int
+    before: Sequence[Block] = ()  # the old map's blocks
 
 
 _TAIL = 64
@@ -273,9 +276,9 @@ def _joined(
     shift: int,
 ) -> BlockMap:
     """Old blocks before ``begin``, the window's up to ``rejoin``, old ones from ``resume`` shifted."""
-    old_starts = [b.start for b in old]
+    old_starts = list(map(_START, old))
     head = list(old[: bisect.bisect_left(old_starts, begin)])
-    lists_before = max(0, max((b.list_id for b in head), default=0))
+    lists_before = max(0, max(map(_LIST_ID, head), default=0))
     out = list(head)
     used = 0
     for block in window.blocks:
@@ -289,11 +292,35 @@ def _joined(
     literal += part + bytes(rejoin - begin - len(part))
     if resume is not None:
         tail_from = bisect.bisect_left(old_starts, resume)
-        old_lists = max(0, max((b.list_id for b in old[:tail_from]), default=0))
+        old_lists = max(0, max(map(_LIST_ID, old[:tail_from]), default=0))
         renumber = lists_before + used - old_lists
-        out.extend(moved(b, shift, renumber if b.list_id >= 0 else 0) for b in old[tail_from:])
+        out.extend(moved_all(old[tail_from:], shift, renumber))
         literal += old_literal.marks[resume:]
     return BlockMap(tuple(out), LineSet.of(literal))
+
+
+_START = operator.itemgetter(1)
+_LIST_ID = operator.itemgetter(6)
+
+
+def moved_all(found: Sequence[Block], lines: int, lists: int) -> Sequence[Block]:
+    """``moved`` over every block, column by column in C (a block is a tuple)."""
+    if not found or (not lines and not lists):
+        return found
+    kinds, starts, ends, levels, markers, titles, list_ids = zip(*found, strict=True)
+    if lists:
+        list_ids = tuple(n + lists if n >= 0 else n for n in list_ids)
+    columns = zip(
+        kinds,
+        map(lines.__add__, starts),
+        map(lines.__add__, ends),
+        levels,
+        markers,
+        titles,
+        list_ids,
+        strict=True,
+    )
+    return list(map(tuple.__new__, itertools.repeat(Block), columns))
 
 
 def moved(block: Block, lines: int, lists: int) -> Block:

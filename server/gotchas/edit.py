@@ -13,6 +13,7 @@ line ending.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import difflib
 import functools
@@ -20,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, overload
 
 from gotchas import blocks, link, reading, surface, table, taskref
 from gotchas.errors import InvalidArgument, UnsupportedEntry
@@ -220,7 +221,7 @@ def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
 def _fresh_id(record: Record, title: str) -> str:
     """The new entry's id; if its slug is taken, it gets an explicit unique ``id:`` later."""
     base = slugify(title)
-    taken = {e.id for e in record.entries}
+    taken = record.first_by_id  # every id, built once per parse
     candidate, n = base, 1
     while candidate in taken:
         n += 1
@@ -228,8 +229,35 @@ def _fresh_id(record: Record, title: str) -> str:
     return candidate
 
 
-def _lines(record: Record) -> list[bytes]:
-    return record.data.splitlines(keepends=True)
+def _lines(record: Record) -> Sequence[bytes]:
+    return _Lines(record.data, record.line_starts)
+
+
+class _Lines(Sequence[bytes]):
+    """The record's lines with their endings, cut from its bytes by its line starts only when
+    read: an edit reads a few lines near its target, not the whole file split up."""
+
+    def __init__(self, data: bytes, starts: Sequence[int]) -> None:
+        self.data = data
+        self.starts = starts
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[bytes]: ...
+
+    def __getitem__(self, index: int | slice) -> bytes | list[bytes]:
+        if isinstance(index, slice):
+            return [self[n] for n in range(*index.indices(len(self)))]
+        count = len(self)
+        at = index + count if index < 0 else index
+        if not 0 <= at < count:
+            raise IndexError("line index out of range")
+        return self.data[self.starts[at] : self.starts[at + 1]]
 
 
 def _bare(line: bytes) -> str:
@@ -1525,8 +1553,10 @@ def next_label(label: Label, taken: frozenset[tuple[int, ...]]) -> Label:
 
 
 def _next_entry_line(record: Record, anchor: Entry) -> int:
-    later = [e.start_line - 1 for e in record.entries if e.start_line > anchor.end_line]
-    return min(later) if later else len(record.line_starts) - 1
+    """The first line of the entry after ``anchor`` (entries are in file order: a bisection)."""
+    entries = record.entries
+    at = bisect.bisect_right(entries, anchor.end_line, key=lambda e: e.start_line)
+    return entries[at].start_line - 1 if at < len(entries) else len(record.line_starts) - 1
 
 
 def _separated(
@@ -1548,7 +1578,27 @@ def _separated(
 
 
 def _apply(data: bytes, lines: Sequence[bytes], insertions: Sequence[Insertion], eol: bytes) -> bytes:
-    return b"".join(_new_lines(lines, insertions, eol))
+    """``data`` with the insertions spliced in at their lines' byte offsets (the same bytes as
+    joining the lines with the new ones among them, without splitting the whole file)."""
+    if not isinstance(lines, _Lines):
+        return b"".join(_new_lines(lines, insertions, eol))
+    at_line: dict[int, list[str]] = {}
+    for insertion in insertions:
+        at_line.setdefault(insertion.at, []).extend(insertion.lines)
+    count = len(lines)
+    view = memoryview(data)  # the unchanged runs are joined without being copied first
+    pieces: list[bytes | memoryview] = []
+    done = 0
+    for at in sorted(at_line):
+        offset = lines.starts[min(at, count)]
+        pieces.append(view[done:offset])
+        encoded = b"".join(line.encode("utf-8") + eol for line in at_line[at])
+        if at >= count and count and not data.endswith((b"\n", b"\r")):
+            encoded = eol + encoded[: -len(eol)]
+        pieces.append(encoded)
+        done = offset
+    pieces.append(view[done:])
+    return b"".join(pieces)
 
 
 def apply_insertions(data: bytes, insertions: Sequence[Insertion], eol: bytes) -> bytes:

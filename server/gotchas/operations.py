@@ -15,6 +15,7 @@ Every operation takes the workspace and keyword arguments only, and returns a ty
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 from collections.abc import Sequence
@@ -351,8 +352,9 @@ def _pinned(
 
 def _anchor(parsed: Record, entry: Entry) -> str:
     """Hash of the entry and the bytes up to the next entry: what an edit next to it depends on."""
-    later = [e.start for e in parsed.entries if e.start >= entry.end]
-    end = min(later) if later else len(parsed.data)
+    entries = parsed.entries  # in file order: the next one is found by bisection
+    at = bisect.bisect_left(entries, entry.end, key=lambda e: e.start)
+    end = entries[at].start if at < len(entries) else len(parsed.data)
     return _sha(parsed.data[entry.start : end])
 
 

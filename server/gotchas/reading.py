@@ -15,11 +15,13 @@ for the entries plus the groups, lessons sections and left-out parts, for ``outl
 
 from __future__ import annotations
 
+import bisect
+import operator
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from gotchas import status, vocabulary
+from gotchas import moved, status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blocks import Block
 from gotchas.fields import KNOWN
@@ -114,22 +116,37 @@ class Reading:
         return shapes.pop() if len(shapes) == 1 else "mixed"
 
 
-# how a leaf section read, by its first line: (its end, its parent's title, its spans, the
-# groups and left-out parts it added), lines as they were in that reading
-LeafAnswer = tuple[int, str | None, tuple[Span, ...], tuple[Note, ...], tuple[Note, ...]]
+# how a section read, by its first line: (its end, its parent's title, its spans, the groups
+# and left-out parts it added, whether it found a pointer index, the answers of its
+# sub-sections or None for a leaf, and how far those lie behind this one's lines), lines as
+# they were in that reading
+Answer = tuple[
+    int,
+    str | None,
+    tuple[Span, ...],
+    tuple[Note, ...],
+    tuple[Note, ...],
+    bool,
+    "dict[int, Answer] | None",
+    int,
+]
 
 
 @dataclass(frozen=True, slots=True)
 class Leaves:
-    """How each leaf section (a heading without sub-headings) of a reading read.
+    """How each section read under a reading's top level (``answers``; a section's own
+    sub-sections' answers hang from its answer).
 
-    A leaf's reading depends only on its own lines and blocks, its parent's title and which
+    A section's reading depends only on its own lines and blocks, its parent's title and which
     lead-in labels and sub-heading titles recur in the whole file (``labels``, ``headings``).
+    A section taken over whole keeps its sub-sections' answers as they were, lines and all, with
+    the distance they moved, so taking it over costs the same however many sections it holds.
     """
 
     labels: frozenset[str]
     headings: frozenset[str]
-    answers: dict[int, LeafAnswer]
+    answers: dict[int, Answer]
+    label_counts: Counter[str] | None = None  # how often each label opens a block, for the next edit
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,13 +155,17 @@ class Prior:
     from ``tail`` on are the new text's (those from ``tail`` on moved by ``shift`` lines).
 
     A leaf wholly in those lines, with the same parent title, under the same recurring
-    labels and titles, reads as it did: its answer is taken over, not read again.
+    labels and titles, reads as it did: its answer is taken over, not read again. With that
+    text's ``blocks`` and a reader of its lines (``line``), the labels are counted again only
+    between ``head`` and ``tail``.
     """
 
     reading: Reading
     head: int
     tail: int
     shift: int
+    blocks: Sequence[Block] = ()
+    line: Callable[[int], str] | None = None
 
 
 def _shape(span: Span) -> str:
@@ -171,6 +192,7 @@ class Section:
     end: int
     body: list[Block] = field(default_factory=list)
     children: list[Section] = field(default_factory=list)
+    parent: str | None = None  # the title of the section holding this one, if it has one
 
     @property
     def title(self) -> str:
@@ -192,16 +214,26 @@ class Section:
 def section_tree(blocks: Sequence[Block], total: int) -> Section:
     root = Section(None, 0, total)
     stack = [root]
+    levels = [0]  # the open sections' heading levels: the root's is below every heading's
+    add = root.body.append
     for block in blocks:
-        if block.kind == "heading":
-            while stack[-1].heading is not None and stack[-1].level >= block.level:
-                stack.pop().end = block.start
-            section = Section(block, block.start, total)
-            stack[-1].children.append(section)
-            stack.append(section)
-        else:
-            stack[-1].body.append(block)
+        if block.kind != "heading":
+            add(block)
+            continue
+        while levels[-1] >= block.level:
+            levels.pop()
+            stack.pop().end = block.start
+        section = Section(block, block.start, total, parent=stack[-1].title or None)
+        stack[-1].children.append(section)
+        stack.append(section)
+        levels.append(block.level)
+        add = section.body.append
     return root
+
+
+def _folded(title: str) -> str:
+    """A title compared as sub-headings recur: lower case, runs of white space as one."""
+    return " ".join(title.lower().split())
 
 
 # ---------------------------------------------------------------- evidence from text
@@ -312,13 +344,19 @@ def title_evidence(title: str) -> tuple[float, list[str]]:
 
 
 class _Reader:
-    def __init__(self, blocks: Sequence[Block], lines: Sequence[str], matter: tuple[int, int] | None):
+    def __init__(
+        self,
+        blocks: Sequence[Block],
+        lines: Sequence[str],
+        matter: tuple[int, int] | None,
+        prior: Prior | None = None,
+    ):
         self.blocks = blocks
         self.lines = lines
         self.matter = matter
         self.total = len(lines)
         self.tree = section_tree(blocks, self.total)
-        self.labels = self._label_counts()
+        self.labels = self._label_counts_near(prior) if prior is not None else self._label_counts()
         self.headings = self._repeated_parts()
         self.spans: list[Span] = []
         self.groups: list[Note] = []
@@ -328,18 +366,24 @@ class _Reader:
             frozenset(k for k, n in self.labels.items() if n >= 2),
             frozenset(k for k, n in self.headings.items() if n >= 2),
             {},
+            self.labels,
         )
         self.prior: Prior | None = None
         self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
+        # where the answers of the sections being read go, and where the prior reading's
+        # answers for them are (with how far behind the prior's lines their lines lie)
+        self._answers = self.leaves.answers
+        self._lookup: tuple[dict[int, Answer], int] | None = None
 
     def take_over(self, prior: Prior | None) -> None:
-        """Reuse ``prior``'s leaf answers when the file-wide evidence they rest on is the same."""
+        """Reuse ``prior``'s answers when the file-wide evidence they rest on is the same."""
         leaves = prior.reading.leaves if prior is not None else None
         if leaves is not None and (leaves.labels, leaves.headings) == (
             self.leaves.labels,
             self.leaves.headings,
         ):
             self.prior = prior
+            self._lookup = (leaves.answers, 0)
 
     # -- evidence
 
@@ -350,7 +394,7 @@ class _Reader:
         while stack:
             section = stack.pop()
             if section.children:
-                counts.update({" ".join(child.title.lower().split()) for child in section.children})
+                counts.update({_folded(child.title) for child in section.children})
                 stack.extend(section.children)
         return counts
 
@@ -358,16 +402,27 @@ class _Reader:
         """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
         counts: Counter[str] = Counter()
         for block in self.blocks:
-            if block.kind in ("item", "paragraph"):
-                head = self.lines[block.start][:60]
-                if block.kind == "paragraph" and not head.lstrip().startswith(("**", "__")):
-                    continue
-                if "**" not in head and "__" not in head and ":" not in head and "：" not in head:
-                    continue
-                found = lead_label(item_text(self.lines[block.start]))
-                if found and found[1]:
-                    counts[found[0]] += 1
+            label = _opening_label(block, self.lines[block.start]) if block.kind in _LABELLED else None
+            if label is not None:
+                counts[label] += 1
         return counts
+
+    def _label_counts_near(self, prior: Prior) -> Counter[str]:
+        """``_label_counts`` from the prior reading's: the blocks outside ``[head, tail)`` are
+        the prior text's, so only those between are counted out (as they were) and in (as now)."""
+        leaves, line = prior.reading.leaves, prior.line
+        if leaves is None or leaves.label_counts is None or line is None:
+            return self._label_counts()
+        counts = Counter(leaves.label_counts)
+        for block in _starting_within(prior.blocks, prior.head, prior.tail - prior.shift):
+            label = _opening_label(block, line(block.start)) if block.kind in _LABELLED else None
+            if label is not None:
+                counts[label] -= 1
+        for block in _starting_within(self.blocks, prior.head, prior.tail):
+            label = _opening_label(block, self.lines[block.start]) if block.kind in _LABELLED else None
+            if label is not None:
+                counts[label] += 1
+        return +counts
 
     def is_field_label(self, label: str, as_field: bool) -> bool:
         if not as_field or not label:
@@ -383,7 +438,7 @@ class _Reader:
         if len(title) > 48 or title.count(" ") > 6:
             return False
         words = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
-        repeated = self.headings[" ".join(title.lower().split())] >= 2
+        repeated = self.headings[_folded(title)] >= 2
         if not repeated and (not words or words[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
             return False
         if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
@@ -394,7 +449,7 @@ class _Reader:
         whole = text == name or _NUMBERED_FIELD.match(text) is not None
         if name in vocabulary.FIELDS and whole:
             return True
-        return self.headings[" ".join(title.lower().split())] >= 2 and _words(title) <= 4
+        return self.headings[_folded(title)] >= 2 and _words(title) <= 4
 
     def first_text(self, block: Block) -> str:
         found = self._first_texts.get(block.start)
@@ -547,7 +602,7 @@ class _Reader:
         )
 
     def parent_title(self, section: Section) -> str | None:
-        return self._parents.get(id(section))
+        return section.parent
 
     def unit_spans(self, section: Section, body: Sequence[Block], end: int, reason: str) -> list[Span] | None:
         """Entries made of the body's own units, by the first unit rule that finds any."""
@@ -630,8 +685,6 @@ class _Reader:
     # -- decisions
 
     def read(self, pin: Pin | None) -> Reading:
-        self._parents: dict[int, str | None] = {}
-        self._index_parents(self.tree, None)
         root, title_note = self.title_section()
         if pin and pin.unit and pin.unit not in ("auto",):
             return self.read_pinned(pin, root)
@@ -717,11 +770,6 @@ class _Reader:
                 self.left_out,
             )
         return Reading("lessons", entries, why, [], self.groups, self.left_out)
-
-    def _index_parents(self, section: Section, parent: str | None) -> None:
-        self._parents[id(section)] = parent
-        for child in section.children:
-            self._index_parents(child, section.title or None)
 
     def title_section(self) -> tuple[Section, Note | None]:
         """The document's title heading, when one heading sits above all others."""
@@ -950,6 +998,37 @@ class _Reader:
         return True
 
     def read_section(self, section: Section) -> list[Span]:
+        """``_read_section``, or the answer the prior reading gave this section where nothing
+        changed; a section read again looks its sub-sections up in its prior answer."""
+        start, end, parent = section.start, section.end, self.parent_title(section)
+        known = self._known(start, end, parent)
+        if known is not None:
+            return known
+        groups_before, left_before, pointer_before = len(self.groups), len(self.left_out), self.pointer
+        outer, lookup = self._answers, self._lookup
+        inner: dict[int, Answer] | None = {} if section.children else None
+        if inner is not None:
+            self._answers, self._lookup = inner, self._inner_lookup(start)
+        self.pointer = False  # nothing in a section reads it: whether this section sets it
+        try:
+            spans = self._read_section(section)
+        finally:
+            self._answers, self._lookup = outer, lookup
+        found = self.pointer
+        self.pointer = pointer_before or found
+        outer[start] = (
+            end,
+            parent,
+            tuple(spans),
+            tuple(self.groups[groups_before:]),
+            tuple(self.left_out[left_before:]),
+            found,
+            inner,
+            0,
+        )
+        return spans
+
+    def _read_section(self, section: Section) -> list[Span]:
         children = [c for c in section.children if not self.skip_meta(c)]
         if children:
             if self.parts_of_one(children):
@@ -962,47 +1041,51 @@ class _Reader:
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
             spans.extend(self.read_children(children))
             return spans
-        return self.read_leaf_once(section)
+        return self.read_leaf(section)
 
-    def read_leaf_once(self, section: Section) -> list[Span]:
-        """``read_leaf``, or the answer the prior reading gave this leaf where nothing changed."""
-        start, end, parent = section.start, section.end, self.parent_title(section)
-        known = self._known(start, end, parent)
-        if known is not None:
-            return known
-        groups_before, left_before = len(self.groups), len(self.left_out)
-        spans = self.read_leaf(section)
-        self.leaves.answers[start] = (
-            end,
-            parent,
-            tuple(spans),
-            tuple(self.groups[groups_before:]),
-            tuple(self.left_out[left_before:]),
-        )
-        return spans
-
-    def _known(self, start: int, end: int, parent: str | None) -> list[Span] | None:
+    def _shift(self, start: int, end: int) -> int | None:
+        """How far lines ``[start, end)`` moved since the prior reading, if they did not change."""
         prior = self.prior
-        if prior is None or prior.reading.leaves is None:
+        if prior is None:
             return None
         if end <= prior.head:
-            shift = 0
-        elif start >= prior.tail:
-            shift = prior.shift
-        else:
+            return 0
+        if start >= prior.tail:
+            return prior.shift
+        return None
+
+    def _known(self, start: int, end: int, parent: str | None) -> list[Span] | None:
+        lookup = self._lookup
+        shift = self._shift(start, end) if lookup is not None else None
+        if lookup is None or shift is None:
             return None
-        found = prior.reading.leaves.answers.get(start - shift)
-        if found is None or found[0] + shift != end or found[1] != parent:
+        answers, behind = lookup
+        found = answers.get(start - shift - behind)
+        moved = shift + behind
+        if found is None or found[0] + moved != end or found[1] != parent:
             return None
-        _, _, spans, groups, left_out = found
-        if shift:
-            spans = tuple(_moved_span(s, shift) for s in spans)
-            groups = tuple(_moved_note(n, shift) for n in groups)
-            left_out = tuple(_moved_note(n, shift) for n in left_out)
+        _, _, spans, groups, left_out, pointer, inner, inner_behind = found
+        if moved:
+            spans = _moved_spans(spans, moved)
+            groups = tuple(_moved_note(n, moved) for n in groups)
+            left_out = tuple(_moved_note(n, moved) for n in left_out)
         self.groups.extend(groups)
         self.left_out.extend(left_out)
-        self.leaves.answers[start] = (end, parent, spans, groups, left_out)
+        self.pointer = self.pointer or pointer
+        self._answers[start] = (end, parent, spans, groups, left_out, pointer, inner, inner_behind + moved)
         return list(spans)
+
+    def _inner_lookup(self, start: int) -> tuple[dict[int, Answer], int] | None:
+        """Where the sub-sections of the section at ``start`` (read again) find their prior answers."""
+        lookup = self._lookup
+        shift = self._shift(start, start + 1) if lookup is not None else None
+        if lookup is None or shift is None:
+            return None
+        answers, behind = lookup
+        found = answers.get(start - shift - behind)
+        if found is None or found[6] is None:
+            return None
+        return found[6], behind + found[7]
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
@@ -1239,6 +1322,29 @@ class _Reader:
         return out
 
 
+_LABELLED = ("item", "paragraph")
+
+
+def _opening_label(block: Block, first: str) -> str | None:
+    """The field label an item or paragraph opens with (``first`` is its first line), if any."""
+    head = first[:60]
+    if block.kind == "paragraph" and not head.lstrip().startswith(("**", "__")):
+        return None
+    if "**" not in head and "__" not in head and ":" not in head and "：" not in head:
+        return None
+    found = lead_label(item_text(first))
+    return found[0] if found and found[1] else None
+
+
+def _starting_within(blocks: Sequence[Block], start: int, stop: int) -> Sequence[Block]:
+    """The blocks (in line order) that start in lines ``[start, stop)``."""
+    low = bisect.bisect_left(blocks, start, key=_BLOCK_START)
+    return blocks[low : bisect.bisect_left(blocks, stop, lo=low, key=_BLOCK_START)]
+
+
+_BLOCK_START = operator.itemgetter(1)
+
+
 def _list_end(body: Sequence[Block], at: int) -> int:
     """The line after the run of items (the list) that opens with ``body[at]``."""
     end = body[at].end
@@ -1261,6 +1367,12 @@ def _moved_span(span: Span, lines: int) -> Span:
         span.section,
         span.reason,
     )
+
+
+def _moved_spans(spans: Sequence[Span], lines: int) -> tuple[Span, ...]:
+    if len(spans) < 16:
+        return tuple(_moved_span(s, lines) for s in spans)
+    return tuple(moved.copies(Span, spans, {"start": lines, "body": lines, "end": lines}))
 
 
 def _moved_note(note: Note, lines: int) -> Note:
@@ -1431,7 +1543,7 @@ def read(
             head = _Reader([b for b in blocks if b.end <= tail], unmarked, matter).read(pin)
             if head.kind == "single-lesson" and head.spans:
                 return _with_successors(head, blocks, lines, tail)
-    reader = _Reader(blocks, lines, matter)
+    reader = _Reader(blocks, lines, matter, prior)
     reader.take_over(prior)
     found = reader.read(pin)
     found.leaves = reader.leaves

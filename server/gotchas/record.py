@@ -11,14 +11,15 @@ import bisect
 import gc
 import hashlib
 import itertools
-import sys
+import operator
 import re
+import sys
 import unicodedata
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache
 
-from gotchas import blocks, outline, scanner, status, surface, taskref
+from gotchas import blocks, moved, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
@@ -343,7 +344,7 @@ def parse(
 
 def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> Record:
     text = decode(data)
-    starts = _line_starts(data)
+    starts = _line_starts(data) if near is None else _line_starts_near(near, data)
     bare = _bare_lines(text)
     del text
     bom = data.startswith(BOM)
@@ -352,7 +353,9 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
     spliced = _spliced(near, data, starts, view, bare, bom, matter) if near is not None else None
     block_map = spliced.map if spliced is not None else scanner.scan_lines(view, bare)
     prior = (
-        outline.Prior(near.reading, spliced.head, spliced.tail, spliced.shift)
+        outline.Prior(
+            near.reading, spliced.head, spliced.tail, spliced.shift, spliced.before, _line_reader(near)
+        )
         if near is not None and near.reading is not None and spliced is not None
         else None
     )
@@ -373,9 +376,36 @@ def _line_starts(data: bytes) -> array[int]:
     return array("q", itertools.accumulate(map(len, data.splitlines(keepends=True)), initial=0))
 
 
+def _line_starts_near(near: Record, data: bytes) -> Sequence[int]:
+    """``_line_starts(data)`` for bytes an edit made of ``near``'s: only the lines between the
+    bytes both share at the start and at the end are split again; those after move along.
+
+    A line starts at a byte by that byte and the one before it, so starts before the first
+    byte that differs are ``near``'s, and starts whose byte and the one before lie in the
+    shared end are ``near``'s moved by the change in length.
+    """
+    old, old_starts = near.data, near.line_starts
+    same_head = common_prefix(old, data)
+    same_tail = min(common_suffix(old, data), min(len(old), len(data)) - same_head)
+    first = max(bisect.bisect_left(old_starts, same_head) - 1, 0)
+    begin = old_starts[first]
+    resume = bisect.bisect_left(old_starts, len(old) - same_tail + 1)
+    delta = len(data) - len(old)
+    if resume >= len(old_starts) or old_starts[resume] + delta < begin:
+        return _line_starts(data)
+    stop = old_starts[resume] + delta
+    window = list(itertools.accumulate(map(len, data[begin:stop].splitlines(keepends=True)), initial=begin))
+    out = array("q", old_starts[:first])
+    out.extend(window[:-1])
+    out.extend(map(delta.__add__, old_starts[resume:]))
+    return out
+
+
 def _bare_lines(text: str) -> list[str]:
     """The lines of ``text`` without their endings, as ``bytes.splitlines`` and markdown-it see them."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines
@@ -408,6 +438,17 @@ def _spliced(
     resume = min(old_lines, bisect.bisect_left(old_starts, len(old) - same_tail + 1) + 1)
     shift = (len(starts) - 1) - old_lines
     return blocks.splice(near.block_map, view, bare, first, resume, shift)
+
+
+def _line_reader(record: Record) -> Callable[[int], str]:
+    """Line ``n`` of ``record`` as the parse saw it (no line ending, no BOM), decoded when asked."""
+    data, starts = record.data, record.line_starts
+
+    def line(n: int) -> str:
+        text = data[starts[n] : starts[n + 1]].decode("utf-8").rstrip("\r\n")
+        return text[1:] if n == 0 and text.startswith("\ufeff") and record.bom else text
+
+    return line
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -479,6 +520,8 @@ class _Reuse:
     tail: int
     lines: int
     offset: int
+    entries: tuple[Entry, ...] = ()  # the earlier parse's, in file order
+    shifted: dict[int, Entry] = dataclasses.field(default_factory=dict)  # by id() of the old entry
 
     @staticmethod
     def of(near: Record, spliced: blocks.Splice, size: int) -> _Reuse | None:
@@ -487,7 +530,24 @@ class _Reuse:
         by_start = {
             span.start: (span, entry) for span, entry in zip(near.reading.spans, near.entries, strict=True)
         }
-        return _Reuse(by_start, spliced.head, spliced.tail, spliced.shift, size - len(near.data))
+        return _Reuse(
+            by_start, spliced.head, spliced.tail, spliced.shift, size - len(near.data), near.entries
+        )
+
+    def _shift_tail(self) -> None:
+        """Every old entry from ``tail`` on, moved, in one bulk copy (``moved.copies``)."""
+        entries, lines, offset = self.entries, self.lines, self.offset
+        at = bisect.bisect_left(entries, self.tail - lines + 1, key=lambda e: e.start_line)
+        tail = entries[at:]
+        replace: dict[str, Sequence[object]] = {}
+        if lines:
+            held = list(map(_FIELDS, tail))
+            fields = iter(moved.copies(Field, list(itertools.chain.from_iterable(held)), {"line": lines}))
+            replace["fields"] = list(
+                map(tuple, map(itertools.islice, itertools.repeat(fields), map(len, held)))
+            )
+        by = {"start_line": lines, "end_line": lines, "body_line": lines, "start": offset, "end": offset}
+        self.shifted.update(zip(map(id, tail), moved.copies(Entry, tail, by, replace), strict=True))
 
     def match(self, span: outline.Span) -> Entry | None:
         if span.end <= self.head:
@@ -513,6 +573,13 @@ class _Reuse:
             if entry.id == entry_id and entry.explicit_id == explicit:
                 return entry
             return dataclasses.replace(entry, id=entry_id, explicit_id=explicit)
+        if not self.shifted and self.entries:
+            self._shift_tail()
+        found = self.shifted.get(id(entry))
+        if found is not None:
+            if found.id == entry_id and found.explicit_id == explicit:
+                return found
+            return dataclasses.replace(found, id=entry_id, explicit_id=explicit)
         lines, offset = self.lines, self.offset
         return Entry(
             entry_id,
@@ -541,6 +608,9 @@ class _Reuse:
             entry.status_text,
             entry.status_date,
         )
+
+
+_FIELDS = operator.attrgetter("fields")
 
 
 def _entries(

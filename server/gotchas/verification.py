@@ -8,6 +8,7 @@ the whole report of an apply from the bytes read back.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 import weakref
@@ -90,8 +91,16 @@ def conflict_marker_lines(record: Record) -> list[tuple[int, str]]:
     at the start of a line, and ``|||||||`` and ``=======`` lines between them (a lone
     ``=======`` is a setext underline, which Markdown allows).
 
-    A file without either outer marker is not scanned line by line at all.
+    A file without either outer marker is not scanned line by line at all. The answer is kept
+    with the parse (a pure function of its bytes): apply asks again of the parse propose asked.
     """
+    known: list[tuple[int, str]] | None = record.__dict__.get("_conflict_markers")
+    if known is None:
+        known = record.__dict__["_conflict_markers"] = _conflict_marker_lines(record)
+    return list(known)
+
+
+def _conflict_marker_lines(record: Record) -> list[tuple[int, str]]:
     data = record.data
     if _OPENING not in data and _CLOSING not in data:
         return []
@@ -99,7 +108,7 @@ def conflict_marker_lines(record: Record) -> list[tuple[int, str]]:
     starts = record.line_starts
     found: list[tuple[int, str]] = []
     inside = False
-    for n in range(len(starts) - 1):
+    for n in _marker_candidates(data, starts):
         line = data[starts[n] : starts[n + 1]]
         match = _MARKER.match(line)
         if match is None or n in literal:
@@ -111,6 +120,20 @@ def conflict_marker_lines(record: Record) -> list[tuple[int, str]]:
             found.append((n + 1, marker))
         inside = marker[0] == "<" or (inside and marker[0] != ">")
     return found
+
+
+def _marker_candidates(data: bytes, starts: Sequence[int]) -> list[int]:
+    """The lines that open with seven ``<``, ``>``, ``|`` or ``=``, in order: only they can be
+    markers, so the others are never cut out of the file."""
+    lines: set[int] = set()
+    for marker in (_OPENING, _CLOSING, b"|" * 7, b"=" * 7):
+        at = data.find(marker)
+        while at != -1:
+            n = bisect.bisect_right(starts, at) - 1
+            if starts[n] == at:
+                lines.add(n)
+            at = data.find(marker, max(at + 7, starts[n + 1]))
+    return sorted(lines)
 
 
 def conflict_markers(record: Record) -> list[Problem]:
