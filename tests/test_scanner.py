@@ -27,6 +27,33 @@ SHARED = TESTS.parents[1] / "shared"
 
 INDENTS = ["", "", "", " ", "  ", "   ", "    ", "      ", "\t", " \t", "\u00a0"]
 PREFIXES = ["", "", "", "- ", "* ", "+ ", "1. ", "2) ", "10. ", "> ", ">", "-", "1.", "-     ", "-\t", "> > "]
+# Lines of HTML blocks of start conditions 1 to 5 (and near misses), opening or closing one.
+HTML = [
+    "<!-- note -->",
+    "<!--",
+    "<!-->",
+    "<!--->",
+    "text -->",
+    "<?php",
+    "?>",
+    "<?x ?>",
+    "<!DOCTYPE html>",
+    "<!DOCTYPE",
+    "<!1>",
+    ">",
+    "<![CDATA[",
+    "]]>",
+    "<![CDATA[ x ]]>",
+    "<script>",
+    "</script>",
+    "<PRE class=x>",
+    "</pre>",
+    "<Style",
+    "</STYLE>",
+    "<textarea>x</textarea>",
+    "<scripts>",
+    "<pre\u00a0x",
+]
 BODIES = [
     "",
     "plain words",
@@ -78,6 +105,7 @@ BODIES = [
     "\u00a0x",
     "#\u00a0x",
     "-\u00a0x",
+    *HTML,
 ]
 
 
@@ -103,6 +131,26 @@ WHOLE_LINES = [
     "---",
 ]
 doc = st.lists(st.one_of(lines(), st.sampled_from(WHOLE_LINES)), max_size=40)
+
+
+@st.composite
+def html_lines(draw: st.DrawFn) -> str:
+    """A line of an HTML block of start condition 1 to 5, or one around it, at any indent."""
+    return draw(st.sampled_from(INDENTS)) + draw(st.sampled_from(PREFIXES)) + draw(st.sampled_from(HTML))
+
+
+AROUND_HTML = [
+    "",
+    "",
+    "Some prose.",
+    "lazy text",
+    "- item",
+    "  continued",
+    "1. one",
+    "> quoted",
+    "### Lesson",
+]
+html_doc = st.lists(st.one_of(html_lines(), st.sampled_from(HTML), st.sampled_from(AROUND_HTML)), max_size=30)
 
 
 def _views(data: bytes) -> tuple[list[str], list[str]]:
@@ -139,6 +187,16 @@ def test_generated_markdown_scans_as_markdown_it_reads_it(
     _agree(text.encode("utf-8"))
 
 
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(html_doc, st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_generated_html_blocks_scan_as_markdown_it_reads_them(
+    found: list[str], eol: str, final: bool
+) -> None:
+    """HTML blocks opening and closing on one line or many, unclosed, indented, after prose, in items."""
+    text = eol.join(found) + (eol if final and found else "")
+    _agree(text.encode("utf-8"))
+
+
 EVERYDAY = [
     ["## Section"],
     ["### A lesson (#12)"],
@@ -152,6 +210,12 @@ EVERYDAY = [
     ["~~~", "- not an item", "~~~"],
     ["| a | b |", "|---|---|", "| 1 | 2 |"],
     ["---"],
+    ["<!-- a template comment -->"],
+    ["<!--", "a hidden note", "", "- not an item", "-->"],
+    ["<?x a processing instruction ?>"],
+    ["<!DOCTYPE html>"],
+    ["<![CDATA[", "# not a heading", "]]>"],
+    ["<script>", "", "x = 1", "</script>"],
 ]
 
 
@@ -196,6 +260,30 @@ def test_an_ambiguous_block_goes_to_markdown_it(text: str) -> None:
         scanned = scanner.scan_lines(view, bare)
     assert called
     assert scanned == whole_parse._whole(view, bare)
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("<!-- one line -->\n# Title\n", ["html", "heading"]),
+        ("  <!--\n\n# hidden\n\n-->\n", ["html"]),
+        ("<!-- never closed\n\n# hidden\n", ["html"]),
+        ("prose\n<!-- interrupts -->\nprose\n", ["paragraph", "html", "paragraph"]),
+        ("- item\n<!-- ends the list -->\n", ["item", "html"]),
+        ("<!-->\ntext\n", ["html", "paragraph"]),
+        ("<?x\n?> after\ntext\n", ["html", "paragraph"]),
+        ("<!DOCTYPE html\n>\n", ["html"]),
+        ("<![CDATA[ x ]]>\n", ["html"]),
+        ("<TextArea>\n\n</textarea>\n", ["html"]),
+    ],
+)
+def test_html_blocks_of_start_conditions_1_to_5_need_no_fallback(text: str, kinds: list[str]) -> None:
+    data = text.encode()
+    view, bare = _views(data)
+    with mock.patch.object(scanner._Scan, "fallback", side_effect=AssertionError("fell back")):
+        scanned = scanner.scan_lines(view, bare)
+    assert scanned == whole_parse._whole(view, bare)
+    assert [b.kind for b in scanned.blocks] == kinds
 
 
 def test_a_fallback_reads_one_block_and_scanning_resumes_after_it() -> None:

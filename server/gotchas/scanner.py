@@ -2,11 +2,13 @@
 
 Entry detection needs only top-level blocks (``blocks.BlockMap``). Most lessons files
 are headings, paragraphs, plain lists, fences, quotes and rules, whose extent a line's
-first characters decide; for those the scanner is exact and makes no tokens. Wherever a
-line could mean more than one thing to a CommonMark parser (lazy continuation, HTML,
-link reference definitions, indented code, tabs in indentation, code or HTML nested in
-a container, empty list items), the scanner hands that one top-level block to
-markdown-it, starting on a line where a top-level block is known to start, and goes on
+first characters decide; for those the scanner is exact and makes no tokens. So is it for
+HTML blocks that their first and last lines delimit (comments, ``<?``, ``<!X``, CDATA,
+``<script>``/``<pre>``/``<style>``/``<textarea>``). Wherever a line could mean more than
+one thing to a CommonMark parser (lazy continuation, HTML blocks a blank line ends, link
+reference definitions, indented code, tabs in indentation, code or HTML nested in a
+container, empty list items), the scanner hands that one top-level block to markdown-it,
+starting on a line where a top-level block is known to start, and goes on
 scanning after it. The block map is the one markdown-it alone gives (``tests/test_scanner.py``
 checks it on generated Markdown and real files).
 """
@@ -29,7 +31,16 @@ _INTERRUPTING = frozenset("`~>-*_+0123456789#<")
 _OPENING = frozenset("`~>-*_+0123456789#<[\t")
 
 # What a line at a top-level block start begins: classified from its first characters.
-_TEXT, _UNSURE, _FENCE, _QUOTE, _RULE_LINE, _HEADING, _ITEM = range(7)
+_TEXT, _UNSURE, _FENCE, _QUOTE, _RULE_LINE, _HEADING, _ITEM, _HTML = range(8)
+
+# The HTML blocks whose extent their first and last lines settle (CommonMark's start conditions
+# 1 to 5): each runs from its start line to the first line holding its end string, the start
+# line included, or to the end of the document. markdown-it matches tag names ASCII-only.
+_RAW_TAGS = ("script", "pre", "style", "textarea")
+_RAW_ENDS = tuple(f"</{tag}>" for tag in _RAW_TAGS)
+_HTML_ENDS = ("", "", "-->", "?>", ">", "]]>")  # by start condition
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
 class _Unsure(Exception):
@@ -93,10 +104,39 @@ def _item(rest: str, indent: int) -> tuple[str, int, str] | None:
     return found.group(0), indent + found.end() + spaces, content
 
 
+def _html_start(rest: str) -> int:
+    """The start condition (1 to 5) of the HTML block ``rest`` (indentation removed) opens, else 0.
+
+    0 also for the conditions 6 and 7, whose blocks a blank line ends: they are handed over.
+    """
+    if rest.startswith("<!"):
+        if rest.startswith("<!--"):
+            return 2
+        if rest.startswith("<![CDATA["):
+            return 5
+        return 4 if rest[2:3] in _ASCII_LETTERS else 0
+    if rest.startswith("<?"):
+        return 3
+    for tag in _RAW_TAGS:
+        size = len(tag) + 1
+        if rest[1:size].translate(_ASCII_LOWER) == tag:
+            after = rest[size : size + 1]
+            return 1 if not after or after == ">" or after.isspace() else 0
+    return 0
+
+
+def _html_ends(condition: int, text: str) -> bool:
+    """Whether the line ``text`` holds the end string of an HTML block of start ``condition``."""
+    if condition == 1:
+        lowered = text.translate(_ASCII_LOWER)
+        return any(end in lowered for end in _RAW_ENDS)
+    return _HTML_ENDS[condition] in text
+
+
 def _interrupts(rest: str) -> bool:
     """Whether a line (indentation under four spaces removed) ends the paragraph before it.
 
-    Raises ``_Unsure`` for a line that may open an HTML block.
+    Raises ``_Unsure`` for a line that may open an HTML block of start condition 6 or 7.
     """
     char = rest[0]
     if char in "`~":
@@ -115,6 +155,8 @@ def _interrupts(rest: str) -> bool:
     if char == "#":
         return _atx(rest) is not None
     if char == "<":
+        if _html_start(rest):
+            return True
         raise _Unsure
     return False
 
@@ -164,6 +206,8 @@ def _classify(rest: str, indent: int) -> int:
         return _HEADING
     if char in "-+*0123456789" and _MARKER.match(rest):
         return _ITEM
+    if char == "<" and _html_start(rest):
+        return _HTML
     if char in "<[":
         return _UNSURE
     return _TEXT
@@ -225,6 +269,8 @@ class _Scan:
             return self.fence(start, rest)
         if kind == _QUOTE:
             return self.quote(start)
+        if kind == _HTML:
+            return self.html(start, _html_start(rest))
         raise _Unsure
 
     def paragraph(self, start: int) -> int:
@@ -272,6 +318,17 @@ class _Scan:
         self.blocks.append(Block("fence", start, line))
         self.literal[start:line] = b"\x01" * (line - start)
         return line
+
+    def html(self, start: int, condition: int) -> int:
+        """An HTML block of start condition 1 to 5: blank lines do not end it, its end string does."""
+        view, total = self.view, self.total
+        line = start
+        while line < total and not _html_ends(condition, view[line]):
+            line += 1
+        end = min(line + 1, total)
+        self.blocks.append(Block("html", start, end))
+        self.literal[start:end] = b"\x01" * (end - start)
+        return end
 
     def quote(self, start: int) -> int:
         """A quote whose every line starts with ``>`` and which a blank line ends."""
