@@ -27,7 +27,7 @@ SHARED = TESTS.parents[1] / "shared"
 
 INDENTS = ["", "", "", " ", "  ", "   ", "    ", "      ", "\t", " \t", "\u00a0"]
 PREFIXES = ["", "", "", "- ", "* ", "+ ", "1. ", "2) ", "10. ", "> ", ">", "-", "1.", "-     ", "-\t", "> > "]
-# Lines of HTML blocks of start conditions 1 to 5 (and near misses), opening or closing one.
+# Lines that open or close an HTML block of each start condition, and near misses.
 HTML = [
     "<!-- note -->",
     "<!--",
@@ -53,6 +53,20 @@ HTML = [
     "<textarea>x</textarea>",
     "<scripts>",
     "<pre\u00a0x",
+    "<div>",
+    "</DIV>",
+    "<div/>",
+    "<div/x",
+    "<details open>",
+    "<H1>",
+    "<hr/>",
+    "<divx>",
+    "<p",
+    "<col",
+    "<br>",
+    "<span>inline</span> start",
+    "<a href='x'>",
+    "<custom-tag>",
 ]
 BODIES = [
     "",
@@ -278,6 +292,23 @@ def test_an_ambiguous_block_goes_to_markdown_it(text: str) -> None:
     ],
 )
 def test_html_blocks_of_start_conditions_1_to_5_need_no_fallback(text: str, kinds: list[str]) -> None:
+    data = text.encode()
+    view, bare = _views(data)
+    with mock.patch.object(scanner._Scan, "fallback", side_effect=AssertionError("fell back")):
+        scanned = scanner.scan_lines(view, bare)
+    assert scanned == whole_parse._whole(view, bare)
+    assert [b.kind for b in scanned.blocks] == kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("prose\n<br> is inline here\n<span>so is this</span>\n", ["paragraph"]),
+        ("prose\n<custom-tag>\n", ["paragraph"]),
+        ("> quote\n<!-- ends it -->\n", ["quote", "html"]),
+    ],
+)
+def test_lines_starting_with_a_tag_are_decided_without_fallback(text: str, kinds: list[str]) -> None:
     data = text.encode()
     view, bare = _views(data)
     with mock.patch.object(scanner._Scan, "fallback", side_effect=AssertionError("fell back")):

@@ -41,6 +41,14 @@ _RAW_ENDS = tuple(f"</{tag}>" for tag in _RAW_TAGS)
 _HTML_ENDS = ("", "", "-->", "?>", ">", "]]>")  # by start condition
 _ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
+# The tag names that open an HTML block a blank line ends (start condition 6), which can end a
+# paragraph; any other tag (start condition 7) cannot.
+_BLOCK_TAGS = frozenset(
+    "address article aside base basefont blockquote body caption center col colgroup dd details"
+    " dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6"
+    " head header hr html iframe legend li link main menu menuitem nav noframes ol optgroup option"
+    " p param search section summary table tbody td tfoot th thead title tr track ul".split()
+)
 
 
 class _Unsure(Exception):
@@ -133,10 +141,23 @@ def _html_ends(condition: int, text: str) -> bool:
     return _HTML_ENDS[condition] in text
 
 
+def _block_tag(rest: str) -> bool:
+    """Whether ``rest`` (indentation removed) opens an HTML block of start condition 6."""
+    at = 2 if rest.startswith("</") else 1
+    end, size = at, len(rest)
+    while end < size and rest[end].isascii() and rest[end].isalnum():
+        end += 1
+    if rest[at:end].translate(_ASCII_LOWER) not in _BLOCK_TAGS:
+        return False
+    after = rest[end : end + 2]
+    return not after or after[0] == ">" or after[0].isspace() or after == "/>"
+
+
 def _interrupts(rest: str) -> bool:
     """Whether a line (indentation under four spaces removed) ends the paragraph before it.
 
-    Raises ``_Unsure`` for a line that may open an HTML block of start condition 6 or 7.
+    A line starting with ``<`` ends it when it opens an HTML block of start condition 1 to 6;
+    condition 7 (any other tag alone on a line) cannot interrupt a paragraph.
     """
     char = rest[0]
     if char in "`~":
@@ -155,9 +176,7 @@ def _interrupts(rest: str) -> bool:
     if char == "#":
         return _atx(rest) is not None
     if char == "<":
-        if _html_start(rest):
-            return True
-        raise _Unsure
+        return _html_start(rest) > 0 or _block_tag(rest)
     return False
 
 
@@ -339,6 +358,8 @@ class _Scan:
             rest = text.lstrip(" ")
             if not rest.strip(_BLANK):
                 break
+            if rest[0] == "<" and len(text) - len(rest) < 4 and (_html_start(rest) or _block_tag(rest)):
+                break  # an HTML block of start condition 1 to 6 ends a quote
             if len(text) - len(rest) >= 4 or rest[0] != ">" or _risky(rest):
                 raise _Unsure
             line += 1
