@@ -123,6 +123,17 @@ def test_list_loads_markdown_it_for_a_block_the_scanner_hands_over(tmp_path: Pat
     assert names.isdisjoint(SERVER_STACK), sorted(names & set(SERVER_STACK))
 
 
+def test_list_reads_an_html_comment_without_markdown_it(tmp_path: Path) -> None:
+    """A template comment, the HTML most lessons files hold, is read by the line scanner."""
+    root = tmp_path / "project"
+    comment = b"\n<!-- template: copy a lesson below\n\n### Title\n\ntasks: #N\n-->\n"
+    write_record(root, SCENARIO.read_bytes() + comment)
+    git_init(root)
+    names = roots(imported(root, "list", "--json"))
+    assert {"gotchas.record", "gotchas.scanner"} <= names
+    assert "markdown_it" not in names
+
+
 def test_help_loads_no_command_at_all(project_repo: Path) -> None:
     names = roots(imported(project_repo, "--help"))
     assert names.isdisjoint(SERVER_STACK)

@@ -27,6 +27,47 @@ SHARED = TESTS.parents[1] / "shared"
 
 INDENTS = ["", "", "", " ", "  ", "   ", "    ", "      ", "\t", " \t", "\u00a0"]
 PREFIXES = ["", "", "", "- ", "* ", "+ ", "1. ", "2) ", "10. ", "> ", ">", "-", "1.", "-     ", "-\t", "> > "]
+# Lines that open or close an HTML block of each start condition, and near misses.
+HTML = [
+    "<!-- note -->",
+    "<!--",
+    "<!-->",
+    "<!--->",
+    "text -->",
+    "<?php",
+    "?>",
+    "<?x ?>",
+    "<!DOCTYPE html>",
+    "<!DOCTYPE",
+    "<!1>",
+    ">",
+    "<![CDATA[",
+    "]]>",
+    "<![CDATA[ x ]]>",
+    "<script>",
+    "</script>",
+    "<PRE class=x>",
+    "</pre>",
+    "<Style",
+    "</STYLE>",
+    "<textarea>x</textarea>",
+    "<scripts>",
+    "<pre\u00a0x",
+    "<div>",
+    "</DIV>",
+    "<div/>",
+    "<div/x",
+    "<details open>",
+    "<H1>",
+    "<hr/>",
+    "<divx>",
+    "<p",
+    "<col",
+    "<br>",
+    "<span>inline</span> start",
+    "<a href='x'>",
+    "<custom-tag>",
+]
 BODIES = [
     "",
     "plain words",
@@ -78,6 +119,7 @@ BODIES = [
     "\u00a0x",
     "#\u00a0x",
     "-\u00a0x",
+    *HTML,
 ]
 
 
@@ -103,6 +145,26 @@ WHOLE_LINES = [
     "---",
 ]
 doc = st.lists(st.one_of(lines(), st.sampled_from(WHOLE_LINES)), max_size=40)
+
+
+@st.composite
+def html_lines(draw: st.DrawFn) -> str:
+    """A line of an HTML block of start condition 1 to 5, or one around it, at any indent."""
+    return draw(st.sampled_from(INDENTS)) + draw(st.sampled_from(PREFIXES)) + draw(st.sampled_from(HTML))
+
+
+AROUND_HTML = [
+    "",
+    "",
+    "Some prose.",
+    "lazy text",
+    "- item",
+    "  continued",
+    "1. one",
+    "> quoted",
+    "### Lesson",
+]
+html_doc = st.lists(st.one_of(html_lines(), st.sampled_from(HTML), st.sampled_from(AROUND_HTML)), max_size=30)
 
 
 def _views(data: bytes) -> tuple[list[str], list[str]]:
@@ -139,6 +201,16 @@ def test_generated_markdown_scans_as_markdown_it_reads_it(
     _agree(text.encode("utf-8"))
 
 
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(html_doc, st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_generated_html_blocks_scan_as_markdown_it_reads_them(
+    found: list[str], eol: str, final: bool
+) -> None:
+    """HTML blocks opening and closing on one line or many, unclosed, indented, after prose, in items."""
+    text = eol.join(found) + (eol if final and found else "")
+    _agree(text.encode("utf-8"))
+
+
 EVERYDAY = [
     ["## Section"],
     ["### A lesson (#12)"],
@@ -152,6 +224,12 @@ EVERYDAY = [
     ["~~~", "- not an item", "~~~"],
     ["| a | b |", "|---|---|", "| 1 | 2 |"],
     ["---"],
+    ["<!-- a template comment -->"],
+    ["<!--", "a hidden note", "", "- not an item", "-->"],
+    ["<?x a processing instruction ?>"],
+    ["<!DOCTYPE html>"],
+    ["<![CDATA[", "# not a heading", "]]>"],
+    ["<script>", "", "x = 1", "</script>"],
 ]
 
 
@@ -196,6 +274,47 @@ def test_an_ambiguous_block_goes_to_markdown_it(text: str) -> None:
         scanned = scanner.scan_lines(view, bare)
     assert called
     assert scanned == whole_parse._whole(view, bare)
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("<!-- one line -->\n# Title\n", ["html", "heading"]),
+        ("  <!--\n\n# hidden\n\n-->\n", ["html"]),
+        ("<!-- never closed\n\n# hidden\n", ["html"]),
+        ("prose\n<!-- interrupts -->\nprose\n", ["paragraph", "html", "paragraph"]),
+        ("- item\n<!-- ends the list -->\n", ["item", "html"]),
+        ("<!-->\ntext\n", ["html", "paragraph"]),
+        ("<?x\n?> after\ntext\n", ["html", "paragraph"]),
+        ("<!DOCTYPE html\n>\n", ["html"]),
+        ("<![CDATA[ x ]]>\n", ["html"]),
+        ("<TextArea>\n\n</textarea>\n", ["html"]),
+    ],
+)
+def test_html_blocks_of_start_conditions_1_to_5_need_no_fallback(text: str, kinds: list[str]) -> None:
+    data = text.encode()
+    view, bare = _views(data)
+    with mock.patch.object(scanner._Scan, "fallback", side_effect=AssertionError("fell back")):
+        scanned = scanner.scan_lines(view, bare)
+    assert scanned == whole_parse._whole(view, bare)
+    assert [b.kind for b in scanned.blocks] == kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("prose\n<br> is inline here\n<span>so is this</span>\n", ["paragraph"]),
+        ("prose\n<custom-tag>\n", ["paragraph"]),
+        ("> quote\n<!-- ends it -->\n", ["quote", "html"]),
+    ],
+)
+def test_lines_starting_with_a_tag_are_decided_without_fallback(text: str, kinds: list[str]) -> None:
+    data = text.encode()
+    view, bare = _views(data)
+    with mock.patch.object(scanner._Scan, "fallback", side_effect=AssertionError("fell back")):
+        scanned = scanner.scan_lines(view, bare)
+    assert scanned == whole_parse._whole(view, bare)
+    assert [b.kind for b in scanned.blocks] == kinds
 
 
 def test_a_fallback_reads_one_block_and_scanning_resumes_after_it() -> None:

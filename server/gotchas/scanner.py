@@ -2,11 +2,13 @@
 
 Entry detection needs only top-level blocks (``blocks.BlockMap``). Most lessons files
 are headings, paragraphs, plain lists, fences, quotes and rules, whose extent a line's
-first characters decide; for those the scanner is exact and makes no tokens. Wherever a
-line could mean more than one thing to a CommonMark parser (lazy continuation, HTML,
-link reference definitions, indented code, tabs in indentation, code or HTML nested in
-a container, empty list items), the scanner hands that one top-level block to
-markdown-it, starting on a line where a top-level block is known to start, and goes on
+first characters decide; for those the scanner is exact and makes no tokens. So is it for
+HTML blocks that their first and last lines delimit (comments, ``<?``, ``<!X``, CDATA,
+``<script>``/``<pre>``/``<style>``/``<textarea>``). Wherever a line could mean more than
+one thing to a CommonMark parser (lazy continuation, HTML blocks a blank line ends, link
+reference definitions, indented code, tabs in indentation, code or HTML nested in a
+container, empty list items), the scanner hands that one top-level block to markdown-it,
+starting on a line where a top-level block is known to start, and goes on
 scanning after it. The block map is the one markdown-it alone gives (``tests/test_scanner.py``
 checks it on generated Markdown and real files).
 """
@@ -29,7 +31,24 @@ _INTERRUPTING = frozenset("`~>-*_+0123456789#<")
 _OPENING = frozenset("`~>-*_+0123456789#<[\t")
 
 # What a line at a top-level block start begins: classified from its first characters.
-_TEXT, _UNSURE, _FENCE, _QUOTE, _RULE_LINE, _HEADING, _ITEM = range(7)
+_TEXT, _UNSURE, _FENCE, _QUOTE, _RULE_LINE, _HEADING, _ITEM, _HTML = range(8)
+
+# The HTML blocks whose extent their first and last lines settle (CommonMark's start conditions
+# 1 to 5): each runs from its start line to the first line holding its end string, the start
+# line included, or to the end of the document. markdown-it matches tag names ASCII-only.
+_RAW_TAGS = ("script", "pre", "style", "textarea")
+_RAW_ENDS = tuple(f"</{tag}>" for tag in _RAW_TAGS)
+_HTML_ENDS = ("", "", "-->", "?>", ">", "]]>")  # by start condition
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
+# The tag names that open an HTML block a blank line ends (start condition 6), which can end a
+# paragraph; any other tag (start condition 7) cannot.
+_BLOCK_TAGS = frozenset(
+    "address article aside base basefont blockquote body caption center col colgroup dd details"
+    " dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6"
+    " head header hr html iframe legend li link main menu menuitem nav noframes ol optgroup option"
+    " p param search section summary table tbody td tfoot th thead title tr track ul".split()
+)
 
 
 class _Unsure(Exception):
@@ -93,10 +112,52 @@ def _item(rest: str, indent: int) -> tuple[str, int, str] | None:
     return found.group(0), indent + found.end() + spaces, content
 
 
+def _html_start(rest: str) -> int:
+    """The start condition (1 to 5) of the HTML block ``rest`` (indentation removed) opens, else 0.
+
+    0 also for the conditions 6 and 7, whose blocks a blank line ends: they are handed over.
+    """
+    if rest.startswith("<!"):
+        if rest.startswith("<!--"):
+            return 2
+        if rest.startswith("<![CDATA["):
+            return 5
+        return 4 if rest[2:3] in _ASCII_LETTERS else 0
+    if rest.startswith("<?"):
+        return 3
+    for tag in _RAW_TAGS:
+        size = len(tag) + 1
+        if rest[1:size].translate(_ASCII_LOWER) == tag:
+            after = rest[size : size + 1]
+            return 1 if not after or after == ">" or after.isspace() else 0
+    return 0
+
+
+def _html_ends(condition: int, text: str) -> bool:
+    """Whether the line ``text`` holds the end string of an HTML block of start ``condition``."""
+    if condition == 1:
+        lowered = text.translate(_ASCII_LOWER)
+        return any(end in lowered for end in _RAW_ENDS)
+    return _HTML_ENDS[condition] in text
+
+
+def _block_tag(rest: str) -> bool:
+    """Whether ``rest`` (indentation removed) opens an HTML block of start condition 6."""
+    at = 2 if rest.startswith("</") else 1
+    end, size = at, len(rest)
+    while end < size and rest[end].isascii() and rest[end].isalnum():
+        end += 1
+    if rest[at:end].translate(_ASCII_LOWER) not in _BLOCK_TAGS:
+        return False
+    after = rest[end : end + 2]
+    return not after or after[0] == ">" or after[0].isspace() or after == "/>"
+
+
 def _interrupts(rest: str) -> bool:
     """Whether a line (indentation under four spaces removed) ends the paragraph before it.
 
-    Raises ``_Unsure`` for a line that may open an HTML block.
+    A line starting with ``<`` ends it when it opens an HTML block of start condition 1 to 6;
+    condition 7 (any other tag alone on a line) cannot interrupt a paragraph.
     """
     char = rest[0]
     if char in "`~":
@@ -115,7 +176,7 @@ def _interrupts(rest: str) -> bool:
     if char == "#":
         return _atx(rest) is not None
     if char == "<":
-        raise _Unsure
+        return _html_start(rest) > 0 or _block_tag(rest)
     return False
 
 
@@ -164,6 +225,8 @@ def _classify(rest: str, indent: int) -> int:
         return _HEADING
     if char in "-+*0123456789" and _MARKER.match(rest):
         return _ITEM
+    if char == "<" and _html_start(rest):
+        return _HTML
     if char in "<[":
         return _UNSURE
     return _TEXT
@@ -225,6 +288,8 @@ class _Scan:
             return self.fence(start, rest)
         if kind == _QUOTE:
             return self.quote(start)
+        if kind == _HTML:
+            return self.html(start, _html_start(rest))
         raise _Unsure
 
     def paragraph(self, start: int) -> int:
@@ -273,6 +338,17 @@ class _Scan:
         self.literal[start:line] = b"\x01" * (line - start)
         return line
 
+    def html(self, start: int, condition: int) -> int:
+        """An HTML block of start condition 1 to 5: blank lines do not end it, its end string does."""
+        view, total = self.view, self.total
+        line = start
+        while line < total and not _html_ends(condition, view[line]):
+            line += 1
+        end = min(line + 1, total)
+        self.blocks.append(Block("html", start, end))
+        self.literal[start:end] = b"\x01" * (end - start)
+        return end
+
     def quote(self, start: int) -> int:
         """A quote whose every line starts with ``>`` and which a blank line ends."""
         view, total = self.view, self.total
@@ -282,6 +358,8 @@ class _Scan:
             rest = text.lstrip(" ")
             if not rest.strip(_BLANK):
                 break
+            if rest[0] == "<" and len(text) - len(rest) < 4 and (_html_start(rest) or _block_tag(rest)):
+                break  # an HTML block of start condition 1 to 6 ends a quote
             if len(text) - len(rest) >= 4 or rest[0] != ">" or _risky(rest):
                 raise _Unsure
             line += 1
