@@ -122,6 +122,7 @@ def _listed(args: argparse.Namespace) -> int:
     from gotchas import lookup, query
 
     ws = _workspace(args)
+    ws.one_shot = True  # nothing edits the record after a listing
     named = bool(args.record or args.global_record)
 
     def page(cursor: str | None, limit: int | None) -> Any:

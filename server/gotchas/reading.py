@@ -350,8 +350,10 @@ class _Reader:
         lines: Sequence[str],
         matter: tuple[int, int] | None,
         prior: Prior | None = None,
+        keep: bool = True,
     ):
         self.blocks = blocks
+        self.keep = keep  # whether each section's answer is kept for an edit to take over
         self.lines = lines
         self.matter = matter
         self.total = len(lines)
@@ -999,7 +1001,10 @@ class _Reader:
 
     def read_section(self, section: Section) -> list[Span]:
         """``_read_section``, or the answer the prior reading gave this section where nothing
-        changed; a section read again looks its sub-sections up in its prior answer."""
+        changed; a section read again looks its sub-sections up in its prior answer. A reader
+        that keeps no answers (nothing will edit what it reads) reads the section alone."""
+        if not self.keep:
+            return self._read_section(section)
         start, end, parent = section.start, section.end, self.parent_title(section)
         known = self._known(start, end, parent)
         if known is not None:
@@ -1529,11 +1534,13 @@ def read(
     matter: tuple[int, int] | None,
     pin: Pin | None = None,
     prior: Prior | None = None,
+    keep: bool = True,
 ) -> Reading:
     """The reading of a document from its block map and its lines (without line endings).
 
     ``prior`` is the reading of the text before an edit: leaves away from the edit, under
-    the same file-wide evidence, are taken over from it; the result is the same.
+    the same file-wide evidence, are taken over from it; the result is the same. With
+    ``keep`` off (a process that reads and exits), the reading keeps no ``leaves`` for that.
     """
     if pin is None or not pin.unit:
         tail = _successors_tail(blocks, lines)
@@ -1543,10 +1550,10 @@ def read(
             head = _Reader([b for b in blocks if b.end <= tail], unmarked, matter).read(pin)
             if head.kind == "single-lesson" and head.spans:
                 return _with_successors(head, blocks, lines, tail)
-    reader = _Reader(blocks, lines, matter, prior)
+    reader = _Reader(blocks, lines, matter, prior, keep)
     reader.take_over(prior)
     found = reader.read(pin)
-    found.leaves = reader.leaves
+    found.leaves = reader.leaves if keep else None
     return found
 
 
