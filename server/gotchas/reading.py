@@ -183,7 +183,7 @@ def _shape(span: Span) -> str:
 # ---------------------------------------------------------------- the section tree
 
 
-@dataclass
+@dataclass(slots=True)
 class Section:
     """A heading (or the whole document) with its own blocks and its sub-sections."""
 
@@ -212,21 +212,25 @@ class Section:
 
 
 def section_tree(blocks: Sequence[Block], total: int) -> Section:
-    root = Section(None, 0, total)
+    root = Section(None, 0, total, [], [])
     stack = [root]
     levels = [0]  # the open sections' heading levels: the root's is below every heading's
+    titles: list[str | None] = [None]  # the open sections' titles, as their children's parent
     add = root.body.append
     for block in blocks:
         if block.kind != "heading":
             add(block)
             continue
-        while levels[-1] >= block.level:
+        level = block.level
+        while levels[-1] >= level:
             levels.pop()
+            titles.pop()
             stack.pop().end = block.start
-        section = Section(block, block.start, total, parent=stack[-1].title or None)
+        section = Section(block, block.start, total, [], [], titles[-1])
         stack[-1].children.append(section)
         stack.append(section)
-        levels.append(block.level)
+        levels.append(level)
+        titles.append(block.title or None)
         add = section.body.append
     return root
 
