@@ -235,6 +235,9 @@ def section_tree(blocks: Sequence[Block], total: int) -> Section:
     return root
 
 
+_HASHES = tuple("#" * level for level in range(7))  # a heading's marker, by its level
+
+
 def _folded(title: str) -> str:
     """A title compared as sub-headings recur: lower case, runs of white space as one."""
     return " ".join(title.lower().split())
@@ -595,15 +598,16 @@ class _Reader:
     def heading_span(self, section: Section, reason: str, end: int | None = None) -> Span:
         heading = section.heading
         assert heading is not None
+        level = heading.level
         return Span(
             "heading",
             section.start,
             heading.end,
             section.end if end is None else end,
             heading.title,
-            heading.level,
-            "#" * heading.level,
-            self.parent_title(section),
+            level,
+            _HASHES[level],
+            section.parent,
             reason,
         )
 
@@ -1038,6 +1042,8 @@ class _Reader:
         return spans
 
     def _read_section(self, section: Section) -> list[Span]:
+        if not section.children:
+            return self.read_leaf(section)
         children = [c for c in section.children if not self.skip_meta(c)]
         if children:
             if self.parts_of_one(children):
