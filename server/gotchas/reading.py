@@ -952,8 +952,16 @@ class _Reader:
         return False
 
     def parts_of_one(self, children: Sequence[Section]) -> bool:
-        parts = sum(1 for c in children if self.is_field_heading(c.title))
-        return parts * 2 >= len(children) and parts >= 1
+        """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…): looked
+        at until more than half do not."""
+        allowed = len(children) // 2  # the most that may not, for half or more to
+        misses = 0
+        for child in children:
+            if not self.is_field_heading(child.title):
+                misses += 1
+                if misses > allowed:
+                    return False
+        return len(children) - misses >= 1
 
     def own_units(
         self, section: Section, body: Sequence[Block], end: int, top: bool, container: bool
