@@ -410,10 +410,17 @@ class _Reader:
     def _label_counts(self) -> Counter[str]:
         """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
         counts: Counter[str] = Counter()
+        lines = self.lines
         for block in self.blocks:
-            label = _opening_label(block, self.lines[block.start]) if block.kind in _LABELLED else None
-            if label is not None:
-                counts[label] += 1
+            kind = block.kind
+            # a paragraph opens with a label only after ``**`` or ``__`` (``_opening_label``):
+            # the many that do not are passed over here, without a call
+            if kind == "item" or (
+                kind == "paragraph" and lines[block.start].lstrip().startswith(("**", "__"))
+            ):
+                label = _opening_label(block, lines[block.start])
+                if label is not None:
+                    counts[label] += 1
         return counts
 
     def _label_counts_near(self, prior: Prior) -> Counter[str]:
