@@ -1181,7 +1181,11 @@ class _Reader:
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
-        ticks_only = all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
+        ticks_only = (
+            bool(body)  # an empty body holds no checkbox either; most open with neither rule nor item
+            and body[0].kind in ("hr", "item")
+            and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
+        )
         if ticks_only and any(b.kind == "item" for b in body):
             self.left_out.append(
                 Note(
