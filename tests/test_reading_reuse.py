@@ -39,6 +39,12 @@ def _same(before: bytes, after: bytes) -> None:
     assert spliced.reading == full.reading
     assert spliced.entries == full.entries
     assert spliced == full
+    # a parse that keeps no answers (a one-shot command's) reads the same, and an edit made
+    # from it reads everything again, to the same record
+    kept_nothing = record.parse(before, reuse=False)
+    assert kept_nothing.reading is not None and kept_nothing.reading.leaves is None
+    assert kept_nothing == near and kept_nothing.entries == near.entries
+    assert record.parse(after, near=kept_nothing) == full
 
 
 @pytest.mark.parametrize("path", sorted(VARIATIONS.glob("*.md")), ids=lambda p: p.stem)

@@ -88,6 +88,9 @@ def _tasks(parsed: record.Record) -> list[str]:
 def _same_as_full_read(data: bytes, tasks: list[str] | None = None, keys: tuple[str, ...] = ()) -> None:
     full = record.parse(data, task_keys=keys)
     assert full.entries is not None  # every entry read before any filter
+    kept_nothing = record.parse(data, task_keys=keys, reuse=False)  # a one-shot command's parse
+    assert kept_nothing.reading == full.reading
+    assert query.listing(kept_nothing, "r", limit=1000) == query.listing(full, "r", limit=1000)
     for task in tasks if tasks is not None else _tasks(full):
         for home in (None, HOME):
             fresh = record.parse(data, task_keys=keys)

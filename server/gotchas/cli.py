@@ -106,9 +106,23 @@ def _emit(value: object, as_json: bool, text: str | None = None) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
+    """One listing, then the process ends: the cyclic collector stays off throughout (the
+    parse, the entries read and the page make no cyclic garbage, and a collection would
+    walk every object of the parse)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _listed(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _listed(args: argparse.Namespace) -> int:
     from gotchas import lookup, query
 
     ws = _workspace(args)
+    ws.one_shot = True  # nothing edits the record after a listing
     named = bool(args.record or args.global_record)
 
     def page(cursor: str | None, limit: int | None) -> Any:

@@ -33,10 +33,12 @@ def read_map(
     matter: tuple[int, int] | None,
     pin: str | None,
     prior: Prior | None = None,
+    keep: bool = True,
 ) -> tuple[Reading, blocks.BlockMap]:
     """The reading of a block map already made (by a full parse or a splice); ``prior`` is
-    the reading of the text an edit was made on (``reading.read``)."""
-    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin), prior), block_map
+    the reading of the text an edit was made on, ``keep`` whether this one is kept for the
+    next edit (``reading.read``)."""
+    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin), prior, keep), block_map
 
 
 def pin_lines(found: Reading) -> list[str]:

@@ -183,7 +183,7 @@ def _shape(span: Span) -> str:
 # ---------------------------------------------------------------- the section tree
 
 
-@dataclass
+@dataclass(slots=True)
 class Section:
     """A heading (or the whole document) with its own blocks and its sub-sections."""
 
@@ -212,23 +212,30 @@ class Section:
 
 
 def section_tree(blocks: Sequence[Block], total: int) -> Section:
-    root = Section(None, 0, total)
+    root = Section(None, 0, total, [], [])
     stack = [root]
     levels = [0]  # the open sections' heading levels: the root's is below every heading's
+    titles: list[str | None] = [None]  # the open sections' titles, as their children's parent
     add = root.body.append
     for block in blocks:
         if block.kind != "heading":
             add(block)
             continue
-        while levels[-1] >= block.level:
+        level = block.level
+        while levels[-1] >= level:
             levels.pop()
+            titles.pop()
             stack.pop().end = block.start
-        section = Section(block, block.start, total, parent=stack[-1].title or None)
+        section = Section(block, block.start, total, [], [], titles[-1])
         stack[-1].children.append(section)
         stack.append(section)
-        levels.append(block.level)
+        levels.append(level)
+        titles.append(block.title or None)
         add = section.body.append
     return root
+
+
+_HASHES = tuple("#" * level for level in range(7))  # a heading's marker, by its level
 
 
 def _folded(title: str) -> str:
@@ -350,8 +357,10 @@ class _Reader:
         lines: Sequence[str],
         matter: tuple[int, int] | None,
         prior: Prior | None = None,
+        keep: bool = True,
     ):
         self.blocks = blocks
+        self.keep = keep  # whether each section's answer is kept for an edit to take over
         self.lines = lines
         self.matter = matter
         self.total = len(lines)
@@ -401,10 +410,17 @@ class _Reader:
     def _label_counts(self) -> Counter[str]:
         """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
         counts: Counter[str] = Counter()
+        lines = self.lines
         for block in self.blocks:
-            label = _opening_label(block, self.lines[block.start]) if block.kind in _LABELLED else None
-            if label is not None:
-                counts[label] += 1
+            kind = block.kind
+            # a paragraph opens with a label only after ``**`` or ``__`` (``_opening_label``):
+            # the many that do not are passed over here, without a call
+            if kind == "item" or (
+                kind == "paragraph" and lines[block.start].lstrip().startswith(("**", "__"))
+            ):
+                label = _opening_label(block, lines[block.start])
+                if label is not None:
+                    counts[label] += 1
         return counts
 
     def _label_counts_near(self, prior: Prior) -> Counter[str]:
@@ -589,15 +605,16 @@ class _Reader:
     def heading_span(self, section: Section, reason: str, end: int | None = None) -> Span:
         heading = section.heading
         assert heading is not None
+        level = heading.level
         return Span(
             "heading",
             section.start,
             heading.end,
             section.end if end is None else end,
             heading.title,
-            heading.level,
-            "#" * heading.level,
-            self.parent_title(section),
+            level,
+            _HASHES[level],
+            section.parent,
             reason,
         )
 
@@ -942,8 +959,16 @@ class _Reader:
         return False
 
     def parts_of_one(self, children: Sequence[Section]) -> bool:
-        parts = sum(1 for c in children if self.is_field_heading(c.title))
-        return parts * 2 >= len(children) and parts >= 1
+        """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…): looked
+        at until more than half do not."""
+        allowed = len(children) // 2  # the most that may not, for half or more to
+        misses = 0
+        for child in children:
+            if not self.is_field_heading(child.title):
+                misses += 1
+                if misses > allowed:
+                    return False
+        return len(children) - misses >= 1
 
     def own_units(
         self, section: Section, body: Sequence[Block], end: int, top: bool, container: bool
@@ -999,7 +1024,10 @@ class _Reader:
 
     def read_section(self, section: Section) -> list[Span]:
         """``_read_section``, or the answer the prior reading gave this section where nothing
-        changed; a section read again looks its sub-sections up in its prior answer."""
+        changed; a section read again looks its sub-sections up in its prior answer. A reader
+        that keeps no answers (nothing will edit what it reads) reads the section alone."""
+        if not self.keep:
+            return self._read_section(section)
         start, end, parent = section.start, section.end, self.parent_title(section)
         known = self._known(start, end, parent)
         if known is not None:
@@ -1029,6 +1057,8 @@ class _Reader:
         return spans
 
     def _read_section(self, section: Section) -> list[Span]:
+        if not section.children:
+            return self.read_leaf(section)
         children = [c for c in section.children if not self.skip_meta(c)]
         if children:
             if self.parts_of_one(children):
@@ -1151,7 +1181,11 @@ class _Reader:
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
-        ticks_only = all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
+        ticks_only = (
+            bool(body)  # an empty body holds no checkbox either; most open with neither rule nor item
+            and body[0].kind in ("hr", "item")
+            and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
+        )
         if ticks_only and any(b.kind == "item" for b in body):
             self.left_out.append(
                 Note(
@@ -1529,11 +1563,13 @@ def read(
     matter: tuple[int, int] | None,
     pin: Pin | None = None,
     prior: Prior | None = None,
+    keep: bool = True,
 ) -> Reading:
     """The reading of a document from its block map and its lines (without line endings).
 
     ``prior`` is the reading of the text before an edit: leaves away from the edit, under
-    the same file-wide evidence, are taken over from it; the result is the same.
+    the same file-wide evidence, are taken over from it; the result is the same. With
+    ``keep`` off (a process that reads and exits), the reading keeps no ``leaves`` for that.
     """
     if pin is None or not pin.unit:
         tail = _successors_tail(blocks, lines)
@@ -1543,10 +1579,10 @@ def read(
             head = _Reader([b for b in blocks if b.end <= tail], unmarked, matter).read(pin)
             if head.kind == "single-lesson" and head.spans:
                 return _with_successors(head, blocks, lines, tail)
-    reader = _Reader(blocks, lines, matter, prior)
+    reader = _Reader(blocks, lines, matter, prior, keep)
     reader.take_over(prior)
     found = reader.read(pin)
-    found.leaves = reader.leaves
+    found.leaves = reader.leaves if keep else None
     return found
 
 

@@ -321,12 +321,15 @@ def parse(
     *,
     task_keys: Iterable[str] = (),
     near: Record | None = None,
+    reuse: bool = True,
 ) -> Record:
     """Read a lessons file. ``entry_style`` is the reading pin (``reading.Pin``; else guessed);
     ``task_keys`` are the project's tracker prefixes (``ABC`` for ``ABC-123``).
 
     ``near`` is a parse of bytes this one was made from by an edit: only the lines around
     what differs are parsed again (``blocks.splice``); the result is the same record.
+    ``reuse`` keeps how each section read, for such an edit; a process that reads once and
+    exits turns it off and reads a little faster (the same record, less kept).
 
     The cyclic garbage collector is paused meanwhile: the parse makes a token or two per
     line, none of them cyclic garbage, and full collections over them cost a third of the time.
@@ -334,7 +337,7 @@ def parse(
     paused = gc.isenabled()
     gc.disable()
     try:
-        parsed = _parse(data, entry_style, near)
+        parsed = _parse(data, entry_style, near, reuse)
     finally:
         if paused:
             gc.enable()
@@ -342,7 +345,7 @@ def parse(
     return dataclasses.replace(parsed, task_keys=keys) if keys else parsed
 
 
-def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> Record:
+def _parse(data: bytes, entry_style: str | None, near: Record | None = None, keep: bool = True) -> Record:
     text = decode(data)
     starts = _line_starts(data) if near is None else _line_starts_near(near, data)
     bare = _bare_lines(text)
@@ -359,7 +362,7 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None) -> 
         if near is not None and near.reading is not None and spliced is not None
         else None
     )
-    reading, _ = outline.read_map(block_map, bare, matter, entry_style, prior)
+    reading, _ = outline.read_map(block_map, bare, matter, entry_style, prior, keep)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
     reuse = _Reuse.of(near, spliced, len(data)) if near is not None and spliced is not None else None

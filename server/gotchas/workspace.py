@@ -150,6 +150,7 @@ class Workspace:
     default_record: str = DEFAULT_RECORD
     entry_style: str | None = None
     settings: Config | None = field(default=None, repr=False)
+    one_shot: bool = field(default=False, repr=False)  # reads, then exits: parses keep nothing for edits
     _cache: dict[Path, tuple[tuple[int, int, int], Record]] = field(default_factory=dict, repr=False)
     _parsed: dict[str, Record] = field(default_factory=dict, repr=False)
 
@@ -330,7 +331,9 @@ class Workspace:
         key = hashlib.sha256(data).hexdigest()
         found = self._parsed.get(key)
         if found is None:
-            found = parse(data, self.entry_style, task_keys=self.task_keys, near=near)
+            found = parse(
+                data, self.entry_style, task_keys=self.task_keys, near=near, reuse=not self.one_shot
+            )
             found.__dict__["sha256"] = key  # hashed once: the record's digest is this key
             if len(data) >= _FROZEN_SIZE:
                 gc.freeze()
