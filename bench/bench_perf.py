@@ -14,8 +14,8 @@ figure and its baseline measured in the same run, interleaved:
    ``gotchas apply`` ÷ cold ``gotchas list`` — bar 0.6;
 4. ``gotchas list`` on the real lessons files of 20–70 KB in ../shared/corpus/real ÷
    ``python -c pass`` of the same interpreter — bar 3 (median over the files);
-5. peak memory of ``record.parse`` (tracemalloc) ÷ the file's size at 1k, 10k and 50k
-   entries — bar 10 each; growth: the 50k figure ÷ the 1k figure — bar 1.25 (linear).
+5. peak memory of ``record.parse`` (tracemalloc, each size in a fresh process) ÷ the file's
+   size at 1k, 10k and 50k entries — bar 10 each; growth: the 50k figure ÷ the 1k figure — bar 1.25 (linear).
 
 With ``--before DIR`` (a checkout of an earlier revision), the cold list on the 10k
 record and ``gotchas list`` on the real files also run from DIR's sources, interleaved
@@ -25,13 +25,11 @@ with this revision's (both as ``python -m gotchas``), and print this ÷ earlier.
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import shutil
 import statistics
 import subprocess
 import time
-import tracemalloc
 from pathlib import Path
 
 import common
@@ -213,20 +211,33 @@ def before_and_after(report: Report, root: Path, scratch: Path, before: Path, ru
         )
 
 
-def memory(report: Report, scratch: Path) -> None:
-    from gotchas import record
+MEASURE_PARSE = """
+import gc, sys, tracemalloc
+from gotchas import record
+record.parse(b"# Gotchas\\n\\n### One\\n\\n- a\\n")  # the parser itself is made once per process
+data = open(sys.argv[1], "rb").read()
+gc.collect()
+tracemalloc.start()
+parsed = record.parse(data)
+parsed.entries  # read when first asked for: counted as part of the parse
+print(tracemalloc.get_traced_memory()[1])
+"""
 
-    record.parse(b"# Gotchas\n\n### One\n\n- a\n")  # the parser itself is made once per process
+
+def memory(report: Report, scratch: Path) -> None:
+    """Each size in a fresh process that loads only the package: what the bench itself has
+    loaded (its modules, the strings they intern) does not weigh on the figure."""
     figures: dict[str, float] = {}
     for size, n in (("1k", 1_000), ("10k", 10_000), ("50k", 50_000)):
-        data = common.generate(n, scratch / f"mem-{size}.md")
-        gc.collect()
-        tracemalloc.start()
-        parsed = record.parse(data)
-        parsed.entries  # noqa: B018 - read when first asked for: counted as part of the parse
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        del parsed
+        path = scratch / f"mem-{size}.md"
+        data = common.generate(n, path)
+        answer = subprocess.run(
+            [str(common.venv_python()), "-c", MEASURE_PARSE, str(path)],
+            check=True,
+            capture_output=True,
+            env=common.clean_env(),
+        )
+        peak = int(answer.stdout)
         figures[size] = peak / len(data)
         report.ratio(f"peak parse memory / file size ({size}, {len(data) / 1e6:.1f} MB)", peak, len(data), 10)
     report.ratio("peak/size at 50k / at 1k (linear growth)", figures["50k"], figures["1k"], 1.25)
