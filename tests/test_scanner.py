@@ -10,7 +10,7 @@ every entry must be those of markdown-it over the whole text.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
@@ -124,8 +124,9 @@ BODIES = [
 
 
 @st.composite
-def lines(draw: st.DrawFn) -> str:
-    return draw(st.sampled_from(INDENTS)) + draw(st.sampled_from(PREFIXES)) + draw(st.sampled_from(BODIES))
+def lines(draw: st.DrawFn, bodies: Sequence[str] = BODIES) -> str:
+    """A line at any indent, behind any list or quote prefix, with one of ``bodies``."""
+    return draw(st.sampled_from(INDENTS)) + draw(st.sampled_from(PREFIXES)) + draw(st.sampled_from(bodies))
 
 
 WHOLE_LINES = [
@@ -147,12 +148,6 @@ WHOLE_LINES = [
 doc = st.lists(st.one_of(lines(), st.sampled_from(WHOLE_LINES)), max_size=40)
 
 
-@st.composite
-def html_lines(draw: st.DrawFn) -> str:
-    """A line of an HTML block of start condition 1 to 5, or one around it, at any indent."""
-    return draw(st.sampled_from(INDENTS)) + draw(st.sampled_from(PREFIXES)) + draw(st.sampled_from(HTML))
-
-
 AROUND_HTML = [
     "",
     "",
@@ -164,7 +159,7 @@ AROUND_HTML = [
     "> quoted",
     "### Lesson",
 ]
-html_doc = st.lists(st.one_of(html_lines(), st.sampled_from(HTML), st.sampled_from(AROUND_HTML)), max_size=30)
+html_doc = st.lists(st.one_of(lines(HTML), st.sampled_from(HTML), st.sampled_from(AROUND_HTML)), max_size=30)
 
 
 def _views(data: bytes) -> tuple[list[str], list[str]]:
