@@ -111,10 +111,7 @@ def main() -> int:
         report.note(
             f"after {proposer.count} applies: {verified['entries']} entries, verify ok={verified['ok']}"
         )
-    report.note(f"wall time {time.perf_counter() - started:.0f} s")
-    report.print()
-    print(json.dumps({"bench": "apply", "misses": report.misses}))
-    return 0
+    return report.finish("apply", started)
 
 
 if __name__ == "__main__":

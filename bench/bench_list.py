@@ -17,7 +17,6 @@ Bars apply to the 10k figures; the 1k figures are printed for reference.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -131,10 +130,7 @@ def main() -> int:
         report.note("start-up does not read the record (first read on the first call)")
         bench_warm(report, large, scratch, "10k", warm_runs, barred=True)
         bench_warm(report, small, scratch, "1k", warm_runs, barred=False)
-    report.note(f"wall time {time.perf_counter() - started:.0f} s")
-    report.print()
-    print(json.dumps({"bench": "list", "misses": report.misses}))
-    return 0
+    return report.finish("list", started)
 
 
 if __name__ == "__main__":

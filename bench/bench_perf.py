@@ -25,8 +25,6 @@ with this revision's (both as ``python -m gotchas``), and print this ÷ earlier.
 from __future__ import annotations
 
 import functools
-import json
-import shutil
 import statistics
 import subprocess
 import time
@@ -38,7 +36,6 @@ from bench_list import load_memory
 from common import Report, StdioServer
 
 TASK = "#664"
-CORPUS = common.REPO.parent / "shared" / "corpus" / "real"
 
 
 def bare_parse_cmd(record: Path) -> list[str]:
@@ -141,19 +138,14 @@ def edits(report: Report, root: Path, scratch: Path, runs: int) -> None:
 
 
 def real_files(report: Report, scratch: Path, runs: int) -> None:
-    files = sorted(p for p in CORPUS.glob("*") if p.is_file() and 20_000 <= p.stat().st_size <= 70_000)
+    files = common.real_files()
     if not files:
-        report.note(f"no real files of 20-70 KB under {CORPUS}: skipped")
+        report.note(f"no real files of 20-70 KB under {common.REAL_FILES}: skipped")
         return
     env = common.clean_env()
     nothing = [str(common.venv_python()), "-c", "pass"]
     ratios: list[float] = []
-    for n, path in enumerate(files):
-        root = scratch / f"real{n}"
-        root.mkdir()
-        subprocess.run(["git", "init", "-q", str(root)], check=True)
-        (root / common.RECORD_REL).parent.mkdir(parents=True)
-        shutil.copyfile(path, root / common.RECORD_REL)
+    for root, path in zip(common.real_repos(scratch, files), files, strict=True):
         list_cmd = [*common.gotchas_cmd(), "list"]
         common.time_cmd(list_cmd, root, env)
         listed, bare = common.interleaved(
@@ -258,10 +250,7 @@ def main() -> int:
         if before is not None:
             before_and_after(report, root, scratch, before, cold_runs)
         memory(report, scratch)
-    report.note(f"wall time {time.perf_counter() - started:.0f} s")
-    report.print()
-    print(json.dumps({"bench": "perf", "misses": report.misses}))
-    return 0
+    return report.finish("perf", started)
 
 
 if __name__ == "__main__":

@@ -15,16 +15,12 @@ listing path loads (``re``, ``argparse``, ``pathlib``, ``hashlib``, ``unicodedat
 from __future__ import annotations
 
 import functools
-import json
-import shutil
 import statistics
-import subprocess
 import time
 
 import common
 from common import Report
 
-CORPUS = common.REPO.parent / "shared" / "corpus" / "real"
 STDLIB = "import re, argparse, pathlib, hashlib, unicodedata, bisect, array"
 LAYERS = (
     ("import re", "import re"),
@@ -38,9 +34,9 @@ def main() -> int:
     runs = 7 if quick else 21
     report = Report("bench_startup" + (" (--quick)" if quick else ""))
     started = time.perf_counter()
-    files = sorted(p for p in CORPUS.glob("*") if p.is_file() and 20_000 <= p.stat().st_size <= 70_000)
+    files = common.real_files()
     if not files:
-        report.note(f"no real files of 20-70 KB under {CORPUS}: skipped")
+        report.note(f"no real files of 20-70 KB under {common.REAL_FILES}: skipped")
         report.print()
         return 0
     env = common.clean_env()
@@ -48,14 +44,7 @@ def main() -> int:
     nothing = functools.partial(common.time_cmd, [python, "-c", "pass"], None, env)
     ratios: list[float] = []
     with common.scratch_dir() as scratch:
-        roots = []
-        for n, path in enumerate(files):
-            root = scratch / f"real{n}"
-            root.mkdir()
-            subprocess.run(["git", "init", "-q", str(root)], check=True)
-            (root / common.RECORD_REL).parent.mkdir(parents=True)
-            shutil.copyfile(path, root / common.RECORD_REL)
-            roots.append(root)
+        roots = common.real_repos(scratch, files)
         list_cmd = [*common.gotchas_cmd(), "list"]
         for root, path in zip(roots, files, strict=True):
             common.time_cmd(list_cmd, root, env)
@@ -87,10 +76,7 @@ def main() -> int:
             floor,
             None,
         )
-    report.note(f"wall time {time.perf_counter() - started:.0f} s")
-    report.print()
-    print(json.dumps({"bench": "startup", "misses": report.misses}))
-    return 0
+    return report.finish("startup", started)
 
 
 if __name__ == "__main__":

@@ -79,6 +79,28 @@ def make_repo(parent: Path, name: str, n: int) -> Path:
     return root
 
 
+REAL_FILES = REPO.parent / "shared" / "corpus" / "real"
+"""Real lessons files from public repositories, beside the project (not shipped with it)."""
+
+
+def real_files(low: int = 20_000, high: int = 70_000) -> list[Path]:
+    """The real lessons files whose size is within ``low``..``high`` bytes."""
+    return sorted(p for p in REAL_FILES.glob("*") if p.is_file() and low <= p.stat().st_size <= high)
+
+
+def real_repos(parent: Path, files: Sequence[Path]) -> list[Path]:
+    """A git repository under ``parent`` for each file, the file as its record."""
+    roots = []
+    for n, path in enumerate(files):
+        root = parent / f"real{n}"
+        root.mkdir()
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        (root / RECORD_REL).parent.mkdir(parents=True)
+        shutil.copyfile(path, root / RECORD_REL)
+        roots.append(root)
+    return roots
+
+
 @contextmanager
 def scratch_dir(prefix: str = "gotchas-bench-") -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(prefix=prefix))
@@ -187,6 +209,13 @@ class Report:
             print(line)
         print(f"-- {'all bars pass' if not self.misses else f'{self.misses} bar(s) MISSED'}")
         sys.stdout.flush()
+
+    def finish(self, bench: str, started: float) -> int:
+        """Print the report with the run's wall time, then the line ``run_all.py`` reads."""
+        self.note(f"wall time {time.perf_counter() - started:.0f} s")
+        self.print()
+        print(json.dumps({"bench": bench, "misses": self.misses}))
+        return 0
 
 
 # ---------------------------------------------------------------------------- stdio JSON-RPC
