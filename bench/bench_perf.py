@@ -144,9 +144,9 @@ def real_files(report: Report, scratch: Path, runs: int) -> None:
         return
     env = common.clean_env()
     nothing = [str(common.venv_python()), "-c", "pass"]
+    list_cmd = [*common.gotchas_cmd(), "list"]
     ratios: list[float] = []
     for root, path in zip(common.real_repos(scratch, files), files, strict=True):
-        list_cmd = [*common.gotchas_cmd(), "list"]
         common.time_cmd(list_cmd, root, env)
         listed, bare = common.interleaved(
             runs,
@@ -161,18 +161,23 @@ def real_files(report: Report, scratch: Path, runs: int) -> None:
     report.ratio(label, statistics.median(ratios), 1, 3)
 
 
-def before_and_after(report: Report, root: Path, scratch: Path, before: Path, runs: int) -> None:
-    """This revision's cold list and real-file list against the earlier one's, interleaved."""
-    argv = ("list", "--json", "--task", TASK)
+def _now_and_then(before: Path, cwd: Path, runs: int, *argv: str) -> tuple[list[float], list[float]]:
+    """``gotchas ARGV`` from this revision's sources and from ``before``'s, interleaved."""
     now_cmd, now_env = common.revision_cmd(common.REPO, *argv)
     then_cmd, then_env = common.revision_cmd(before, *argv)
-    common.time_cmd(now_cmd, root, now_env)
-    common.time_cmd(then_cmd, root, then_env)
+    common.time_cmd(now_cmd, cwd, now_env)
+    common.time_cmd(then_cmd, cwd, then_env)
     now, then = common.interleaved(
         runs,
-        functools.partial(common.time_cmd, now_cmd, root, now_env),
-        functools.partial(common.time_cmd, then_cmd, root, then_env),
+        functools.partial(common.time_cmd, now_cmd, cwd, now_env),
+        functools.partial(common.time_cmd, then_cmd, cwd, then_env),
     )
+    return now, then
+
+
+def before_and_after(report: Report, root: Path, scratch: Path, before: Path, runs: int) -> None:
+    """This revision's cold list and real-file list against the earlier one's, interleaved."""
+    now, then = _now_and_then(before, root, runs, "list", "--json", "--task", TASK)
     report.ratio(
         "cold list 10k, this revision / the earlier one", common.median(now), common.median(then), None
     )
@@ -180,15 +185,7 @@ def before_and_after(report: Report, root: Path, scratch: Path, before: Path, ru
     report.absolute("cold list 10k, the earlier revision", then)
     ratios: list[float] = []
     for folder in sorted(scratch.glob("real*")):
-        now_cmd, now_env = common.revision_cmd(common.REPO, "list")
-        then_cmd, then_env = common.revision_cmd(before, "list")
-        common.time_cmd(now_cmd, folder, now_env)
-        common.time_cmd(then_cmd, folder, then_env)
-        now, then = common.interleaved(
-            runs,
-            functools.partial(common.time_cmd, now_cmd, folder, now_env),
-            functools.partial(common.time_cmd, then_cmd, folder, then_env),
-        )
+        now, then = _now_and_then(before, folder, runs, "list")
         ratios.append(common.median(now) / common.median(then))
         report.note(
             f"{folder.name}: gotchas list {common.median(now) * 1000:.0f} ms, "
