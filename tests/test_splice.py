@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gotchas import blocks, edit, record
+from support import edits
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -186,13 +187,8 @@ def test_edits_of_real_files_parse_the_same_spliced(path: Path) -> None:
         inserted = [(rnd.choice(LINES) + "\n").encode() for _ in range(rnd.randrange(1, 4))]
         after = b"".join([*raw[:at], *inserted, *raw[at:]])
         _same(data, after)
-    lesson = edit.lesson("The real cause", "It was the cache.", ["#7"], "confirmed", "the log says so")
-    for target in before.entries[:: max(1, len(before.entries) // 4)]:
-        try:
-            plan = edit.plan_supersede(before, target, "#7", lesson)
-        except Exception:  # a target the planner refuses
-            continue
-        _same(data, plan.data)
+    for planned in edits.supersedes(before, 4):
+        _same(data, planned)
 
 
 @settings(max_examples=300, deadline=None)
