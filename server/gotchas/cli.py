@@ -109,13 +109,10 @@ def _list(args: argparse.Namespace) -> int:
     """One listing, then the process ends: the cyclic collector stays off throughout (the
     parse, the entries read and the page make no cyclic garbage, and a collection would
     walk every object of the parse)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    from gotchas.record import collector_paused
+
+    with collector_paused():
         return _listed(args)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _listed(args: argparse.Namespace) -> int:

@@ -334,15 +334,26 @@ def parse(
     The cyclic garbage collector is paused meanwhile: the parse makes a token or two per
     line, none of them cyclic garbage, and full collections over them cost a third of the time.
     """
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         parsed = _parse(data, entry_style, near, reuse)
-    finally:
-        if paused:
-            gc.enable()
     keys = taskref.declared_keys(task_keys)
     return dataclasses.replace(parsed, task_keys=keys) if keys else parsed
+
+
+class collector_paused:
+    """The cyclic collector off for a ``with`` block, and back on after it if it was on.
+
+    A parse makes objects by the thousand and no cyclic garbage; collections meanwhile would
+    walk them all, for nothing. (A class, not ``contextlib``: the listing path does not load it.)
+    """
+
+    def __enter__(self) -> None:
+        self.was_on = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *_: object) -> None:
+        if self.was_on:
+            gc.enable()
 
 
 def _parse(data: bytes, entry_style: str | None, near: Record | None = None, keep: bool = True) -> Record:
@@ -754,13 +765,8 @@ class _Unread:
     def read(self) -> tuple[Entry, ...]:
         bare, literal = self.bare, self.literal
         if self.done is None and bare is not None and literal is not None:
-            paused = gc.isenabled()
-            gc.disable()
-            try:
+            with collector_paused():
                 self.done = tuple(_entries(self.data, self.starts, bare, self.spans, literal, self.matter))
-            finally:
-                if paused:
-                    gc.enable()
             self.bare = self.literal = None  # what the entries were read from is no longer needed
             self.some = {}
         assert self.done is not None  # set before ``bare`` is dropped, by whichever thread read
