@@ -289,6 +289,7 @@ def _propose(args: argparse.Namespace) -> int:
             evidence=spec.get("evidence"),
             red_herring_note=spec.get("red_herring_note"),
             hold=spec.get("hold"),
+            no_hold=args.no_hold,
             tasks=spec.get("tasks") or [],
             root_cause=spec.get("root_cause") or "confirmed",
         )
@@ -305,6 +306,7 @@ def _propose(args: argparse.Namespace) -> int:
             evidence=spec.get("evidence"),
             after=spec.get("after"),
             hold=spec.get("hold"),
+            no_hold=args.no_hold,
         )
     text = f"{result['status']}: {result['proposal_id'] or result['new_id']}\n{result['diff']}"
     _emit(result, args.json, text + result["next_step"])
@@ -328,9 +330,9 @@ def _apply(args: argparse.Namespace) -> int:
         raise InvalidArgument("give the proposal id to apply, or --released for every released one")
     ws = _workspace(args)
     if args.commit:
-        from gotchas.commit import preflight, records_of
+        from gotchas.commit import preflight
 
-        preflight(ws, records_of(ws, [args.proposal_id]))
+        preflight(ws, [args.proposal_id])
     result = operations.apply(ws, proposal_id=args.proposal_id)
     text = f"{result['status']}: {result['reason']}"
     if args.commit and result["status"] == "applied":
@@ -353,9 +355,9 @@ def _apply_released(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     operations.refuse_unresolved_merge(ws)
     if args.commit:
-        from gotchas.commit import preflight, records_of
+        from gotchas.commit import preflight
 
-        preflight(ws, records_of(ws, None))
+        preflight(ws, None)
     result = pending.apply_released(ws)
     if args.commit and result["applied"]:
         from gotchas.commit import commit_applied
@@ -678,7 +680,8 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         _propose,
         "propose a supersession (--target-id) or a new lesson; writes only the proposal",
         epilog="A supersession needs --target-id, --task, --title, --body and --diagnostic;\n"
-        "a new lesson needs --title, --body, --tasks and --root-cause. Apply with `gotchas apply`.",
+        "a new lesson needs --title, --body, --tasks and --root-cause. Either is held until its\n"
+        "task lands (--hold to choose another hold, --no-hold for none); then `gotchas apply`.",
     )
     cmd.add_argument("--from-json", metavar="FILE", help="arguments as a JSON object ('-': stdin)")
     cmd.add_argument("--target-id", metavar="ID", help="supersede: the entry whose root cause was wrong")
@@ -697,7 +700,11 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     cmd.add_argument(
         "--hold",
         metavar="PREDICATE",
-        help="apply is refused until this hold is released (predicate-664-lands)",
+        help="apply is refused until this hold is released "
+        "(default: until the task lands, predicate-<task>-lands)",
+    )
+    cmd.add_argument(
+        "--no-hold", action="store_true", help="no hold: the proposal may be applied at once"
     )
     cmd.add_argument(
         "--tasks", action="append", default=[], metavar="TASK", help="new lesson: a task (repeat)"

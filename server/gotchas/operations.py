@@ -94,11 +94,13 @@ def propose_supersede(
     evidence: str | None = None,
     red_herring_note: str | None = None,
     hold: str | None = None,
+    no_hold: bool = False,
     tasks: Sequence[str] = (),
     record: str | None = None,
     root_cause: str = "confirmed",
 ) -> ProposalResult:
-    """Plan the correction and store it; the record is not touched."""
+    """Plan the correction and store it; the record is not touched. Held until ``task`` lands
+    unless another ``hold`` is given or ``no_hold`` says otherwise."""
     if root_cause != "confirmed":
         raise InvalidArgument(
             f"root_cause {root_cause!r} cannot supersede: only a confirmed cause replaces a lesson; "
@@ -106,6 +108,7 @@ def propose_supersede(
         )
     refuse_note(red_herring_note)
     task_ref = taskref.normalize(task)
+    hold = default_hold(hold, [task_ref], no_hold=no_hold)
     path = ws.writable_record(record)
     parsed = ws.load(path)
     verification.refuse_conflict_markers(parsed)
@@ -163,13 +166,16 @@ def propose_lesson(
     evidence: str | None = None,
     after: str | None = None,
     hold: str | None = None,
+    no_hold: bool = False,
     record: str | None = None,
 ) -> ProposalResult:
-    """Plan a plain new lesson (capture); confirmed lessons must carry a diagnostic."""
+    """Plan a plain new lesson (capture); confirmed lessons must carry a diagnostic. Held until
+    every one of its tasks lands unless another ``hold`` is given or ``no_hold`` says otherwise."""
     path, parsed = _load_or_empty(ws, record)
     verification.refuse_conflict_markers(parsed)
     anchor = parsed.get(after) if after else None
     lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
+    hold = default_hold(hold, lesson.tasks, no_hold=no_hold)
     hold_answer = _hold_preview(ws, hold)
     plan = edit.plan_capture(parsed, lesson, anchor)
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
@@ -215,6 +221,26 @@ def _store(
         checks=check.to_view(),
         next_step=step,
     )
+
+
+NO_HOLD = "none"
+
+
+def default_hold(hold: str | None, tasks: Sequence[str], *, no_hold: bool = False) -> str | None:
+    """The hold a proposal gets: the one asked for; none when ``no_hold`` (or the hold ``none``)
+    says so; otherwise "until every task it is for lands". A lesson written while its task is
+    still root-causing is the mistake this tool exists to prevent, so waiting is the default."""
+    asked = (hold or "").strip()
+    if no_hold or asked.lower() == NO_HOLD:
+        if no_hold and asked and asked.lower() != NO_HOLD:
+            raise InvalidArgument("give a hold or no_hold, not both")
+        return None
+    if asked:
+        return asked
+    from gotchas.holds.predicate import Predicate
+
+    lands = dict.fromkeys(Predicate(task=task, kind="lands").text for task in tasks)
+    return "+".join(lands) or None
 
 
 def _checked_predicate(hold: str | None) -> str | None:

@@ -84,7 +84,7 @@ RecordArg = Annotated[
 ]
 Hold = Annotated[
     str | None,
-    Field(description="Optional hold, e.g. predicate-664-lands; apply is refused until it is released"),
+    Field(description="Apply waits for it; default: until the task(s) land; 'none': no hold"),
 ]
 
 
