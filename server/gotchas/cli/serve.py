@@ -6,9 +6,24 @@ import argparse
 import gc
 import os
 import sys
+from importlib.util import find_spec
 
 from gotchas import surface
 from gotchas.cli.options import workspace
+from gotchas.errors import NeedsServerStack
+
+SERVER_STACK = ("mcp", "pydantic", "anyio", "uvicorn")
+"""What the server imports beyond the core: the ``mcp`` extra, which ``gotchas-mcp`` installs."""
+
+
+def require_server_stack(command: str) -> None:
+    """Refuse in one line, naming what to install, where the core was installed alone."""
+    missing = [name for name in SERVER_STACK if find_spec(name) is None]
+    if missing:
+        raise NeedsServerStack(
+            f"`gotchas {command}` runs the MCP server, which this install lacks ({', '.join(missing)}): "
+            "install gotchas-mcp (pip install gotchas-mcp, or uvx gotchas-mcp)"
+        )
 
 
 def add_serve(cmd: argparse.ArgumentParser) -> None:
@@ -49,6 +64,7 @@ def run_serve(args: argparse.Namespace) -> int:
     # Importing the MCP SDK allocates hundreds of thousands of long-lived objects; collecting
     # them during start-up is wasted work, so collection waits until the server is built, and
     # what exists then is frozen out of later collections.
+    require_server_stack("serve")
     gc.disable()
     surface.use("mcp")  # the server's hints name its tools, not these commands
     ws = workspace(args)
@@ -80,6 +96,7 @@ def add_demo(cmd: argparse.ArgumentParser) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    require_server_stack("demo")
     from gotchas.demo import run
 
     surface.use("mcp")  # the demo shows the tool calls a model makes
