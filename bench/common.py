@@ -426,8 +426,8 @@ def quick_and_before(description: str) -> tuple[bool, Path | None]:
     )
     args = parser.parse_args()
     before = args.before.resolve() if args.before else None
-    if before is not None and not (before / "server" / "gotchas" / "cli.py").is_file():
-        parser.error(f"--before {before}: no server/gotchas/cli.py there")
+    if before is not None and not (before / "server" / "gotchas" / "__init__.py").is_file():
+        parser.error(f"--before {before}: no server/gotchas there")
     return bool(args.quick), before
 
 
