@@ -106,16 +106,6 @@ def _emit(value: object, as_json: bool, text: str | None = None) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    """One listing, then the process ends: the cyclic collector stays off throughout (the
-    parse, the entries read and the page make no cyclic garbage, and a collection would
-    walk every object of the parse)."""
-    from gotchas.record import collector_paused
-
-    with collector_paused():
-        return _listed(args)
-
-
-def _listed(args: argparse.Namespace) -> int:
     from gotchas import lookup, query
 
     ws = _workspace(args)
@@ -703,9 +693,7 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="apply is refused until this hold is released "
         "(default: until the task lands, predicate-<task>-lands)",
     )
-    cmd.add_argument(
-        "--no-hold", action="store_true", help="no hold: the proposal may be applied at once"
-    )
+    cmd.add_argument("--no-hold", action="store_true", help="no hold: the proposal may be applied at once")
     cmd.add_argument(
         "--tasks", action="append", default=[], metavar="TASK", help="new lesson: a task (repeat)"
     )

@@ -8,7 +8,7 @@ reassemble the input exactly (``segments``). Invalid UTF-8 and binary data are r
 from __future__ import annotations
 
 import bisect
-import gc
+import dataclasses
 import hashlib
 import itertools
 import operator
@@ -17,22 +17,14 @@ import sys
 import unicodedata
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import Literal
 
 from gotchas import blocks, moved, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
-from gotchas.patterns import lazy
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import dataclasses
-    from dataclasses import dataclass
-    from typing import Literal
-else:  # the same classes, without loading dataclasses
-    from gotchas import values as dataclasses
-    from gotchas.values import dataclass
 
 BOM = b"\xef\xbb\xbf"
 MAX_ID_LENGTH = 48
@@ -331,29 +323,10 @@ def parse(
     ``reuse`` keeps how each section read, for such an edit; a process that reads once and
     exits turns it off and reads a little faster (the same record, less kept).
 
-    The cyclic garbage collector is paused meanwhile: the parse makes a token or two per
-    line, none of them cyclic garbage, and full collections over them cost a third of the time.
     """
-    with collector_paused():
-        parsed = _parse(data, entry_style, near, reuse)
+    parsed = _parse(data, entry_style, near, reuse)
     keys = taskref.declared_keys(task_keys)
     return dataclasses.replace(parsed, task_keys=keys) if keys else parsed
-
-
-class collector_paused:
-    """The cyclic collector off for a ``with`` block, and back on after it if it was on.
-
-    A parse makes objects by the thousand and no cyclic garbage; collections meanwhile would
-    walk them all, for nothing. (A class, not ``contextlib``: the listing path does not load it.)
-    """
-
-    def __enter__(self) -> None:
-        self.was_on = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *_: object) -> None:
-        if self.was_on:
-            gc.enable()
 
 
 def _parse(data: bytes, entry_style: str | None, near: Record | None = None, keep: bool = True) -> Record:
@@ -509,7 +482,7 @@ def _blank(lines: Sequence[str], span: tuple[int, int]) -> list[str]:
     return blanked
 
 
-THEMATIC_BREAK = lazy(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
+THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
 
 
 def _content_end(bare: Sequence[str], span: outline.Span) -> int:
@@ -679,8 +652,8 @@ _DASHES_BACKWARDS = tuple(
     for dash in (b"-", "–".encode(), "—".encode())
 )
 _ASCII = bytes(range(128))
-_WIDE_DIGIT_OR_SPACE = lazy(r"(?![\x00-\x7f])[\d\s]")
-_TRAILING_DIGITS = lazy(r"\d+$")
+_WIDE_DIGIT_OR_SPACE = re.compile(r"(?![\x00-\x7f])[\d\s]")
+_TRAILING_DIGITS = re.compile(r"\d+$")
 
 
 def _dashes_after_digits(data: bytes) -> Iterator[int]:
@@ -765,8 +738,7 @@ class _Unread:
     def read(self) -> tuple[Entry, ...]:
         bare, literal = self.bare, self.literal
         if self.done is None and bare is not None and literal is not None:
-            with collector_paused():
-                self.done = tuple(_entries(self.data, self.starts, bare, self.spans, literal, self.matter))
+            self.done = tuple(_entries(self.data, self.starts, bare, self.spans, literal, self.matter))
             self.bare = self.literal = None  # what the entries were read from is no longer needed
             self.some = {}
         assert self.done is not None  # set before ``bare`` is dropped, by whichever thread read
@@ -975,8 +947,8 @@ def _explicit_id(fields: Sequence[Field]) -> str | None:
     return None
 
 
-_MARKUP = lazy(r"<[^>]*>|\]\([^)]*\)")
-_NON_WORD = lazy(r"[\W_]+")
+_MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
+_NON_WORD = re.compile(r"[\W_]+")
 # ``_NON_WORD`` over ASCII: every character but a letter or a digit becomes a gap
 _ASCII_GAPS = bytes(c if c < 128 and chr(c).isalnum() else 32 for c in range(256))
 
