@@ -157,7 +157,9 @@ def real_files(report: Report, scratch: Path, runs: int) -> None:
         ours, theirs = common.median(linted), common.median(peered)
         ratios.append(ours / theirs)
         size = path.stat().st_size // 1000
-        report.note(f"gotchas lint, {size} KB: {ours * 1000:.0f} ms; markdownlint-cli2 {theirs * 1000:.0f} ms")
+        report.note(
+            f"gotchas lint, {size} KB: {ours * 1000:.0f} ms; markdownlint-cli2 {theirs * 1000:.0f} ms"
+        )
     label = f"gotchas lint, real 20-70 KB (median of {len(files)}) / markdownlint-cli2"
     report.ratio(label, statistics.median(ratios), 1, 0.3)
 
