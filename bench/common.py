@@ -410,11 +410,8 @@ def markdownlint_cmd() -> list[str]:
     if not script.exists():
         base.mkdir(parents=True, exist_ok=True)
         print(f"bench: installing {MARKDOWNLINT_PACKAGE} into bench/out/markdownlint ...", file=sys.stderr)
-        subprocess.run(
-            ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(base)]
-            + [MARKDOWNLINT_PACKAGE],
-            check=True,
-        )
+        npm = ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(base)]
+        subprocess.run([*npm, MARKDOWNLINT_PACKAGE], check=True)
     return [str(script)]
 
 
