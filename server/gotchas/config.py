@@ -13,7 +13,7 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 
-from gotchas.errors import ConfigError, GotchasError
+from gotchas.errors import ConfigError, GotchasError, UnknownConfigKey
 from gotchas.holds import registry
 from gotchas.workspace import CONFIG_PATH, DEFAULT_RECORD, read_confined
 
@@ -67,6 +67,15 @@ class TasksConfig:
 
 
 @dataclass(frozen=True)
+class LintConfig:
+    """``[lint] select = [...]``, ``ignore = [...]``: the lint codes (or code prefixes) that
+    ``gotchas lint`` reports, and those it leaves out."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """Settings for one project; ``record`` is relative to the project root as written."""
 
@@ -75,6 +84,7 @@ class Config:
     entries: str | None = None
     hold_settings: HoldsConfig = field(default_factory=HoldsConfig)
     tasks: TasksConfig = field(default_factory=TasksConfig)
+    lint: LintConfig = field(default_factory=LintConfig)
     holds_problem: str | None = None  # why [holds] was refused; raised only where holds are used
 
     @property
@@ -111,14 +121,36 @@ def parse_config(text: str, root: Path) -> Config:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: nested deeper than it can be read") from None
+    _only(data, set(KEYS), "")
     record = _record(data.get("record", DEFAULT_RECORD))
     entries = _entries(data.get("entries"), data.get("lessons-section"), data.get("checkboxes"))
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
+    lint = _lint(_table(data.get("lint", {}), "lint"))
     try:
         holds = _holds(data.get("holds", {}))
     except ConfigError as exc:
-        return Config(root=root, record=record, entries=entries, tasks=tasks, holds_problem=exc.message)
-    return Config(root=root, record=record, entries=entries, hold_settings=holds, tasks=tasks)
+        return Config(
+            root=root, record=record, entries=entries, tasks=tasks, lint=lint, holds_problem=exc.message
+        )
+    return Config(root=root, record=record, entries=entries, hold_settings=holds, tasks=tasks, lint=lint)
+
+
+KEYS = ("record", "entries", "lessons-section", "checkboxes", "tasks", "holds", "lint")
+"""Every key the top level of the file may hold; any other is refused, the nearest named."""
+
+
+def _lint(table: dict[str, object]) -> LintConfig:
+    _only(table, {"select", "ignore"}, "lint")
+    out = []
+    for key in ("select", "ignore"):
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise ConfigError(
+                f"{CONFIG_PATH}: lint.{key} must be a list of lint codes or code prefixes, "
+                'like ["unassigned-text"]'
+            )
+        out.append(tuple(v.strip() for v in value))
+    return LintConfig(select=out[0], ignore=out[1])
 
 
 def _holds(value: object) -> HoldsConfig:
@@ -255,11 +287,16 @@ def _table(value: object, key: str) -> dict[str, object]:
 
 
 def _only(table: dict[str, object], allowed: set[str], key: str) -> None:
+    """Refuse a key not in ``allowed`` (``key`` names the table; empty: the top level), naming
+    the nearest known key: a typo must not leave a setting silently at its default."""
     extra = sorted(set(table) - allowed)
     if extra:
-        raise ConfigError(
-            f"{CONFIG_PATH}: [{key}] has unknown key {extra[0]!r}; known: {', '.join(sorted(allowed))}"
-        )
+        import difflib
+
+        near = difflib.get_close_matches(extra[0], sorted(allowed), n=1)
+        where = f"[{key}] has unknown key" if key else "unknown key"
+        hint = f"did you mean {near[0]!r}? known" if near else "known"
+        raise UnknownConfigKey(f"{CONFIG_PATH}: {where} {extra[0]!r}; {hint}: {', '.join(sorted(allowed))}")
 
 
 def _string(value: object, key: str) -> str:

@@ -118,6 +118,12 @@ class ConfigError(GotchasError):
     code = "config-error"
 
 
+class UnknownConfigKey(ConfigError, InvalidArgument):
+    """A key the config file does not know (a typo, most often): bad input, exit 2."""
+
+    code = "config-error"
+
+
 class UnsafePath(GotchasError):
     """A path to write or lock goes through a symlink, or names what is not a regular file."""
 

@@ -83,6 +83,7 @@ class ProblemView(TypedDict):
     entry: str | None
     line: int | None
     message: str
+    column: NotRequired[int]  # 1-based, on ``line``: where the field at fault is written
 
 
 class VerifyResult(TypedDict):

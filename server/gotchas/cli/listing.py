@@ -71,7 +71,7 @@ def run_list(args: argparse.Namespace) -> int:
     if shape == "json":
         emit(result, True)
     elif shape == "tsv":
-        write(tsv(_cells(item) for item in result["entries"]))
+        write(tsv([_cells(item) for item in result["entries"]]))
         if len(result["entries"]) < result["total"]:
             say(_count(result))
     else:
