@@ -289,3 +289,26 @@ def test_a_coloured_table_still_escapes_what_the_record_says(tmp_path: Path) -> 
     assert "\x1b]" not in shown and "\x07" not in shown and "\x1b[2J" not in shown
     assert set(re.findall(r"\x1b\[[^m]*m", shown)) <= {m[0] for m in SGR.finditer(shown)}
     assert not re.search(r"\x1b(?!\[[0-9;]*m)", shown)  # every escape left is a colour we wrote
+
+
+def test_a_proposed_diff_is_coloured_on_a_terminal_only(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write_record(root, CORRECTED.encode())
+    (tmp_path / "home").mkdir()
+    from support.clients import git
+
+    git(root, "init", "-q", "-b", "main")
+    propose = (
+        "propose", "--title", "Evil title", "--body", "Cache it.", "--tasks", "#7",
+        "--root-cause", "confirmed", "--diagnostic", "seen in the log", "--no-hold",
+    )  # fmt: skip
+    code, shown = on_terminal(root, *propose)
+    assert code == 0
+    added = [line for line in shown.splitlines() if "Evil" in line and "###" in line]
+    assert added and all(line.startswith("\x1b[32m+") for line in added)
+    assert any(line.startswith("\x1b[1m+++") for line in shown.splitlines())
+    assert set(re.findall(r"\x1b[^m]*m", shown)) <= {m[0] for m in SGR.finditer(shown)}
+    plain = cli(root, *propose)
+    assert "\x1b" not in plain.stdout and "\n+### Evil title\n" in plain.stdout
+    _, no_color = on_terminal(root, *propose, NO_COLOR="1")
+    assert "\x1b[" not in no_color

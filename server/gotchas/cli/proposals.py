@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gotchas.cli.exits import EXIT_HELD, EXIT_REFUSED
 from gotchas.cli.options import json_flag, workspace
-from gotchas.cli.output import columns, emit, say
+from gotchas.cli.output import color_flag, color_mode, columns, diff, emit, say, write
 from gotchas.errors import InvalidArgument
 from gotchas.wording import counted
 
@@ -70,6 +70,7 @@ def add_propose(cmd: argparse.ArgumentParser) -> None:
     )
     cmd.add_argument("--after", metavar="ID", help="new lesson: the entry to place it after")
     json_flag(cmd)
+    color_flag(cmd)
 
 
 def run_propose(args: argparse.Namespace) -> int:
@@ -115,8 +116,12 @@ def run_propose(args: argparse.Namespace) -> int:
             hold=_optional(spec, "hold"),
             no_hold=args.no_hold,
         )
-    text = f"{result['status']}: {result['proposal_id'] or result['new_id']}\n{result['diff']}"
-    emit(result, args.json, text + result["next_step"])
+    if args.json:
+        emit(result, True)
+        return 0
+    head = f"{result['status']}: {result['proposal_id'] or result['new_id']}"
+    # the diff coloured as git colours one, on a terminal; every line escaped all the same
+    write([*diff(head, False), *diff(result["diff"], color_mode(args)), *diff(result["next_step"], False)])
     return 0
 
 
