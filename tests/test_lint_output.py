@@ -381,3 +381,86 @@ def test_the_demo_record_passes_strict() -> None:
     done = cli(demo, "--root", str(demo), "--record", "record.md", "lint", "--strict")
     assert done.returncode == 0, done.stdout
     assert done.stdout.endswith("no problems in 6 entries: ok\n")
+
+
+BOTH_WAYS = """\
+# Lessons
+
+### Old advice one, renamed
+
+tasks: #1
+red-herring-for: #1 · superseded-by: new-answer-one (for #1)
+
+Old.
+
+### New answer one
+
+tasks: #1 · root-cause: confirmed · supersedes: old-advice-one (for #1)
+diagnostic: seen
+
+New.
+
+### Old advice two
+
+tasks: #2
+red-herring-for: #2 · superseded-by: new-answer-two (for #2)
+
+Old.
+
+### New answer two, renamed
+
+tasks: #2 · root-cause: confirmed · supersedes: old-advice-two (for #2)
+diagnostic: seen
+
+New.
+"""
+
+
+def test_fix_repairs_renamed_links_both_ways_at_once(tmp_path: Path) -> None:
+    root = project(tmp_path, BOTH_WAYS)
+    record = root / ".claude" / "rules" / "gotchas.md"
+    found = cli(root, "lint").stdout
+    assert "dangling-supersedes new-answer-one" in found
+    assert "dangling-superseded-by old-advice-two" in found
+    fixed = cli(root, "lint", "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert fixed.stderr.count("gotchas: fixed dangling-") == 2
+    expected = BOTH_WAYS.replace(
+        "supersedes: old-advice-one (for #1)", "supersedes: old-advice-one-renamed (for #1)"
+    ).replace("superseded-by: new-answer-two (for #2)", "superseded-by: new-answer-two-renamed (for #2)")
+    assert record.read_bytes() == expected.encode()
+    assert fixed.stdout.endswith("no problems in 4 entries: ok\n")
+
+
+SLUG_RENAMED = """\
+# Lessons
+
+### Chunk the prompts
+
+id: L-7
+tasks: #13
+
+Split the batch.
+
+### Cache the tokenizer
+
+tasks: #13 · root-cause: confirmed · supersedes: chunk-the-prompts (for #13)
+diagnostic: profile one render call
+
+Load it once.
+"""
+
+
+def test_fix_follows_an_id_given_to_a_title_then_marks_it(tmp_path: Path) -> None:
+    """The link names the title's slug, which the entry's new ``id:`` replaced: the link gets
+    the id, then the entry gets the marks it never had."""
+    root = project(tmp_path, SLUG_RENAMED)
+    record = root / ".claude" / "rules" / "gotchas.md"
+    fixed = cli(root, "lint", "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "supersedes: chunk-the-prompts → L-7" in fixed.stderr
+    assert "fixed one-sided-supersedes in cache-the-tokenizer" in fixed.stderr
+    after = record.read_text(encoding="utf-8")
+    assert "supersedes: L-7 (for #13)" in after
+    assert "red-herring-for: #13 · superseded-by: cache-the-tokenizer (for #13)" in after
+    assert "error" not in cli(root, "lint").stdout

@@ -182,7 +182,7 @@ def _fix(ws: Workspace) -> list[Fix]:
         snapshot = ws.snapshot(path)
         before = ws.parse(snapshot.data)
         verification.refuse_conflict_markers(before)
-        after, fixes = repair.repaired(before, ws.parse)
+        after, fixes = repair.repaired(before, ws.parse_as_edit)
         if not fixes:
             return []
         try:
