@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gotchas import json_text
-from gotchas.workspace import append_jsonl, read_confined
+from gotchas.confined import append_jsonl, read_confined
 
 if TYPE_CHECKING:
     from gotchas.proposal import Proposal
