@@ -432,6 +432,18 @@ def test_fix_repairs_renamed_links_both_ways_at_once(tmp_path: Path) -> None:
     assert fixed.stdout.endswith("no problems in 4 entries: ok\n")
 
 
+def test_fix_repairs_only_the_selected_codes(tmp_path: Path) -> None:
+    root = project(tmp_path, BOTH_WAYS)
+    record = root / ".claude" / "rules" / "gotchas.md"
+    fixed = cli(root, "lint", "--fix", "--ignore", "dangling-superseded-by")
+    assert fixed.stderr.count("gotchas: fixed ") == 1 and "fixed dangling-supersedes" in fixed.stderr
+    expected = BOTH_WAYS.replace(
+        "supersedes: old-advice-one (for #1)", "supersedes: old-advice-one-renamed (for #1)"
+    )
+    assert record.read_bytes() == expected.encode()
+    assert "dangling-superseded-by" in cli(root, "lint").stdout
+
+
 SLUG_RENAMED = """\
 # Lessons
 

@@ -41,15 +41,20 @@ class Fix:
     done: str
 
 
-def repaired(record: Record, parse: Callable[[bytes, Record], Record]) -> tuple[Record, list[Fix]]:
+def repaired(
+    record: Record,
+    parse: Callable[[bytes, Record], Record],
+    wanted: Callable[[str], bool] = lambda code: True,
+) -> tuple[Record, list[Fix]]:
     """``record`` with every safe fix made, and the fixes; each result is read back with
     ``parse`` (the bytes, and the parse they were edited from) and kept only if it proves to
-    touch nothing else. The renamed links are repaired together first (one read of the
-    result, not one a link), then whatever is left one fix at a time."""
-    current, made = _renames_at_once(record, parse) or (record, [])
+    touch nothing else; only problems whose code is ``wanted`` are fixed. The renamed links
+    are repaired together first (one read of the result, not one a link), then whatever is
+    left one fix at a time."""
+    current, made = _renames_at_once(record, parse, wanted) or (record, [])
     tried: set[tuple[str, str, str]] = set()
     for _ in range(MAX_FIXES):
-        step = _next_fix(current, parse, tried)
+        step = _next_fix(current, parse, tried, wanted)
         if step is None:
             break
         current, fix = step
@@ -58,13 +63,16 @@ def repaired(record: Record, parse: Callable[[bytes, Record], Record]) -> tuple[
 
 
 def _next_fix(
-    record: Record, parse: Callable[[bytes, Record], Record], tried: set[tuple[str, str, str]]
+    record: Record,
+    parse: Callable[[bytes, Record], Record],
+    tried: set[tuple[str, str, str]],
+    wanted: Callable[[str], bool],
 ) -> tuple[Record, Fix] | None:
     by_id = record.first_by_id
     for entry in _linking(record):
         for code, target, plan in _candidates(record, entry, by_id):
             key = (code, entry.id, target)
-            if key in tried:
+            if key in tried or not wanted(code):
                 continue
             tried.add(key)
             try:
@@ -145,7 +153,7 @@ def _retarget(record: Record, entry: Entry, key: str, old: str, new: str) -> Pla
 
 
 def _renames_at_once(
-    record: Record, parse: Callable[[bytes, Record], Record]
+    record: Record, parse: Callable[[bytes, Record], Record], wanted: Callable[[str], bool]
 ) -> tuple[Record, list[Fix]] | None:
     """Every renamed link repaired in one edit, if the result proves it: each repaired
     problem gone, no error new, nothing but the linking entries changed. None otherwise (the
@@ -154,6 +162,8 @@ def _renames_at_once(
     edits: dict[int, tuple[int, str, str, Fix]] = {}
     for entry in _linking(record):
         for code, key, old, new in _renames(record, entry, by_id):
+            if not wanted(code):
+                continue
             found = _rename_at(record, entry, key, old)
             if found is None:
                 return None

@@ -13,6 +13,7 @@ from gotchas.wording import counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from gotchas.repair import Fix
@@ -56,7 +57,7 @@ def run_verify(args: argparse.Namespace) -> int:
     ws = workspace(args)
     select, ignore = _rules(args, ws)
     if args.fix:
-        for fix in _fix(ws):
+        for fix in _fix(ws, lambda code: _chosen(code, select, ignore)):
             say(f"fixed {fix.code} in {fix.entry} (line {fix.line}): {fix.done}")
     result = lookup.verify_record(ws)
     everything = result["problems"]
@@ -171,9 +172,10 @@ def _check_selector(selector: str, known: set[str]) -> None:
 # --- --fix ---------------------------------------------------------------------------------
 
 
-def _fix(ws: Workspace) -> list[Fix]:
-    """Make the safe fixes under the record's lock, written as apply writes: compare-and-swap
-    against the version read, read back, never over a change made meanwhile."""
+def _fix(ws: Workspace, wanted: Callable[[str], bool]) -> list[Fix]:
+    """Make the safe fixes of the ``wanted`` codes under the record's lock, written as apply
+    writes: compare-and-swap against the version read, read back, never over a change made
+    meanwhile."""
     from gotchas import repair, verification
     from gotchas.workspace import RecordChanged
 
@@ -182,7 +184,7 @@ def _fix(ws: Workspace) -> list[Fix]:
         snapshot = ws.snapshot(path)
         before = ws.parse(snapshot.data)
         verification.refuse_conflict_markers(before)
-        after, fixes = repair.repaired(before, ws.parse_as_edit)
+        after, fixes = repair.repaired(before, ws.parse_as_edit, wanted)
         if not fixes:
             return []
         try:
