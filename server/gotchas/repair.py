@@ -195,12 +195,14 @@ def _renames(record: Record, entry: Entry, by_id: dict[str, Entry]) -> list[tupl
         ("dangling-supersedes", "supersedes", entry.supersedes, "superseded_by"),
         ("dangling-superseded-by", "superseded-by", entry.superseded_by, "supersedes"),
     ):
+        missing = [link.target for link in links if link.target not in by_id]
+        if not missing:
+            continue  # the common case: who points back is asked only for a dangling link
         pointing = [e for e in _linking(record) if any(x.target == entry.id for x in getattr(e, back))]
-        for link in links:
-            if link.target not in by_id:
-                new = _renamed(record, link.target, pointing, {each.target for each in links})
-                if new is not None:
-                    out.append((code, key, link.target, new))
+        for target in missing:
+            new = _renamed(record, target, pointing, {each.target for each in links})
+            if new is not None:
+                out.append((code, key, target, new))
     return out
 
 
