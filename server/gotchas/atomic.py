@@ -12,6 +12,7 @@ import os
 import stat
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gotchas.confined import (
@@ -30,11 +31,6 @@ from gotchas.confined import (
 from gotchas.errors import GotchasError, RecordReadOnly, UnsafePath
 from gotchas.layout import ORPHAN_AGE, TEMP_DIR, TEMP_MARK
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass, field
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass, field
 
 class RecordChanged(GotchasError):
     """The record changed between the read and the rename: re-read and rebase, never overwrite."""

@@ -9,11 +9,12 @@ and replaced through :mod:`gotchas.atomic`; their names are in :mod:`gotchas.lay
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import os
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gotchas import locking, surface
 from gotchas.atomic import RecordChanged, Snapshot, Swap, compare_and_swap, signature, write_atomic
@@ -44,12 +45,6 @@ from gotchas.layout import (
     ledger_path,
 )
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass, field
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass, field
-
 if TYPE_CHECKING:
     from gotchas.config import Config
     from gotchas.record import Record
@@ -72,8 +67,6 @@ __all__ = [  # what other modules import from here, by the names they have alway
     "write_atomic",
 ]
 
-_FROZEN_SIZE = 1 << 20
-"""Records from this size on are frozen out of the cyclic collector once parsed."""
 _PARSE_CACHE_SIZE = 4
 
 def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Path:
@@ -279,8 +272,6 @@ class Workspace:
         Parsing is a pure function of the bytes, so a proposal's planned result, parsed and
         verified at propose time, need not be parsed again when apply reads those bytes back.
         ``near`` is the parse ``data`` was edited from: only what the edit touched is read again.
-        A large record's objects are long-lived and hold no cycles: they are moved out of the
-        collector's sight, so later calls do not walk them again (refcounting still frees them).
         """
         from gotchas.record import parse
 
@@ -294,8 +285,6 @@ class Workspace:
                 data, self.entry_style, task_keys=self.task_keys, near=near, reuse=not self.one_shot
             )
             found.__dict__["sha256"] = key  # hashed once: the record's digest is this key
-            if len(data) >= _FROZEN_SIZE:
-                gc.freeze()
             self._parsed[key] = found
             while len(self._parsed) > _PARSE_CACHE_SIZE:
                 self._parsed.pop(next(iter(self._parsed)))

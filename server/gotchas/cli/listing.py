@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import emit, say
 from gotchas.terminal import printable
 from gotchas.wording import counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.results import ListResult
 
@@ -31,16 +31,6 @@ def add_list(cmd: argparse.ArgumentParser) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    """One listing, then the process ends: the cyclic collector stays off throughout (the
-    parse, the entries read and the page make no cyclic garbage, and a collection would
-    walk every object of the parse)."""
-    from gotchas.record import collector_paused
-
-    with collector_paused():
-        return _listed(args)
-
-
-def _listed(args: argparse.Namespace) -> int:
     from gotchas import lookup, query
 
     ws = workspace(args)
