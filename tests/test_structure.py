@@ -25,20 +25,19 @@ PENDING = {
     "dict_any": {
         "gotchas.initialize",
         "gotchas.endpoint",
-        "gotchas.values",
         "gotchas.outline",
         "gotchas.moved",
     },
 }
 """Modules other work is changing now: the blocks/scanner and fields/link cycles, the splits
-of edit, reading and record, and the ``dict[str, Any]`` of initialize, endpoint, values,
-outline and moved."""
+of edit, reading and record, and the ``dict[str, Any]`` of initialize, endpoint, outline
+and moved."""
 
 PENDING_CYCLES = "pending: the blocks<->scanner cycle (reading work) and fields<->link (model work)"
 PENDING_SIZE = "pending: the splits of edit.py and record.py (model work) and reading.py (reading work)"
 PENDING_DICT_ANY = (
-    "pending: dict[str, Any] in initialize.py and endpoint.py (security work), values.py and moved.py "
-    "(model work), outline.py (reading work)"
+    "pending: dict[str, Any] in initialize.py and endpoint.py (security work), moved.py (model work) "
+    "and outline.py (reading work)"
 )
 
 MAX_LINES = 700
