@@ -69,6 +69,7 @@ __all__ = [  # what other modules import from here, by the names they have alway
 
 _PARSE_CACHE_SIZE = 4
 
+
 def find_root(explicit: str | None, environ: Mapping[str, str], cwd: Path) -> Path:
     """``--root``, then GOTCHAS_ROOT, then CLAUDE_PROJECT_DIR, then the git top level, then cwd."""
     for candidate in (explicit, environ.get("GOTCHAS_ROOT"), environ.get("CLAUDE_PROJECT_DIR")):
