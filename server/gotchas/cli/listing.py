@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import (
@@ -19,7 +20,6 @@ from gotchas.cli.output import (
 from gotchas.terminal import paint
 from gotchas.wording import counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.results import EntrySummary, ListResult
 

@@ -5,13 +5,13 @@ with the controls of a linter: ``--select``/``--ignore`` (and ``[lint]`` in the 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from gotchas.cli.exits import EXIT_ERROR
 from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import emit, say, shown_path
 from gotchas.wording import counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
