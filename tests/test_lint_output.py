@@ -476,3 +476,23 @@ def test_fix_follows_an_id_given_to_a_title_then_marks_it(tmp_path: Path) -> Non
     assert "supersedes: L-7 (for #13)" in after
     assert "red-herring-for: #13 · superseded-by: cache-the-tokenizer (for #13)" in after
     assert "error" not in cli(root, "lint").stdout
+
+
+def test_statistics_on_the_10k_record_are_counts_not_thousands_of_lines(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    generator = Path(__file__).resolve().parents[2] / "shared" / "bench" / "gen_record.py"
+    if not generator.is_file():
+        pytest.skip(f"{generator} is absent (the shared bench beside the repository)")
+    made = subprocess.run([sys.executable, str(generator), "10000"], capture_output=True, check=True)
+    root = project(tmp_path, "")
+    (root / ".claude" / "rules" / "gotchas.md").write_bytes(made.stdout)
+    stats = cli(root, "lint", "--statistics")
+    *counts, summary = stats.stdout.splitlines()
+    problems = len(json.loads(cli(root, "lint", "--json").stdout)["problems"])
+    assert problems > 1000 and 1 <= len(counts) <= 10  # one line a code, however many problems
+    total = sum(int(line.split()[0]) for line in counts)
+    assert (
+        summary.startswith(f".claude/rules/gotchas.md: {total} problems (") and "in 10000 entries" in summary
+    )
