@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 COMMANDS = (
     *("list", "outline", "show", "check-hold", "task", "propose", "apply", "proposals", "merge-record"),
-    *("init", "session-start", "history", "verify", "lint", "serve", "demo"),
+    *("init", "session-start", "history", "verify", "lint", "serve", "demo", "view"),
 )
 """Every command's name: a command line that starts with one builds that command's parser alone."""
 
@@ -555,6 +555,14 @@ def _start_collecting() -> None:
     gc.enable()
 
 
+def _view(args: argparse.Namespace) -> int:
+    from gotchas.view.command import run
+
+    return run(
+        _workspace(args), output=args.output, open_page=args.open, holds=not args.no_holds, as_json=args.json
+    )
+
+
 def _demo(args: argparse.Namespace) -> int:
     from gotchas.demo import run
 
@@ -791,6 +799,16 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="a Host name clients use to reach the server (repeat; default: the bind address, "
         "loopback names, and for 0.0.0.0 this machine's names)",
     )
+
+    cmd = command("view", _view, "write the record, its corrections and its tasks as one static HTML page")
+    cmd.add_argument(
+        "--output", metavar="FILE", help="the page's path (default: .gotchas/view.html in the root)"
+    )
+    cmd.add_argument("--open", action="store_true", help="open the page in the browser once written")
+    cmd.add_argument(
+        "--no-holds", action="store_true", help="show holds without evaluating them (no git, no tracker)"
+    )
+    json_flag(cmd)
 
     cmd = command("demo", _demo, "walk through the #664 correction on a scratch copy")
     cmd.add_argument("--no-pause", action="store_true", help="run through without waiting for Enter")
