@@ -22,7 +22,7 @@ CSS = """
 html{-webkit-text-size-adjust:100%}
 body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.55 var(--sans)}
 a{color:var(--accent);text-underline-offset:2px}
-a:focus-visible,summary:focus-visible,input:focus-visible,select:focus-visible,.card:focus-visible
+a:focus-visible,button:focus-visible,summary:focus-visible,input:focus-visible,select:focus-visible,.card:focus-visible
 {outline:3px solid var(--accent);outline-offset:2px}
 code,pre,kbd{font-family:var(--mono);font-size:.88em}
 code{background:var(--soft);border-radius:4px;padding:.05em .3em}
@@ -73,6 +73,7 @@ padding:0 .55em;font-size:.76rem;font-weight:600;line-height:1.6;white-space:now
 .b-warn{color:var(--warn);background:color-mix(in srgb,var(--warn) 12%,transparent)}
 .b-info{color:var(--info);background:color-mix(in srgb,var(--info) 10%,transparent)}
 .task{font-family:var(--mono);font-size:.85em;font-weight:600;color:var(--fg);background:var(--soft);
+border:1px solid var(--line);cursor:pointer;line-height:1.4;
 border-radius:6px;padding:0 .35em;white-space:nowrap}
 .steps{list-style:none;margin:.3rem 0 0;padding:0 0 0 1.4rem;position:relative}
 .steps::before{content:"";position:absolute;left:.45rem;top:.4rem;bottom:.4rem;width:2px;
@@ -173,9 +174,14 @@ JS = """
   form.addEventListener("input", later);
   form.addEventListener("change", later);
   form.addEventListener("submit", (e) => { e.preventDefault(); apply(); });
-  for (const a of document.querySelectorAll("a[data-filter-task]")) {
-    a.addEventListener("click", (e) => { e.preventDefault(); task.value = a.dataset.filterTask; apply(); });
-  }
+  document.addEventListener("click", (e) => {
+    const chip = e.target.closest("button.task");
+    if (!chip) return;
+    task.value = chip.textContent;
+    apply();
+    form.scrollIntoView({ block: "start" });
+    task.focus();
+  });
   if (task.value || status.value || text.value) apply();
 })();
 """

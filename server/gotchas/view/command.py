@@ -29,12 +29,15 @@ SUFFIXES = (".html", ".htm")
 def run(
     ws: Workspace, *, output: str | None, open_page: bool, holds: bool = True, as_json: bool = False
 ) -> int:
+    from gotchas.record import collector_paused
     from gotchas.view.gather import gather
     from gotchas.view.page import render_page
 
     target = _target(ws, output)
-    page = gather(ws, holds=holds)
-    data = render_page(page).encode("utf-8")
+    ws.one_shot = True  # nothing edits the record in this run
+    with collector_paused():  # millions of tokens and strings, no cyclic garbage among them
+        page = gather(ws, holds=holds)
+        data = render_page(page).encode("utf-8")
     write_page(ws.root, target, data)
     shown = _shown(target)
     if open_page:

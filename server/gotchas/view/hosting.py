@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST = rf"(?P<host>{_LABEL}(?:\.{_LABEL})+)"
-_PATH = r"(?P<path>[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+?)(?:\.git)?/?"
+_PATH = r"(?P<path>[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+)/?"
 _FORMS = (
     re.compile(rf"^https://(?:[^@/\s]+@)?{_HOST}(?::443)?/{_PATH}$"),
     re.compile(rf"^ssh://(?:[A-Za-z0-9_.-]+@)?{_HOST}(?::\d{{1,5}})?/{_PATH}$"),
@@ -58,7 +58,7 @@ def hosting(remote: str, commit: str, path: str) -> Hosting | None:
     else:
         return None
     host = match["host"].lower()
-    segments = match["path"].split("/")
+    segments = match["path"].removesuffix(".git").split("/")
     if any(part in (".", "..") or part.startswith(".") for part in segments):
         return None
     label = host.split(".")

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from gotchas.view import assets
 from gotchas.view.model import Card, Finding, Hold, Page, Pending, Step, Timeline
-from gotchas.view.text import anchor, esc, inline, parser, render, when
+from gotchas.view.text import anchor, esc, inline, parser, render_all, when
 
 ARROW = '<span class="arrow" aria-hidden="true">→</span><span class="sr"> replaced by </span>'
 OPEN_BODIES = 200
@@ -41,7 +41,6 @@ _CAUSE_BADGE = {"confirmed": "b-ok", "suspected": "b-warn"}
 
 
 def render_page(page: Page) -> str:
-    md = parser()
     titles: dict[str, str] = {}
     for card in page.cards:
         titles.setdefault(card.id, card.title)
@@ -66,7 +65,11 @@ def render_page(page: Page) -> str:
         '<span class="count">in file order</span></h2>\n',
     ]
     hrefs = page.line_hrefs
-    parts += [_card(card, md, hrefs.get(card.id), open_bodies) for card in page.cards]
+    bodies = render_all(parser(), [card.body if card.body.strip() else "" for card in page.cards])
+    parts += [
+        _card(card, body, hrefs.get(card.id), open_bodies)
+        for card, body in zip(page.cards, bodies, strict=True)
+    ]
     if not page.cards:
         parts.append('<p class="empty">The record holds no lessons.</p>\n')
     parts += [
@@ -142,8 +145,8 @@ def _status_badge(status: str) -> str:
 
 
 def _task(task: str) -> str:
-    shown = esc(task)
-    return f'<a class="task" href="#lessons" data-filter-task="{shown}" title="Show only {shown}">{shown}</a>'
+    """A task, as a button that filters the page by it (the script reads its text)."""
+    return f'<button type="button" class="task">{esc(task)}</button>'
 
 
 def _tasks(tasks: Iterable[str]) -> str:
@@ -160,7 +163,7 @@ def _ref(entry_id: str, title: str | None, *, struck: bool = False, dangling: bo
     return f'<a class="other" href="#{anchor(entry_id)}">{label}</a>'
 
 
-def _card(card: Card, md: object, href: str | None, open_body: bool) -> str:
+def _card(card: Card, body: str, href: str | None, open_body: bool) -> str:
     ident = anchor(card.id)
     state = card.status if card.status.replace("-", "").isalnum() else "other"
     classes = f"card st-{state}" + (" struck" if card.struck_everywhere else "")
@@ -182,14 +185,13 @@ def _card(card: Card, md: object, href: str | None, open_body: bool) -> str:
         meta.append(f"<span>in {esc(card.section)}</span>")
     meta.append(f'<code class="id">{esc(card.id)}</code>')
     out = [
-        f'<article class="{classes}" id="{ident}" tabindex="-1" data-tasks="{data_tasks}" '
-        f'data-status="{esc(card.status)}"{red} aria-labelledby="t-{ident}">\n',
-        f'<div class="head"><h3 id="t-{ident}"><a href="#{ident}">{inline(card.title)}</a></h3>'
+        f'<article class="{classes}" id="{ident}" data-tasks="{data_tasks}" '
+        f'data-status="{esc(card.status)}"{red}>\n',
+        f'<div class="head"><h3><a href="#{ident}">{inline(card.title)}</a></h3>'
         f'<p class="badges">{"".join(badges)}</p></div>\n',
         f'<p class="meta">{"".join(meta)}</p>\n',
         _links(card),
     ]
-    body = render(md, card.body) if card.body.strip() else ""  # type: ignore[arg-type]
     if body:
         label = _struck_label(card)
         if card.struck_everywhere:
@@ -212,15 +214,15 @@ def _card(card: Card, md: object, href: str | None, open_body: bool) -> str:
 
 def _struck_label(card: Card) -> str:
     """Words for what the strike-through says: for which tasks, and what replaced it."""
-    tasks = ", ".join(card.struck_for)
+    tasks = esc(", ".join(card.struck_for))
     by = [ref for ref in card.superseded_by if not ref.tasks or set(ref.tasks) & set(card.struck_for)]
-    names = ", ".join(f"“{ref.title}”" if ref.title else ref.id for ref in by)
+    names = ", ".join(f"“{inline(ref.title)}”" if ref.title else f"<code>{esc(ref.id)}</code>" for ref in by)
     replaced = f": superseded by {names}" if names else ""
     if card.struck_everywhere:
-        return f'<p class="struck-label">Struck through for {esc(tasks)}{esc(replaced)}</p>'
+        return f'<p class="struck-label">Struck through for {tasks}{replaced}</p>'
+    still = esc(", ".join(card.active_for))
     return (
-        f'<p class="struck-label" hidden>Struck through for {esc(tasks)}{esc(replaced)}; still active for '
-        f"{esc(', '.join(card.active_for))}</p>"
+        f'<p class="struck-label" hidden>Struck through for {tasks}{replaced}; still active for {still}</p>'
     )
 
 
