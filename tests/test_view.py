@@ -113,6 +113,12 @@ def _card(browser: Browser, entry_id: str) -> Any:
     )
 
 
+def _brightness(css_color: str) -> float:
+    """The mean of an ``rgb(r, g, b)`` colour's channels."""
+    channels = [float(part) for part in css_color.removeprefix("rgb(").rstrip(")").split(",")[:3]]
+    return sum(channels) / 3
+
+
 def _visible_cards(browser: Browser) -> list[str]:
     value: list[str] = browser.evaluate(
         "[...document.querySelectorAll('article.card')].filter(c => c.checkVisibility()).map(c => c.id)"
@@ -179,6 +185,15 @@ def test_the_664_correction_as_a_person_sees_it(corrected: tuple[Path, str], tmp
         assert not browser.log(), browser.log()
         wide = browser.screenshot(tmp_path / "view-1440.png")
         assert png_size(wide)[0] == 1440
+
+        background = "getComputedStyle(document.body).backgroundColor"
+        light = browser.evaluate(background)
+        browser.send(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+        )
+        dark = browser.evaluate(background)
+        assert _brightness(light) > 200 > 40 > _brightness(dark), (light, dark)
+        browser.screenshot(tmp_path / "view-1440-dark.png", full_page=False)
 
         browser.resize(320, 640)
         browser.settle()

@@ -205,7 +205,7 @@ def _card(card: Card, body: str, href: str | None, open_body: bool) -> str:
         )
     if card.notes:
         notes = "".join(
-            f"<dt>{esc(key.replace('-', ' '))}</dt><dd>{esc(value)}</dd>" for key, value in card.notes
+            f"<dt>{esc(key.replace('-', ' '))}</dt><dd>{inline(value)}</dd>" for key, value in card.notes
         )
         out.append(f'<dl class="notes">{notes}</dl>\n')
     out.append("</article>\n")
@@ -311,9 +311,9 @@ def _step(n: int, step: Step) -> str:
             f"{_ref(later.id, later.title)}{at}{detail}</p>"
         )
     if step.ruled_out:
-        lines.append(f"<p>Ruled out before it: {esc('; '.join(step.ruled_out))}</p>")
+        lines.append(f"<p>Ruled out before it: {inline('; '.join(step.ruled_out))}</p>")
     if step.diagnostic:
-        lines.append(f"<p>Diagnostic: {esc(step.diagnostic)}</p>")
+        lines.append(f"<p>Diagnostic: {inline(step.diagnostic)}</p>")
     return f'<li class="step {tone}">{"".join(lines)}</li>'
 
 
