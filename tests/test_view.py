@@ -192,7 +192,7 @@ def test_the_664_correction_as_a_person_sees_it(corrected: tuple[Path, str], tmp
             "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
         )
         dark = browser.evaluate(background)
-        assert _brightness(light) > 200 > 40 > _brightness(dark), (light, dark)
+        assert _brightness(light) > 200 and _brightness(dark) < 40, (light, dark)
         browser.screenshot(tmp_path / "view-1440-dark.png", full_page=False)
 
         browser.resize(320, 640)

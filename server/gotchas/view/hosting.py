@@ -23,6 +23,7 @@ _FORMS = (
     re.compile(rf"^ssh://(?:[A-Za-z0-9_.-]+@)?{_HOST}(?::\d{{1,5}})?/{_PATH}$"),
     re.compile(rf"^(?:[A-Za-z0-9_.-]+@){_HOST}:(?!/){_PATH}$"),
 )
+MAX_REMOTE = 500
 _COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
@@ -49,7 +50,7 @@ class Hosting:
 def hosting(remote: str, commit: str, path: str) -> Hosting | None:
     """The hosting of a remote URL, or ``None`` for any form not accepted (a local path, an
     unknown host, a URL with a query, a path segment ``..``, anything with a space)."""
-    if not _COMMIT.match(commit) or not path or path.startswith("/"):
+    if not _COMMIT.match(commit) or not path or path.startswith("/") or len(remote) > MAX_REMOTE:
         return None
     for form in _FORMS:
         match = form.match(remote.strip())

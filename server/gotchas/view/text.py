@@ -140,12 +140,15 @@ def render_all(md: MarkdownIt, sources: Sequence[str]) -> list[str]:
     """
     trimmed = [_trim(source) for source in sources]
     starts: list[int] = []
+    ends: list[int] = []  # the blank line after each body
     parts: list[str] = []
     line = 0
     for text in trimmed:
         starts.append(line)
+        line += text.count("\n")
+        ends.append(line)
         parts += (text, "\n")
-        line += text.count("\n") + 1
+        line += 1
     env: dict[str, object] = {}
     tokens = md.parse("".join(parts), env)
     groups: list[list[Token]] = [[] for _ in sources]
@@ -160,6 +163,8 @@ def render_all(md: MarkdownIt, sources: Sequence[str]) -> list[str]:
             while last + 1 < len(starts) and starts[last + 1] < end:
                 last += 1
             alone.update(range(at, last + 1) if last > at else ())
+        if token.type == "fence" and token.map and token.map[1] > ends[at]:
+            alone.add(at)  # a fence never closed took the blank line after the body as code
         groups[at].append(token)
     return [
         render(md, text) if n in alone else visible(md.renderer.render(groups[n], md.options, env))
@@ -167,14 +172,16 @@ def render_all(md: MarkdownIt, sources: Sequence[str]) -> list[str]:
     ]
 
 
-_LEADING_BLANKS = re.compile(r"^(?:[ \t]*\n)+")
-
-
 def _trim(source: str) -> str:
-    """``source`` without blank lines before and after (they render as nothing), so a block's
-    trailing blank lines never reach into the next body."""
-    text = _LEADING_BLANKS.sub("", source).rstrip()
-    return text + "\n" if text else ""
+    """``source`` without blank lines before and after it, ending in one line feed, so a
+    block's trailing blank lines never reach into the next body (linear on any input)."""
+    lines = source.split("\n")
+    first, last = 0, len(lines)
+    while first < last and not lines[first].strip(" \t"):
+        first += 1
+    while last > first and not lines[last - 1].strip(" \t"):
+        last -= 1
+    return "\n".join(lines[first:last]) + "\n" if last > first else ""
 
 
 def render(md: MarkdownIt, source: str) -> str:
