@@ -36,8 +36,7 @@ def _correct(root: Path, *, hold: bool) -> None:
     args += ["--body", CORRECTION_BODY, "--diagnostic", CORRECTION_DIAGNOSTIC]
     for cause in CORRECTION_RULED_OUT:
         args += ["--ruled-out", cause]
-    if hold:
-        args += ["--hold", HOLD]
+    args += ["--hold", HOLD] if hold else ["--no-hold"]
     proposed = json.loads(run_gotchas(root, *args, "--json").stdout)
     assert proposed["new_id"] == SUCCESSOR
     if hold:

@@ -10,67 +10,76 @@ is gathered and rendered first, so a refusal leaves every file as it was.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import errno
+import gc
 import os
 import secrets
 import stat
-import sys
 from pathlib import Path
 
+from gotchas.cli.options import json_flag, workspace
+from gotchas.cli.output import emit, shown_path
+from gotchas.confined import BY_DESCRIPTOR, open_dir_beneath
 from gotchas.errors import InvalidArgument, UnsafePath
 from gotchas.terminal import printable
-from gotchas.workspace import BY_DESCRIPTOR, Workspace, open_dir_beneath
+from gotchas.workspace import Workspace
 
 DEFAULT_OUTPUT = ".gotchas/view.html"
 SUFFIXES = (".html", ".htm")
 
 
+def add_view(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "--output", metavar="FILE", help=f"the page's path (default: {DEFAULT_OUTPUT} in the root)"
+    )
+    cmd.add_argument("--open", action="store_true", help="open the page in the browser once written")
+    cmd.add_argument(
+        "--no-holds", action="store_true", help="show holds without evaluating them (no git, no tracker)"
+    )
+    json_flag(cmd)
+
+
+def run_view(args: argparse.Namespace) -> int:
+    return run(
+        workspace(args), output=args.output, open_page=args.open, holds=not args.no_holds, as_json=args.json
+    )
+
+
 def run(
     ws: Workspace, *, output: str | None, open_page: bool, holds: bool = True, as_json: bool = False
 ) -> int:
-    from gotchas.record import collector_paused
     from gotchas.view.gather import gather
     from gotchas.view.page import render_page
 
     target = _target(ws, output)
     ws.one_shot = True  # nothing edits the record in this run
-    with collector_paused():  # millions of tokens and strings, no cyclic garbage among them
+    collecting = gc.isenabled()
+    gc.disable()  # millions of tokens and strings, and no cyclic garbage among them to collect
+    try:
         page = gather(ws, holds=holds)
         data = render_page(page).encode("utf-8")
+    finally:
+        if collecting:
+            gc.enable()
     write_page(ws.root, target, data)
-    shown = _shown(target)
     if open_page:
         import webbrowser
 
         webbrowser.open(target.as_uri())
     s = page.summary
-    if as_json:
-        import json
-
-        view = {
-            "output": str(target),
-            "bytes": len(data),
-            "summary": {
-                "lessons": s.lessons,
-                "active": s.active,
-                "superseded": s.superseded,
-                "pending": s.pending,
-                "findings": s.findings,
-            },
-        }
-        sys.stdout.write(json.dumps(view, indent=2, ensure_ascii=False) + "\n")
-    else:
-        counts = f"{s.lessons} lessons, {s.superseded} superseded, {s.pending} pending"
-        sys.stdout.write(printable(f"wrote {shown} ({counts}; {len(data):,} bytes)") + "\n")
+    summary = {
+        "lessons": s.lessons,
+        "active": s.active,
+        "superseded": s.superseded,
+        "pending": s.pending,
+        "findings": s.findings,
+    }
+    counts = f"{s.lessons} lessons, {s.superseded} superseded, {s.pending} pending"
+    text = f"wrote {shown_path(target)} ({counts}; {len(data):,} bytes)"
+    emit({"output": str(target), "bytes": len(data), "summary": summary}, as_json, text)
     return 0
-
-
-def _shown(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
 
 
 def _target(ws: Workspace, output: str | None) -> Path:

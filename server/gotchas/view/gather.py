@@ -6,34 +6,38 @@ runner as every other command; the model (:mod:`gotchas.view.model`) is built fr
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 from gotchas import journal
 from gotchas.errors import GotchasError
-from gotchas.record import Record, collector_paused
-from gotchas.results import HistoryResult, HoldView
+from gotchas.record import Record
+from gotchas.results import HistoryResult, HoldView, ProposalSummary
 from gotchas.view import model
 from gotchas.view.hosting import Hosting, blob_id, hosting
 from gotchas.workspace import Workspace, git_top_level
+
+if TYPE_CHECKING:
+    from gotchas.proposal import Proposal
 
 MAX_TIMELINES = 200
 """Tasks given a timeline at most (each is one ``history``); the page says when there are more."""
 MAX_LANDING_CHECKS = 25
 """Tasks whose landing is asked of the hold sources when the journal does not say it."""
 GIT_TIMEOUT = 30.0
+FINDINGS = "findings_for_view"
+"""The function of ``gotchas.check`` the page takes its findings from: (workspace, record
+name, parsed record) -> finding views, each as ``gotchas check --json`` gives one."""
+
+Check = Callable[[Workspace, str, Record], Iterable[Mapping[str, object]]]
 
 
 def gather(ws: Workspace, *, record: str | None = None, holds: bool = True) -> model.Page:
     """The page's model for the workspace's record. ``holds`` off: no hold is evaluated (no
     git log, no tracker asked), so proposals show their hold without its state now."""
-    with collector_paused():
-        return _gather(ws, record, holds)
-
-
-def _gather(ws: Workspace, record: str | None, holds: bool) -> model.Page:
     path = ws.record_path(record)
     name = ws.name(path)
     parsed = ws.load(path)
@@ -78,7 +82,7 @@ def _mentions(parsed: Record) -> dict[str, tuple[str, ...]]:
 
 def _proposals(
     ws: Workspace, record: str, holds: bool, notices: list[str]
-) -> tuple[list[Any], dict[str, str]]:
+) -> tuple[list[ProposalSummary], dict[str, str]]:
     """The stored proposals for this record with their status (and hold now), and their diffs."""
     if not ws.proposals_dir.is_dir():
         return [], {}
@@ -88,30 +92,28 @@ def _proposals(
     if not stored:
         return [], {}
     if holds:
-        from gotchas import operations
-
-        summaries: list[Any] = [s for s in operations.list_proposals(ws) if s["record"] == record]
+        summaries = [s for s in pending.assess(ws) if s["record"] == record]
     else:
         summaries = [_unevaluated(p) for p in stored]
     notices += [f"left out: {problem}" for problem in proposal.unreadable(ws.proposals_dir)]
     return summaries, {p.id: p.diff for p in stored}
 
 
-def _unevaluated(p: Any) -> dict[str, Any]:
-    return {
-        "proposal_id": p.id,
-        "kind": p.kind,
-        "record": p.record,
-        "target_id": p.target_id,
-        "task": p.task,
-        "new_id": p.new_id,
-        "title": p.lesson.title,
-        "hold": p.hold,
-        "created_at": p.created_at,
-        "status": "pending",
-        "reason": "holds were not evaluated (--no-holds)" if p.hold else "no hold",
-        "hold_state": None,
-    }
+def _unevaluated(p: Proposal) -> ProposalSummary:
+    return ProposalSummary(
+        proposal_id=p.id,
+        kind=p.kind,
+        record=p.record,
+        target_id=p.target_id,
+        task=p.task,
+        new_id=p.new_id,
+        title=p.lesson.title,
+        hold=p.hold,
+        created_at=p.created_at,
+        status="pending",
+        reason="holds were not evaluated (--no-holds)" if p.hold else "no hold",
+        hold_state=None,
+    )
 
 
 def _histories(ws: Workspace, record: str, tasks: Sequence[str]) -> list[HistoryResult]:
@@ -123,43 +125,41 @@ def _histories(ws: Workspace, record: str, tasks: Sequence[str]) -> list[History
 
 
 def _landings(
-    ws: Workspace, tasks: Sequence[str], proposals: Sequence[Any], holds: bool
+    ws: Workspace, tasks: Sequence[str], proposals: Sequence[ProposalSummary], holds: bool
 ) -> dict[str, model.Landing]:
     """When each task landed: from the holds the journal recorded at apply, from the holds of
     the stored proposals evaluated now, else (for a few tasks) from the hold sources."""
     found: dict[str, model.Landing] = {}
-    wanted = set(tasks)
-    if not wanted:
+    if not tasks:
         return found
-    answers: list[Mapping[str, Any]] = [
-        e["hold"] for e in journal.read(ws.journal_path) if isinstance(e.get("hold"), dict)
-    ]
+    answers: list[object] = [event.get("hold") for event in journal.read(ws.journal_path)]
     answers += [p["hold_state"] for p in proposals if p["hold_state"]]
     for answer in answers:
-        for task in wanted - set(found):
-            landing = _landing(task, answer)
-            if landing is not None:
+        for task in tasks:
+            if task not in found and (landing := _landing(task, answer)) is not None:
                 found[task] = landing
     if not holds:
         return found
-    from gotchas.holds.check import check_hold
+    from gotchas.holding import check_hold
     from gotchas.holds.predicate import Predicate
 
     for task in [t for t in tasks if t not in found][:MAX_LANDING_CHECKS]:
         try:
-            answer = check_hold(Predicate(task, "lands").text, ws.root, ws.config).to_view()
+            answer = check_hold(ws, predicate=Predicate(task, "lands").text).to_view()
         except GotchasError:
             continue
-        landing = _landing(task, answer)
-        if landing is not None:
+        if (landing := _landing(task, answer)) is not None:
             found[task] = landing
     return found
 
 
-def _landing(task: str, answer: Mapping[str, Any]) -> model.Landing | None:
+def _landing(task: str, answer: object) -> model.Landing | None:
+    """The landing a hold's answer reports; a journal line is hostile, so a damaged one says nothing."""
+    if not isinstance(answer, Mapping):
+        return None
     try:
         return model.landing_of(task, cast(HoldView, answer))
-    except (KeyError, TypeError, AttributeError):  # a journal line is hostile: a damaged one tells nothing
+    except (KeyError, TypeError, AttributeError):
         return None
 
 
@@ -195,19 +195,12 @@ def _findings(
     """The findings of ``gotchas check`` where this version has it; ``None`` where it has not."""
     if importlib.util.find_spec("gotchas.check") is None:
         return None
-    check = _check_function()
+    check = cast("Check | None", getattr(importlib.import_module("gotchas.check"), FINDINGS, None))
     if check is None:
         return None
     try:
-        views = check(ws, record, parsed)
+        views = list(check(ws, record, parsed))
     except GotchasError as exc:
         notices.append(f"findings: {exc.message}")
         return ()
     return model.findings_of(views)
-
-
-def _check_function() -> Any:
-    """``gotchas.check``'s findings for the page: a function (workspace, record name, parsed
-    record) -> finding views, named ``findings_for_view`` in ``gotchas.check``."""
-    module = importlib.import_module("gotchas.check")
-    return getattr(module, "findings_for_view", None)
