@@ -19,6 +19,7 @@ from support.clients import (
     CORRECTION_TITLE,
     HOLD,
     git,
+    gotchas,
     land_task,
     make_scenario_repo,
     run_gotchas,
@@ -207,6 +208,17 @@ def test_filters_by_task_status_and_text(corrected: tuple[Path, str]) -> None:
     root, _ = corrected
     with chromium() as browser:
         browser.open(_page(root), 1024)
+        # the keyboard reaches the filters first: a skip link, the header's link, then the task field
+        focused = []
+        for _ in range(3):
+            for kind in ("keyDown", "keyUp"):
+                browser.send(
+                    "Input.dispatchKeyEvent",
+                    {"type": kind, "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9},
+                )
+            focused.append(browser.evaluate("document.activeElement.id || document.activeElement.innerText"))
+        assert focused == ["Skip to the lessons", "the file at its commit", "f-task"], focused
+
         everything = _visible_cards(browser)
         assert len(everything) == 7
         count = "document.getElementById('f-count').value"
@@ -378,3 +390,16 @@ def test_the_page_is_the_only_write_and_never_goes_through_a_symlink(tmp_path: P
     after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert {p for p in after if p not in before} == {root / ".gotchas" / "view.html"}
     assert all(after[p] == data for p, data in before.items())
+
+
+def test_open_hands_the_page_to_the_browser(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_scenario_repo(root)
+    (tmp_path / "home").mkdir()
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    browser.chmod(0o755)
+    done = gotchas(root, "view", "--open", BROWSER=str(browser))
+    assert done.returncode == 0, done.stderr
+    assert opened.read_text() == (root / ".gotchas" / "view.html").resolve().as_uri()
