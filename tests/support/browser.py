@@ -159,7 +159,7 @@ class Browser:
         self.settle()
 
     def settle(self) -> None:
-        """Wait for two animation frames: the page's filter runs on the next one."""
+        """Wait for two animation frames: what a filter changed is then laid out and painted."""
         self.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
     def screenshot(self, path: Path, *, full_page: bool = True) -> bytes:

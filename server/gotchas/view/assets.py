@@ -1,9 +1,11 @@
 """The page's only style sheet and script, inline, and the Content-Security-Policy that
 admits exactly these two blocks by their hashes and nothing else: no request leaves the page.
 
-The script filters: it toggles ``hidden`` on cards by data attributes written when the
-page was made (tasks, status), and on the text of a card read once, so a 10,000-card page
-filters as fast as one keystroke can be handled.
+The script filters: on each input it toggles ``hidden`` on the cards whose state changes, by
+data attributes written when the page was made (tasks, status) and the text of each card
+read once; the browser then restyles once per frame. Cards off screen are not laid out
+(``content-visibility``), so a 10,000-card page filters about as fast as the browser can
+hide the cards at all (``bench/bench_view.py``).
 """
 
 from __future__ import annotations
@@ -91,7 +93,8 @@ background:var(--card);border:2px solid var(--muted)}
 .step .how{color:var(--muted)}
 .card{background:var(--card);border:1px solid var(--line);border-left:5px solid var(--muted);
 border-radius:12px;
-padding:.9rem 1.1rem .7rem;margin-bottom:.9rem;scroll-margin-top:6rem}
+padding:.9rem 1.1rem .7rem;margin-bottom:.9rem;scroll-margin-top:6rem;
+content-visibility:auto;contain-intrinsic-size:auto 10rem}
 .card.st-active{border-left-color:var(--ok)}
 .card.st-superseded,.card.st-red-herring{border-left-color:var(--bad)}
 .card.st-open{border-left-color:var(--warn)}
@@ -146,10 +149,9 @@ JS = """
   const cards = Array.from(document.querySelectorAll("article.card"));
   const partly = cards.filter((c) => c.dataset.red && !c.classList.contains("struck"));
   const panels = Array.from(document.querySelectorAll("[data-task]"));
-  let texts = null, queued = 0;
+  let texts = null;
   const norm = (t) => { t = t.trim(); return /^\\d+$/.test(t) ? "#" + t : t; };
   function apply() {
-    queued = 0;
     const t = norm(task.value), s = status.value, q = text.value.trim().toLowerCase();
     if (q && !texts) texts = cards.map((c) => c.textContent.toLowerCase());
     const key = " " + t + " ";
@@ -170,9 +172,8 @@ JS = """
     for (const p of panels) p.hidden = !!t && p.dataset.task !== t;
     count.value = shown + " of " + cards.length + " lessons shown";
   }
-  const later = () => { if (!queued) queued = requestAnimationFrame(apply); };
-  form.addEventListener("input", later);
-  form.addEventListener("change", later);
+  form.addEventListener("input", apply);
+  form.addEventListener("change", apply);
   form.addEventListener("submit", (e) => { e.preventDefault(); apply(); });
   document.addEventListener("click", (e) => {
     const chip = e.target.closest("button.task");
