@@ -3,8 +3,8 @@ admits exactly these two blocks by their hashes and nothing else: no request lea
 
 The script filters: on each input it toggles ``hidden`` on the cards whose state changes, by
 data attributes written when the page was made (tasks, status) and the text of each card
-read once; the browser then restyles once per frame. Cards off screen are not laid out
-(``content-visibility``), so a 10,000-card page filters about as fast as the browser can
+read once; the browser then restyles once per frame. On a big page cards off screen are not
+laid out (``content-visibility``), so a 10,000-card page filters about as fast as the browser can
 hide the cards at all (``bench/bench_view.py``).
 """
 
@@ -93,8 +93,9 @@ background:var(--card);border:2px solid var(--muted)}
 .step .how{color:var(--muted)}
 .card{background:var(--card);border:1px solid var(--line);border-left:5px solid var(--muted);
 border-radius:12px;
-padding:.9rem 1.1rem .7rem;margin-bottom:.9rem;scroll-margin-top:6rem;
-content-visibility:auto;contain-intrinsic-size:auto 10rem}
+padding:.9rem 1.1rem .7rem;margin-bottom:.9rem;scroll-margin-top:6rem}
+.many .card{content-visibility:auto;contain-intrinsic-size:auto 10rem}
+@media print{.many .card{content-visibility:visible}}
 .card.st-active{border-left-color:var(--ok)}
 .card.st-superseded,.card.st-red-herring{border-left-color:var(--bad)}
 .card.st-open{border-left-color:var(--warn)}

@@ -45,6 +45,7 @@ def render_page(page: Page) -> str:
     for card in page.cards:
         titles.setdefault(card.id, card.title)
     open_bodies = len(page.cards) <= OPEN_BODIES
+    many = "" if open_bodies else ' class="many"'  # cards off screen are then not laid out
     parts = [
         '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
         f'<meta http-equiv="Content-Security-Policy" content="{assets.CSP}">\n',
@@ -61,8 +62,8 @@ def render_page(page: Page) -> str:
         _pending(page.pending, titles),
         _findings(page, titles),
         "</div>\n",
-        '<section id="lessons" aria-labelledby="h-lessons">\n<h2 id="h-lessons">Lessons '
-        '<span class="count">in file order</span></h2>\n',
+        f'<section id="lessons"{many} aria-labelledby="h-lessons">\n'
+        '<h2 id="h-lessons">Lessons <span class="count">in file order</span></h2>\n',
     ]
     hrefs = page.line_hrefs
     bodies = render_all(parser(), [card.body if card.body.strip() else "" for card in page.cards])
