@@ -182,6 +182,8 @@ def test_findings_fill_their_slot_and_the_summary() -> None:
     assert (
         "<code>stale-path</code>" in html and 'href="#e-shallow-clones-break-git-describe-versioning"' in html
     )
+    card = html[html.index('id="e-shallow-clones-break-git-describe-versioning"') :]
+    assert '<a class="badge b-warn" href="#findings">⚠ 1 finding</a>' in card[: card.index("</article>")]
     unchecked = render_page(model.build(parsed, record="r.md", generated_at="x"))
     assert (
         '<li class="sum-findings"><strong>–</strong> findings</li>' in unchecked

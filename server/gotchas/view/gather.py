@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from gotchas import journal
 from gotchas.errors import GotchasError
@@ -28,11 +28,21 @@ MAX_TIMELINES = 200
 MAX_LANDING_CHECKS = 25
 """Tasks whose landing is asked of the hold sources when the journal does not say it."""
 GIT_TIMEOUT = 30.0
-FINDINGS = "findings_for_view"
-"""The function of ``gotchas.check`` the page takes its findings from: (workspace, record
-name, parsed record) -> finding views, each as ``gotchas check --json`` gives one."""
 
-Check = Callable[[Workspace, str, Record], Iterable[Mapping[str, object]]]
+
+class _Finding(Protocol):
+    def to_view(self) -> Mapping[str, object]: ...
+
+
+class _Report(Protocol):
+    findings: Sequence[_Finding]
+    notices: Sequence[str]
+
+
+class RunCheck(Protocol):
+    """What the page asks of ``gotchas check``: its report for the workspace's record."""
+
+    def __call__(self, ws: Workspace, *, ask_sources: bool = ...) -> _Report: ...
 
 
 def gather(ws: Workspace, *, record: str | None = None, holds: bool = True) -> model.Page:
@@ -67,7 +77,7 @@ def gather(ws: Workspace, *, record: str | None = None, holds: bool = True) -> m
         landings=landings,
         proposals=proposals,
         diffs=diffs,
-        findings=_findings(ws, name, parsed, notices),
+        findings=_findings(ws, holds, notices),
         line_href=hrefs,
         file_href=site.file_href if site else None,
         notices=notices,
@@ -189,18 +199,22 @@ def _hosting(ws: Workspace, record: str, parsed: Record) -> Hosting | None:
     return hosting(remote, commit, f"{prefix}{record}")
 
 
-def _findings(
-    ws: Workspace, record: str, parsed: Record, notices: list[str]
-) -> tuple[model.Finding, ...] | None:
-    """The findings of ``gotchas check`` where this version has it; ``None`` where it has not."""
+def _findings(ws: Workspace, holds: bool, notices: list[str]) -> tuple[model.Finding, ...] | None:
+    """The findings of ``gotchas check`` (its ``gotchas.check.command.run_check``) where this
+    version has it; ``None`` where it has not, so the page says it did not check."""
     if importlib.util.find_spec("gotchas.check") is None:
         return None
-    check = cast("Check | None", getattr(importlib.import_module("gotchas.check"), FINDINGS, None))
-    if check is None:
+    try:
+        module = importlib.import_module("gotchas.check.command")
+    except ImportError:
+        return None
+    run = cast("RunCheck | None", getattr(module, "run_check", None))
+    if run is None:
         return None
     try:
-        views = list(check(ws, record, parsed))
+        report = run(ws, ask_sources=holds)
     except GotchasError as exc:
         notices.append(f"findings: {exc.message}")
         return ()
-    return model.findings_of(views)
+    notices += [f"check: {notice}" for notice in report.notices]
+    return model.findings_of(f.to_view() for f in report.findings)

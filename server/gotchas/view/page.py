@@ -66,9 +66,13 @@ def render_page(page: Page) -> str:
         '<h2 id="h-lessons">Lessons <span class="count">in file order</span></h2>\n',
     ]
     hrefs = page.line_hrefs
+    found: dict[str, int] = {}
+    for finding in page.findings:
+        if finding.entry is not None:
+            found[finding.entry] = found.get(finding.entry, 0) + 1
     bodies = render_all(parser(), [card.body if card.body.strip() else "" for card in page.cards])
     parts += [
-        _card(card, body, hrefs.get(card.id), open_bodies)
+        _card(card, body, hrefs.get(card.id), open_bodies, found.get(card.id, 0))
         for card, body in zip(page.cards, bodies, strict=True)
     ]
     if not page.cards:
@@ -164,13 +168,16 @@ def _ref(entry_id: str, title: str | None, *, struck: bool = False, dangling: bo
     return f'<a class="other" href="#{anchor(entry_id)}">{label}</a>'
 
 
-def _card(card: Card, body: str, href: str | None, open_body: bool) -> str:
+def _card(card: Card, body: str, href: str | None, open_body: bool, findings: int) -> str:
     ident = anchor(card.id)
     state = card.status if card.status.replace("-", "").isalnum() else "other"
     classes = f"card st-{state}" + (" struck" if card.struck_everywhere else "")
     data_tasks = esc(" " + " ".join(card.filter_tasks) + " ")
     red = f' data-red="{esc(" " + " ".join(card.struck_for) + " ")}"' if card.struck_for else ""
     badges = [_status_badge(card.status)]
+    if findings:
+        word = "finding" if findings == 1 else "findings"
+        badges.append(f'<a class="badge b-warn" href="#findings">⚠ {findings} {word}</a>')
     if card.root_cause:
         tone = _CAUSE_BADGE.get(card.root_cause, "")
         badges.append(f'<span class="badge {tone}">root cause: {esc(card.root_cause)}</span>')
