@@ -312,3 +312,19 @@ def test_a_proposed_diff_is_coloured_on_a_terminal_only(tmp_path: Path) -> None:
     assert "\x1b" not in plain.stdout and "\n+### Evil title\n" in plain.stdout
     _, no_color = on_terminal(root, *propose, NO_COLOR="1")
     assert "\x1b[" not in no_color
+
+
+def test_wide_characters_are_counted_as_the_terminal_shows_them(tmp_path: Path) -> None:
+    import unicodedata
+
+    def shown_width(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    root = tmp_path / "project"
+    title = "分块生成会让引擎死锁所以要把提示分成两千条一批" * 2
+    write_record(root, f"# G\n\n### {title}\n\ntasks: #1\n\n### Pin it\n\ntasks: #2\n".encode())
+    (tmp_path / "home").mkdir()
+    for columns in (120, 90):
+        lines = cli(root, "list", "--format", "table", COLUMNS=str(columns)).stdout.splitlines()
+        assert all(shown_width(line) <= columns for line in lines), (columns, lines)
+        assert any("…" in line and "分块" in line for line in lines)  # cut, never overflowing
