@@ -92,6 +92,7 @@ def describe(found: Reading, ids: Sequence[str]) -> dict[str, Any]:
         ],
         "left_out": [note(n) for n in sorted(found.left_out, key=lambda n: n.start)],
         "pin": pin_lines(found),
+        "notice": found.notice,
     }
 
 
@@ -100,6 +101,8 @@ def text(decision: dict[str, Any]) -> str:
     out = [f"{decision['kind']}, unit {decision['unit'] or '-'}: {decision['reason']}"]
     if decision["pinned"]:
         out[0] += " (pinned)"
+    if decision.get("notice"):
+        out.append(f"notice: {decision['notice']}")
     for part in decision["lessons_sections"]:
         out.append(f"section {part['lines'][0]}: {part['title']}")
     for part in decision["groups"]:

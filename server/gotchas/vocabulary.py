@@ -112,6 +112,11 @@ META_TITLES = (
     r"^references?$",
     r"^usage$",
     r"^about(?:\s+this\s+file)?$",
+    # the parts of a report around its lessons: its summary, how it was tested, what comes next
+    r"^(?:executive\s+)?summary$",
+    r"^test(?:ing)?\s+(?:environment|matrix|setup)$",
+    r"^what\s+to\s+document\s+next$",
+    r"^documentation\s+updates\b",
 )
 _META = lazy("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
@@ -277,7 +282,7 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("related", "referen", "usage", "about", "write", "contribut"),
+    *("related", "referen", "usage", "about", "write", "contribut", "summary", "test", "document"),
 )
 
 

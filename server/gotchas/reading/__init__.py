@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gotchas.blockmap import Block
+from gotchas.reading.doubt import notice
 from gotchas.reading.files import read_file
 from gotchas.reading.model import NO_CHECKBOXES, UNITS, Leaves, Note, Pin, Prior, Reading, Span
 from gotchas.reading.sections import Reader
@@ -78,5 +79,6 @@ def read(
     reader = Reader(blocks, lines, matter, prior, keep)
     reader.take_over(prior)
     found = read_file(reader, pin)
+    found.notice = notice(found, reader)
     found.leaves = reader.leaves if keep else None
     return found

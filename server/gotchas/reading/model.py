@@ -88,6 +88,7 @@ class Reading:
     groups: list[Note] = field(default_factory=list)
     left_out: list[Note] = field(default_factory=list)
     pinned: bool = False
+    notice: str | None = None  # the reading is a guess: what was chosen, the runner-up, the pin
     leaves: Leaves | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -95,7 +96,7 @@ class Reading:
         """The entries' shape: a heading level, ``list-item``, ``paragraph``… or ``mixed``."""
         if self.kind in ("single-lesson", "not-lessons") or not self.spans:
             return None
-        shapes = {_shape(s) for s in self.spans}
+        shapes = {shape(s) for s in self.spans}
         return shapes.pop() if len(shapes) == 1 else "mixed"
 
 
@@ -151,7 +152,8 @@ class Prior:
     line: Callable[[int], str] | None = None
 
 
-def _shape(span: Span) -> str:
+def shape(span: Span) -> str:
+    """An entry's shape as a pin names it: ``h3``, ``list-item``, ``table-row``…"""
     if span.kind == "heading":
         return f"h{span.level}"
     return {
