@@ -114,6 +114,8 @@ META_TITLES = (
     r"^about(?:\s+this\s+file)?$",
     # the parts of a report around its lessons: its summary, how it was tested, what comes next
     r"^(?:executive\s+)?summary$",
+    r"^overview$",
+    r"^conclusions?$",
     r"^test(?:ing)?\s+(?:environment|matrix|setup)$",
     r"^what\s+to\s+document\s+next$",
     r"^documentation\s+updates\b",
@@ -148,8 +150,8 @@ _PERIOD = lazy(
 # Numbered labels that number the entries themselves (``**Lesson 1:**``, ``Gotcha 3.``), unlike
 # ``Solution 2:``, which numbers a part of one lesson.
 _ENTRY_NUMBER = lazy(
-    r"^(?:lesson|learning|gotcha|pitfall|mistake|finding|trap|caveat|takeaway|урок|lektion|leçon|"
-    r"lección|lição)\s*#?\d+[a-z]?$",
+    r"^(?:lesson|learning|gotcha|pitfall|mistake|finding|trap|caveat|takeaway|bug|issue|incident|"
+    r"defect|урок|lektion|leçon|lección|lição|баг|проблема)\s*#?\d+[a-z]?$",
     re.IGNORECASE,
 )
 
@@ -282,7 +284,19 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("related", "referen", "usage", "about", "write", "contribut", "summary", "test", "document"),
+    *(
+        "related",
+        "referen",
+        "usage",
+        "about",
+        "write",
+        "contribut",
+        "summary",
+        "test",
+        "document",
+        "overview",
+        "conclusion",
+    ),
 )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gotchas import vocabulary
-from gotchas.reading import pinned
+from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
 from gotchas.reading.text import TEMPLATE
@@ -153,6 +153,8 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
     if frame.title_note:
         reader.left_out.append(frame.title_note)
     entries = reader.container(root, top=True)
+    if entries:
+        entries = series.settle(reader, entries)
     if entries is None:
         return reader.single("the whole file explains one lesson: its sections are that lesson's parts")
     if entries:

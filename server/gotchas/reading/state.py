@@ -134,6 +134,8 @@ class State:
             return False
         if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
             return False  # a section titled as lessons holds lessons, whatever repeats its title
+        if vocabulary.numbers_entry(title.partition(":")[0].partition("：")[0]):
+            return False  # `Bug 1: …`, `Issue 2: …`: one of a numbered series of lessons
         name = vocabulary.field_name(title)
         text = NUMBER_PREFIX.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = ARTICLE.sub("", text)
