@@ -112,13 +112,6 @@ META_TITLES = (
     r"^references?$",
     r"^usage$",
     r"^about(?:\s+this\s+file)?$",
-    # the parts of a report around its lessons: its summary, how it was tested, what comes next
-    r"^(?:executive\s+)?summary$",
-    r"^overview$",
-    r"^conclusions?$",
-    r"^test(?:ing)?\s+(?:environment|matrix|setup)$",
-    r"^what\s+to\s+document\s+next$",
-    r"^documentation\s+updates\b",
 )
 _META = lazy("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
@@ -313,6 +306,47 @@ def names_period(title: str) -> bool:
 def numbers_entry(label: str) -> bool:
     """``Lesson 1``, ``Gotcha 3``: a label that is the entry's own number, not a field."""
     return bool(_ENTRY_NUMBER.match(plain(label).strip(" :：.")))
+
+
+# The parts of a report around its lessons (its summary, how it was tested, what comes next),
+# when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
+_REPORT_PARTS = lazy(
+    r"^(?:(?:executive\s+)?summary|overview|conclusions?|test(?:ing)?\s+(?:environment|matrix|setup)|"
+    r"what\s+to\s+document\s+next|documentation\s+updates\b.*|next\s+steps)$",
+    re.IGNORECASE,
+)
+
+
+# The two sides of a lesson shown by contrast (``### Wrong: …`` / ``### Right: …``): its parts.
+_CONTRAST = lazy(
+    r"^[^\w]*(?:wrong|right|bad|good|incorrect|correct|avoid|prefer|don'?t|do|instead|better|worse|"
+    r"anti-?pattern|неправильно|правильно|falsch|richtig|mauvais|bon|incorrecto|correcto|错误|正确|"
+    r"悪い例|良い例)(?:\s+(?:example|way|approach|pattern|code|practice))?\s*$",
+    re.IGNORECASE,
+)
+
+
+def names_contrast(title: str) -> bool:
+    """``Wrong: …``, ``✅ Right``, ``Bad example``: one side of a lesson shown by contrast."""
+    label = plain(title).replace("：", ":").partition(":")[0]
+    return bool(_CONTRAST.match(label.strip(" *_")))
+
+
+_HOW_TO_RECORD = lazy(
+    r"^(?:how\s+(?:to|we)\s+)?(?:record|recording|add|adding|write|writing|capture|capturing|log|logging|"
+    r"maintain|maintaining|keep|keeping)\s+(?:new\s+|the\s+)?(?:lessons?(?:\s+learned)?|gotchas?|"
+    r"learnings?|entries|pitfalls?)\b",
+    re.IGNORECASE,
+)
+
+
+def names_how_to_record(title: str) -> bool:
+    """``Recording lessons``, ``How to add gotchas``: a rule about the record, holding none."""
+    return bool(_HOW_TO_RECORD.match(plain(title).strip()))
+
+
+def is_report_part(title: str) -> bool:
+    return bool(_REPORT_PARTS.match(plain(title).strip(" :.")))
 
 
 def is_meta(title: str) -> bool:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gotchas import vocabulary
+from gotchas.blockmap import Block
+from gotchas.patterns import lazy
 from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
@@ -35,6 +37,8 @@ class Frame:
     title_note: Note | None
     pin: Pin | None
 
+
+_HEADING_LINE = lazy(r"^\s{0,3}#{1,6}\s+\S")
 
 FileRule = Callable[[Reader, Frame], "Reading | None"]
 
@@ -74,11 +78,16 @@ def _pinned_section(reader: Reader, frame: Frame) -> Reading | None:
 def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
     """A title naming a changelog, a plan, tasks, terms or a decision: no lessons."""
     root = frame.root
-    if root.heading is None or not vocabulary.names_no_lessons(root.title):
+    if root.heading is None:
+        return None
+    if vocabulary.names_how_to_record(root.title) and not reader.has_entry_fields(root):
+        why = f"the title {root.title!r} names how lessons are recorded, not a lesson"
+    elif vocabulary.names_no_lessons(root.title):
+        why = f"the title {root.title!r} names a record of changes, plans, tasks, terms or a decision"
+    else:
         return None
     if frame.title_note:
         reader.left_out.append(frame.title_note)
-    why = f"the title {root.title!r} names a record of changes, plans, tasks, terms or a decision"
     return Reading("not-lessons", [], why, [], [], reader.left_out)
 
 
@@ -119,8 +128,12 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
     sections = reader.find_sections(root, vocabulary.names_lessons)
     if not sections:
         return None
-    if all(vocabulary.names_one_lesson(s.title) for s in sections) and reader.parts_of_one(root.children):
-        return reader.single("its sections, its one Lesson among them, are the parts of one lesson")
+    if all(vocabulary.names_one_lesson(s.title) for s in sections):
+        if reader.parts_of_one(root.children):
+            return reader.single("its sections, its one Lesson among them, are the parts of one lesson")
+        headings = sum(1 for b in reader.blocks if b.kind == "heading")
+        if headings > 3 * len(sections) + 1:
+            return None  # `### Lesson: …` among many other headings names itself, not the file's lessons
     # a lesson added beside the lessons section carries this tool's entry fields
     sections = reader.find_sections(root, vocabulary.names_lessons, reader.has_entry_fields)
     return reader.read_scopes(sections, "a guide whose lessons live in its lessons section")
@@ -171,16 +184,27 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
 
 
 def _template_only(reader: Reader, root: Section) -> bool:
-    """Instructions and an entry template (``YYYY-MM-DD``, ``<title>``) in code: no lesson yet."""
+    """Instructions and an entry template (``YYYY-MM-DD``, ``<title>``, a heading) in code or
+    in an HTML comment: no lesson yet."""
     content = [b for b in root.body if b.kind not in ("html", "hr")]
     fences = [b for b in content if b.kind == "fence"]
+    comments = [
+        b for b in root.body if b.kind == "html" and reader.lines[b.start].lstrip().startswith("<!--")
+    ]
     if (
-        not fences
+        not (fences or comments)
         or len(content) - len(fences) > 2
         or any(b.kind != "paragraph" for b in content if b.kind != "fence")
     ):
         return False
-    return all(TEMPLATE.search("\n".join(reader.lines[b.start : b.end])) for b in fences)
+    return all(_template(reader, b) for b in fences) and (
+        bool(fences) or any(_template(reader, b) for b in comments)
+    )
+
+
+def _template(reader: Reader, block: Block) -> bool:
+    lines = reader.lines[block.start : block.end]
+    return bool(TEMPLATE.search("\n".join(lines))) or any(_HEADING_LINE.match(line) for line in lines)
 
 
 def _checklist(reader: Reader) -> bool:

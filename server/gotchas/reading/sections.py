@@ -17,7 +17,7 @@ from gotchas.blockmap import Block
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
 from gotchas.reading.reuse import Memo
 from gotchas.reading.state import State
-from gotchas.reading.text import ENTRY_FIELD, LINKED_FILE, MARK, MD_REFERENCE, title_of
+from gotchas.reading.text import ENTRY_FIELD, LINKED_FILE, MARK, MD_REFERENCE, lead_label, title_of
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
@@ -92,7 +92,7 @@ class Reader(State):
 
     def container(self, section: Section, top: bool) -> list[Span] | None:
         """A section known to hold lessons. ``None``: its sub-sections are one lesson's parts."""
-        children = [c for c in section.children if not self.skip_meta(c)]
+        children = [c for c in section.children if not self.skip_meta(c, report=top)]
         if children and self.parts_of_one(children):
             return None
         body = section.body
@@ -125,7 +125,13 @@ class Reader(State):
             return [self.heading_span(section, "a lessons section written as one lesson")]
         return spans
 
-    def skip_meta(self, section: Section) -> bool:
+    def skip_meta(self, section: Section, report: bool = False) -> bool:
+        """A section about the file itself, left out; with ``report``, also a report's own part
+        (its summary, test matrix, next steps): a top-level section around the lessons."""
+        if report and vocabulary.is_report_part(section.title):
+            why = "a part of the report around the lessons (its summary, tests, next steps)"
+            self.left_out.append(Note(section.start, section.end, "report", section.title, why))
+            return True
         if vocabulary.is_meta(section.title):
             self.left_out.append(
                 Note(
@@ -262,7 +268,13 @@ class Reader(State):
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
         blocks or lead-in paragraphs holding just one of them is a group of one."""
-        read = [(child, self.read_section(child)) for child in children]
+        read: list[tuple[Section, list[Span]]] = []
+        notes: list[tuple[int, int, int, int]] = []  # the groups and left-out notes each child added
+        for child in children:
+            groups, left = len(self.groups), len(self.left_out)
+            read.append((child, self.read_section(child)))
+            notes.append((groups, len(self.groups), left, len(self.left_out)))
+        read = self.odd_groups(read, notes)
         shapes = Counter(
             spans[0].kind
             for child, spans in read
@@ -309,6 +321,45 @@ class Reader(State):
             out.extend(spans)
         return out
 
+    def names_field(self, block: Block) -> bool:
+        """An item led by a lesson's own field name (``- Fix: …``, ``- **Cause:** …``), not merely
+        by a label that recurs."""
+        found = lead_label(self.first_text(block))
+        return found is not None and found[1] and found[0] in vocabulary.FIELDS and self.is_field_item(block)
+
+    def odd_groups(
+        self, read: list[tuple[Section, list[Span]]], notes: Sequence[tuple[int, int, int, int]]
+    ) -> list[tuple[Section, list[Span]]]:
+        """Siblings share a role: among headings read as lessons, one with a sub-heading or two
+        and text of its own (``## Pattern: X`` holding ``### Lesson: …``) is a lesson too, its
+        sub-headings its parts, unless its title reads as a category."""
+        lone = sum(
+            1 for c, spans in read if not c.children and len(spans) == 1 and spans[0].kind == "heading"
+        )
+        if len(read) < 3 or lone * 3 < (len(read) - 1) * 2:
+            return read
+        out = []
+        dropped: list[tuple[int, int, int, int]] = []
+        for (child, spans), added in zip(read, notes, strict=True):
+            own = [b for b in child.body if b.kind not in ("html", "hr")]
+            if (
+                child.children
+                and len(child.children) <= 2
+                and own
+                and spans
+                and all(s.kind == "heading" and s.level > child.level for s in spans)
+                and title_evidence(child.title)[0] <= 0
+            ):
+                dropped.append(added)
+                why = "a lesson among lessons: its sub-headings are its parts"
+                out.append((child, [self.heading_span(child, why)]))
+            else:
+                out.append((child, spans))
+        for g0, g1, l0, l1 in reversed(dropped):
+            del self.groups[g0:g1]
+            del self.left_out[l0:l1]
+        return out
+
     def introduced_items(self, section: Section) -> list[Block]:
         """Lesson items after one short opening paragraph and nothing else (``These apply to…``)."""
         body = [b for b in section.body if b.kind not in ("html", "hr")]
@@ -349,6 +400,11 @@ class Reader(State):
             kind = units[0].kind
             if kind == "item":
                 _, others = lesson_items(self, body)
+                lists = {s.start for s in units}
+                lists = {b.list_id for b in body if b.kind == "item" and b.start in lists}
+                if any(b.kind == "item" and b.list_id in lists and self.names_field(b) for b in body):
+                    score -= 2.0
+                    reasons.append("its bullets are one lesson's facts beside its fields (Fix: …)")
                 if others:
                     score -= 1.0
                     reasons.append("its list follows or precedes prose of its own")

@@ -8,7 +8,6 @@ in ``ENTRY_RULES`` takes the entries (and the reader) and returns them, kept or 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from gotchas import vocabulary
@@ -29,10 +28,10 @@ def _number(span: Span) -> int | None:
 
 def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     """Headings of one level numbered 1, 2, 3… once across the file, at least five of them and
-    most of the entries: those are the lessons, and an entry elsewhere (a summary's heading, a
+    a third of the entries: those are the lessons, and an entry elsewhere (a summary's heading, a
     research note, a row of a changelog) is the report around them."""
     numbered = [(s, n) for s in spans if (n := _number(s)) is not None]
-    if len(numbered) < _MIN_SERIES or len(numbered) * 2 <= len(spans) or len(numbered) == len(spans):
+    if len(numbered) < _MIN_SERIES or len(numbered) * 3 < len(spans) or len(numbered) == len(spans):
         return spans
     levels = {s.level for s, _ in numbered}
     numbers = [n for _, n in numbered]

@@ -126,6 +126,8 @@ class State:
 
     def is_field_heading(self, title: str) -> bool:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
+        if vocabulary.names_contrast(title):
+            return True
         if len(title) > 48 or title.count(" ") > 6:
             return False
         first = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)

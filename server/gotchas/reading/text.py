@@ -29,6 +29,7 @@ MD_REFERENCE = lazy(r"[\w./-]+\.mdc?\b")
 TIMESTAMP_LEAD = lazy(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
 DATE = lazy(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
 CODE_SPAN = lazy(r"`[^`]+`")
+TICKET = lazy(r"[(\[]\s*(?:[A-Z][A-Z0-9]{1,9}-\d+|#\d+)\s*[)\]]")  # `(BUG-008)`, `[#12]` after a title
 NUMBERED_TITLE = lazy(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
 CLAUSE = lazy(r"\S\s+[—–]\s+\S|\S[:：]\s*\S|\S\s+-\s+\S")
 DISCOVERED = lazy(

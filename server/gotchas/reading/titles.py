@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gotchas import vocabulary
-from gotchas.reading.text import CLAUSE, CODE_SPAN, DATE, DISCOVERED, NUMBERED_TITLE, words
+from gotchas.reading.text import CLAUSE, CODE_SPAN, DATE, DISCOVERED, NUMBERED_TITLE, TICKET, words
 
 TitleRule = tuple[str, Callable[[str], bool], float]
 
 TITLE_RULES: tuple[TitleRule, ...] = (
     ("is numbered or carries an id", lambda t: bool(NUMBERED_TITLE.match(vocabulary.plain(t))), -1.0),
+    ("carries a ticket id", lambda t: bool(TICKET.search(t)), -1.0),
     ("quotes code", lambda t: bool(CODE_SPAN.search(t)), -1.0),
     ("reads as a sentence (over seven words)", lambda t: words(t) > 7, -1.0),
     ("states a claim after a colon or dash", lambda t: bool(CLAUSE.search(vocabulary.plain(t))), -1.0),
