@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 from gotchas.reading.model import Reading, shape
 from gotchas.reading.state import State
+from gotchas.reading.tree import Section
+from gotchas.reading.units import lesson_items
 
 _PINS = {"list-item": "list", "table-row": "table-row", "hr-block": "hr-block", "paragraph": "paragraph"}
 _NAMES = {
@@ -44,8 +46,67 @@ def _mixed(found: Reading, state: State) -> str | None:
     )
 
 
+def _sibling_units(found: Reading, state: State) -> str | None:
+    """A lessons section in a progress file (ticks elsewhere) whose sibling holds items of the
+    same list kind (``Known issues`` beside ``Blockers``): the runner-up reads both."""
+    if found.kind != "lessons-section" or len(found.sections) != 1 or found.unit != "list-item":
+        return None
+    if not any(b.kind == "item" and state.is_tick(b) for b in state.blocks):
+        return None
+    chosen = found.sections[0]
+    ordered = found.spans[0].marker[:1].isdigit()
+    parent = _holding(state.tree, chosen.start)
+    for sibling in parent.children if parent is not None else ():
+        if sibling.start == chosen.start or sibling.children:
+            continue
+        items, _ = lesson_items(state, sibling.body)
+        if len(items) >= 2 and all(b.marker[:1].isdigit() == ordered for b in items):
+            return (
+                f"the reading is a guess: chose the list items of {chosen.title!r}; runner-up: the items of "
+                f'{sibling.title!r} too; to choose it, pin entries = "list" in .claude/gotchas.toml'
+            )
+    return None
+
+
+def _holding(section: Section, start: int) -> Section | None:
+    """The section whose child starts on line ``start``."""
+    for child in section.children:
+        if child.start == start:
+            return section
+        if child.start < start < child.end:
+            return _holding(child, start)
+    return None
+
+
+def _loose_paragraphs(found: Reading, state: State) -> str | None:
+    """List-item lessons, the last of a list running on over paragraphs outside it: those
+    paragraphs may be lessons of their own."""
+    if found.unit != "list-item":
+        return None
+    starts = {s.start: s for s in found.spans}
+    for index, block in enumerate(state.blocks):
+        span = starts.get(block.start)
+        if span is None:
+            continue
+        after = state.blocks[index + 1 :]
+        loose = 0
+        for other in after:
+            if other.start >= span.end or other.kind in ("item", "heading"):
+                break
+            loose += other.kind == "paragraph"
+        if loose:
+            return (
+                f"the reading is a guess: {loose} paragraph(s) after the list are read as part of the lesson "
+                f"{span.title!r}; runner-up: lessons of their own (no pin chooses that mix; "
+                f'entries = "paragraph" reads only paragraphs)'
+            )
+    return None
+
+
 DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("entries of mixed shapes", _mixed),
+    ("a sibling of the lessons section holds lessons too", _sibling_units),
+    ("paragraphs run on after a list of lessons", _loose_paragraphs),
 )
 
 
