@@ -78,9 +78,18 @@ def _holding(section: Section, start: int) -> Section | None:
     return None
 
 
+def _bare_lines(state: State, start: int, end: int) -> bool:
+    """Short lines that end without a sentence's stop: entries that lost their list markers,
+    not a closing remark."""
+    lines = [line.strip() for line in state.lines[start:end] if line.strip()]
+    return bool(lines) and all(
+        len(line) <= 80 and not line.endswith((".", "!", "?", ":", "。")) for line in lines
+    )
+
+
 def _loose_paragraphs(found: Reading, state: State) -> str | None:
-    """List-item lessons, the last of a list running on over paragraphs outside it: those
-    paragraphs may be lessons of their own."""
+    """List-item lessons, the last of a list running on over paragraphs of bare short lines
+    outside it: those paragraphs may be lessons of their own."""
     if found.unit != "list-item":
         return None
     starts = {s.start: s for s in found.spans}
@@ -93,7 +102,7 @@ def _loose_paragraphs(found: Reading, state: State) -> str | None:
         for other in after:
             if other.start >= span.end or other.kind in ("item", "heading"):
                 break
-            loose += other.kind == "paragraph"
+            loose += other.kind == "paragraph" and _bare_lines(state, other.start, other.end)
         if loose:
             return (
                 f"the reading is a guess: {loose} paragraph(s) after the list are read as part of the lesson "
