@@ -112,6 +112,10 @@ META_TITLES = (
     r"^references?$",
     r"^usage$",
     r"^about(?:\s+this\s+file)?$",
+    # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
+    r"^(?:entry\s+)?lifecycle$",
+    r"^maintenance(?:\s+rules)?$",
+    r"(?:本|此)文件|文档(?:迁移|维护)?说明",
 )
 _META = lazy("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
@@ -284,11 +288,10 @@ _META_HINTS = (
         "about",
         "write",
         "contribut",
-        "summary",
-        "test",
-        "document",
-        "overview",
-        "conclusion",
+        "lifecycle",
+        "maintenance",
+        "文件",
+        "文档",
     ),
 )
 
@@ -345,13 +348,34 @@ def names_how_to_record(title: str) -> bool:
     return bool(_HOW_TO_RECORD.match(plain(title).strip()))
 
 
+# A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).
+_PLACEHOLDER = lazy(
+    r"^(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet|to\s+be\s+(?:added|filled|discovered)|"
+    r"review\s+after\b|fill\s+in\b|add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)\b)",
+    re.IGNORECASE,
+)
+
+
+def is_placeholder(text: str) -> bool:
+    return bool(_PLACEHOLDER.match(plain(text).strip(" _*.")))
+
+
 def is_report_part(title: str) -> bool:
     return bool(_REPORT_PARTS.match(plain(title).strip(" :.")))
 
 
+_CODE = lazy(r"`[^`]*`")
+
+
 def is_meta(title: str) -> bool:
+    """A section about the file itself (how to add, a template, contents), by its words: code it
+    quotes (``project_template_tasks``, ``index.ts``) names the project's things, not the file's."""
     lowered = title.lower()  # a hint first, by substring: an alternation would try each at every character
-    return any(map(lowered.__contains__, _META_HINTS)) and bool(_META.search(plain(title)))
+    if not any(map(lowered.__contains__, _META_HINTS)):
+        return False
+    if "`" in title:
+        title = _CODE.sub(" ", title)
+    return bool(_META.search(plain(title)))
 
 
 def field_name(label: str) -> str:

@@ -338,6 +338,7 @@ class Reader(State):
         )
         if len(read) < 3 or lone * 3 < (len(read) - 1) * 2:
             return read
+        marks = {_mark(c.title) for c, _ in read} - {""}
         out = []
         dropped: list[tuple[int, int, int, int]] = []
         for (child, spans), added in zip(read, notes, strict=True):
@@ -347,8 +348,10 @@ class Reader(State):
                 and len(child.children) <= 2
                 and own
                 and spans
-                and all(s.kind == "heading" and s.level > child.level for s in spans)
+                and all(s.start > child.start for s in spans)
                 and title_evidence(child.title)[0] <= 0
+                # a sub-heading opening with the mark its parent's siblings open with is a lesson too
+                and not any(_mark(c.title) in marks for c in child.children)
             ):
                 dropped.append(added)
                 why = "a lesson among lessons: its sub-headings are its parts"
@@ -379,6 +382,15 @@ class Reader(State):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
+        content = [b for b in body if b.kind not in ("html", "hr")]
+        if (
+            len(content) == 1
+            and content[0].kind == "item"
+            and vocabulary.is_placeholder(self.first_text(content[0]))
+        ):
+            why = "only a placeholder: no lesson yet"
+            self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
+            return []
         if ticks_only and any(b.kind == "item" for b in body):
             self.left_out.append(
                 Note(
@@ -477,3 +489,9 @@ class Reader(State):
                 pinned,
             )
         return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
+
+
+def _mark(title: str) -> str:
+    """The symbol a title opens with (``⚠️``, ``✅``, ``🔴``), or ``""``."""
+    head = title.lstrip()[:1]
+    return head if head and not head.isalnum() and head not in "`*_[(\"'#" else ""

@@ -35,7 +35,7 @@ from gotchas.reading.text import (
     title_of,
     words,
 )
-from gotchas.reading.tree import HASHES, Section, folded, section_tree
+from gotchas.reading.tree import HASHES, Section, folded, outline_blocks, section_tree
 
 
 class State:
@@ -53,7 +53,7 @@ class State:
         self.lines = lines
         self.matter = matter
         self.total = len(lines)
-        self.tree = section_tree(blocks, self.total)
+        self.tree = section_tree(outline_blocks(blocks, lines), self.total)
         self.labels = self._label_counts_near(prior) if prior is not None else self._label_counts()
         self.headings = self._repeated_parts()
         self.groups: list[Note] = []

@@ -42,6 +42,20 @@ class Section:
         return self.children[0].start if self.children else self.end
 
 
+def outline_blocks(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Block]:
+    """The blocks as a reader outlines them: a heading line indented inside a field's text
+    (``  # Safe zone implementation`` under ``### **Solution**``), where the file's other
+    headings start at the margin, is that text's line, not a section of the file."""
+    headings = [b for b in blocks if b.kind == "heading"]
+    indented = [b for b in headings if lines[b.start][:1] == " "]
+    if not indented or len(indented) * 10 > len(headings):
+        return blocks
+    starts = {b.start for b in indented}
+    return [
+        Block("paragraph", b.start, b.end) if b.kind == "heading" and b.start in starts else b for b in blocks
+    ]
+
+
 def section_tree(blocks: Sequence[Block], total: int) -> Section:
     root = Section(None, 0, total, [], [])
     stack = [root]
