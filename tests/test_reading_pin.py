@@ -1,5 +1,6 @@
 """The pin ``gotchas outline`` prints keeps the reading: written into ``.claude/gotchas.toml``,
-the file lists the same entries, on every file of the shared corpus and of the held-out set.
+the file lists the same entries, on every file of the shared corpus (both folders) and of the
+held-out set.
 
 The corpus lives beside the repository (``../shared``); without it these cases skip, and in
 CI (``CI=true``) they fail instead.
@@ -17,14 +18,22 @@ from gotchas import outline, record
 from gotchas.config import load_config
 from gotchas.workspace import CONFIG_PATH
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+FOLDERS = (SHARED / "corpus" / "real", SHARED / "corpus-more" / "real")
+CORPUS = FOLDERS[0]
 HELD_OUT = Path(__file__).parent / "fixtures" / "reading" / "variations"
 
 
 def _corpus_files() -> list[str]:
     if not CORPUS.is_dir():
         return ["<absent>"]
-    return sorted(p.name for p in CORPUS.iterdir() if p.is_file() and p.suffix not in (".tsv", ".json"))
+    return sorted(
+        f"{folder.parent.name}/{p.name}"
+        for folder in FOLDERS
+        if folder.is_dir()
+        for p in folder.iterdir()
+        if p.is_file() and p.suffix not in (".tsv", ".json")
+    )
 
 
 def _held_out_files() -> list[str]:
@@ -58,7 +67,7 @@ def test_the_pin_keeps_the_reading_of_every_corpus_file(tmp_path: Path, name: st
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-    check(tmp_path, (CORPUS / name).read_bytes())
+    check(tmp_path, (SHARED / name.split("/", maxsplit=1)[0] / "real" / name.split("/")[1]).read_bytes())
 
 
 @pytest.mark.parametrize("name", _held_out_files())

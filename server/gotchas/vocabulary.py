@@ -350,8 +350,9 @@ def names_how_to_record(title: str) -> bool:
 
 # A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).
 _PLACEHOLDER = lazy(
-    r"^(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet|to\s+be\s+(?:added|filled|discovered)|"
-    r"review\s+after\b|fill\s+in\b|add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)\b)",
+    r"^(?:(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet)\W*$|"
+    r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
+    r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as))(?!\w))",
     re.IGNORECASE,
 )
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
+from gotchas.reading import series
 from gotchas.reading.model import FileKind, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.text import BOLD_LABEL
@@ -36,6 +37,8 @@ def read_pinned(reader: Reader, pin: Pin, root: Section) -> Reading:
     spans: list[Span] = []
     for scope in scopes:
         spans.extend(pinned_units(reader, scope, unit, pin.checkboxes))
+    if re.fullmatch(r"h[1-6]", unit):
+        spans = series.settle(reader, spans)  # the report around a numbered series stays out
     kind: FileKind = "lessons-section" if pin.section else "lessons"
     return Reading(kind, spans, f"pinned: entries = {pin.render()!r}", [], [], [], True)
 
@@ -51,6 +54,8 @@ def pinned_items(reader: Reader, body: Sequence[Block], checkboxes: bool) -> lis
             continue
         if not checkboxes and reader.is_tick(block):
             continue
+        if vocabulary.is_placeholder(reader.first_text(block)):
+            continue  # `- TBD`: no lesson yet, as detection reads it
         if open_title and not BOLD_LABEL.match(reader.first_text(block)):
             continue  # the body of the title-only item before it
         items.append(block)
@@ -88,11 +93,12 @@ def pinned_units(reader: Reader, scope: Section, unit: str, checkboxes: bool = T
     return sorted(spans, key=lambda s: s.start)
 
 
-def walk_lessons(reader: Reader, section: Section) -> list[Section]:
+def walk_lessons(reader: Reader, section: Section, top: bool = True) -> list[Section]:
     """The section and its sub-sections, without those about the file itself (a table of
-    contents, how to add an entry, a template, an appendix): a pin keeps them out too."""
+    contents, how to add an entry, a template, an appendix) or, at the top, a report's own parts
+    (its summary, test matrix): a pin keeps them out too, as detection does."""
     out = [section]
     for child in section.children:
-        if not reader.skip_meta(child):
-            out.extend(walk_lessons(reader, child))
+        if not reader.skip_meta(child, report=top):
+            out.extend(walk_lessons(reader, child, top=False))
     return out

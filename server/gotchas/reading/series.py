@@ -14,16 +14,18 @@ from gotchas import vocabulary
 from gotchas.patterns import lazy
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
+from gotchas.reading.text import ENTRY_FIELD
 
-_ORDINAL = lazy(r"^\s*(?:#\s*)?(\d{1,3})[.):]\s")
+_ORDINAL = lazy(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
 _MIN_SERIES = 5
 
 
-def _number(span: Span) -> int | None:
+def _number(span: Span) -> tuple[int, bool] | None:
+    """A heading's number in the series, and whether it is a sub-number (``5.1``: a successor)."""
     if span.kind != "heading":
         return None
     found = _ORDINAL.match(vocabulary.plain(span.title))
-    return int(found[1]) if found else None
+    return (int(found[1]), bool(found[2])) if found else None
 
 
 def numbered_series(state: State, spans: list[Span]) -> list[Span]:
@@ -34,13 +36,13 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     if len(numbered) < _MIN_SERIES or len(numbered) * 3 < len(spans) or len(numbered) == len(spans):
         return spans
     levels = {s.level for s, _ in numbered}
-    numbers = [n for _, n in numbered]
-    if len(levels) != 1 or numbers != list(range(1, len(numbers) + 1)):
+    numbers = [n for _, (n, sub) in numbered if not sub]
+    if len(levels) != 1 or numbers != list(range(1, len(numbers) + 1)) or len(numbers) < _MIN_SERIES:
         return spans
-    kept = [s for s in spans if _number(s) is not None]
+    kept = [s for s in spans if _number(s) is not None or _own_fields(state, s)]
     first, last = kept[0].start, kept[-1].end
     for span in spans:
-        if span.start < first or span.start >= last or _number(span) is None:
+        if span.start < first or span.start >= last or span not in kept:
             state.left_out.append(
                 Note(
                     span.start,
@@ -51,6 +53,11 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
                 )
             )
     return kept
+
+
+def _own_fields(state: State, span: Span) -> bool:
+    """An entry carrying this tool's field lines (a successor it wrote) stays, numbered or not."""
+    return any(ENTRY_FIELD.match(line) for line in state.lines[span.body : min(span.end, span.body + 4)])
 
 
 EntryRule = Callable[[State, list[Span]], list[Span]]
