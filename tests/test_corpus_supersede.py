@@ -2,13 +2,13 @@
 
 For each file in ``../shared/corpus/real/`` and ``../shared/corpus-more/real/`` (beside the
 repository) that has at least one entry, the second entry (the first when there is only one),
-the middle one, the first and the last are each superseded for #9001, which the ledger says
-has landed, through propose and apply. The bytes before the target's start and after the inserted entry are unchanged, the
-target keeps all its lines, every other entry's sha256 is unchanged, line endings, BOM and
-final-newline state are kept, and the result verifies. The successor's number or id is no
-other entry's (nor its list number any other item's of its list), the caveat renders as a
-block of its own inside the target, and every list stays as tight or loose as it was. CRLF
-and BOM + no-final-newline variants run on copies in a temp dir.
+the middle one, the first and the last are each superseded for #9001, which the ledger says has
+landed, through propose and apply. The bytes before the target's start and after the inserted
+entry are unchanged, the target keeps all its lines, every other entry's sha256 is unchanged,
+line endings, BOM and final-newline state are kept, and the result verifies. The successor's
+number or id is no other entry's (nor its list number any other item's of its list), the caveat
+renders as a block of its own inside the target, and every list stays as tight or loose as it
+was. CRLF and BOM + no-final-newline variants run on copies in a temp dir.
 """
 
 from __future__ import annotations
