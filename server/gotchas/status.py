@@ -49,7 +49,8 @@ for _status, _spellings in {
     CLOSED: "closed fermé fermée geschlossen закрыто закрыт закрыта 已关闭 已關閉 关闭 "
     "クローズ 完了 cerrado fechado chiuso lukket stängd zamknięte",
     OPEN: "open opened reopened unresolved unfixed ouvert offen открыто открыт открыта 未解决 "
-    "未解決 未修复 未対応 abierto aberto aperto åpen öppen otwarte",
+    "未解決 未修复 未対応 abierto aberto aperto åpen öppen otwarte investigating under-investigation "
+    "in-investigation in-progress ongoing pending unconfirmed wip en-cours расследуется 调查中 調査中",
     WONTFIX: "wontfix won't-fix won’t-fix will-not-fix not-fixing by-design 不修复 対応しない",
     SUPERSEDED: "superseded obsolete replaced устарело устарел заменено 已废弃 已过时 廃止 "
     "remplacé ersetzt erstattet",

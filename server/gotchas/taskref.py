@@ -142,6 +142,11 @@ _ORDINAL_FOLLOWERS = frozenset(
     "closed reopened reverted shipped which that where when if but so then also".split()
 )
 _WORD_AFTER = lazy(r" ([A-Za-z]+)")
+_HEX_WITH_LETTERS = lazy(
+    r"(?<![\w&])#(?=[0-9A-Fa-f]*[A-Fa-f])(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})\b"
+)
+# A heading line up to its own number: `## ` or `### Issue ` (one word at most before the `#`).
+_HEADING_ORDINAL = lazy(r"[ \t]{0,3}#{1,6}[ \t]+(?:[^\W\d]+[ \t]+)?$")
 _URL_REF = lazy(_URL)
 # `issue-162` in a branch or host name, `PR 45`: the words name the tracker.
 _NAMED = lazy(r"(?<![A-Za-z0-9])(?:[Ii]ssue|ISSUE|[Pp]r|PR|[Pp]ull)[-_](\d{1,9})\b|\bPR (\d{1,9})\b")
@@ -231,8 +236,11 @@ def _is_task_number(text: str, at: int, end: int, digits: str) -> bool:
     word = last[-1].lower().lstrip("([{\"'`*_") if last else ""
     if len(digits) in (3, 4, 6, 8) and _looks_like_colour(text, at, end, digits, word):
         return False
-    if word in _SAME_FILE_ITEMS or (word.endswith("s") and word[:-1] in _SAME_FILE_ITEMS):
+    bracketed = text[at - 1 : at] == "("  # `merge rules (#838)`: the reference is the aside's own
+    if not bracketed and (word in _SAME_FILE_ITEMS or (word.endswith("s") and word[:-1] in _SAME_FILE_ITEMS)):
         return False
+    if len(digits) <= 2 and _HEADING_ORDINAL.match(text, line_start, at):
+        return False  # `## #11`, `### Issue #1: …`: the heading's own number in the file
     if len(digits) == 1:
         following = _WORD_AFTER.match(text, end)
         if following and following[1].lower() not in _ORDINAL_FOLLOWERS:
@@ -246,10 +254,15 @@ def _looks_like_colour(text: str, at: int, end: int, digits: str, word: str) -> 
         return True
     if at and text[at - 1] == "`" and text[end : end + 1] == "`":
         return True
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", end)
+    if _HEX_WITH_LETTERS.search(text, line_start, len(text) if line_end < 0 else line_end):
+        return True  # `#333 on #FFF`: a colour beside a colour
     if len(digits) in (6, 8):
         pairs = {digits[i : i + 2] for i in range(0, 6, 2)}
         return len(pairs) == 1  # a grey such as #141414
-    return len(set(digits)) == 1 and len(digits) == 3  # a grey such as #333
+    # `#888` alone is an issue as often as a grey: a colour word or a code span says which
+    return False
 
 
 def _trackers(text: str, keys: Collection[str], found: list[tuple[int, str]]) -> None:

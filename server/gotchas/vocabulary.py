@@ -116,6 +116,8 @@ META_TITLES = (
     r"^(?:entry\s+)?lifecycle$",
     r"^maintenance(?:\s+rules)?$",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
+    # an entry template, in other languages
+    r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
 _META = lazy("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
@@ -292,6 +294,15 @@ _META_HINTS = (
         "maintenance",
         "文件",
         "文档",
+        "шаблон",
+        "формат",
+        "vorlage",
+        "modèle",
+        "plantilla",
+        "modelo",
+        "模板",
+        "テンプレート",
+        "書式",
     ),
 )
 

@@ -24,6 +24,7 @@ from gotchas.reading.text import (
     BOLD_LABEL,
     CHECKBOX,
     DONE,
+    LEDGER_REF,
     LABELLED,
     NUMBER_PREFIX,
     NUMBERED_FIELD,
@@ -66,6 +67,7 @@ class State:
             self.labels,
         )
         self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
+        self._ledgers: frozenset[int] | None = None
 
     # -- file-wide counts
 
@@ -160,8 +162,25 @@ class State:
         text = self.first_text(block)
         if not DONE.match(text) or len(text.split()) > 12:
             return False
+        if LEDGER_REF.match(text) or block.list_id in self.ledgers():
+            return False  # `- ✅ #12 …` beside `- ❌ …`: a ledger of what worked and what did not
         # `✅ Fixed: …`, `✅ Resolved — …`: a lesson marked done with, not a ticked task
         return status.from_title(text) is None
+
+    def ledgers(self) -> frozenset[int]:
+        """The lists whose items open with both done and failed marks (``✅`` and ``❌``)."""
+        if self._ledgers is None:
+            done: set[int] = set()
+            failed: set[int] = set()
+            for block in self.blocks:
+                if block.kind == "item":
+                    text = self.first_text(block)
+                    if DONE.match(text):
+                        done.add(block.list_id)
+                    elif text.startswith(("❌", "✗", "✘")):
+                        failed.add(block.list_id)
+            self._ledgers = frozenset(done & failed)
+        return self._ledgers
 
     def is_field_item(self, block: Block) -> bool:
         """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its

@@ -22,6 +22,7 @@ ITEM_MARKER = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
 BLOCK_MARKER = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
 CHECKBOX = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
 DONE = lazy(r"^(?:✅|✔️?|☑️?|✓)")
+LEDGER_REF = lazy(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
 BOLD_LABEL = lazy(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
 _PLAIN_LABEL = lazy(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
 LINKED_FILE = lazy(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
