@@ -17,9 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from support import taskscore
-
 from gotchas import record
+from support import taskscore
 
 
 def statuses(folder: Path) -> tuple[int, int, list[str]]:
