@@ -125,7 +125,7 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
     root = frame.root
     if not _untitled_lessons(frame):
         return None
-    sections = reader.find_sections(root, vocabulary.names_lessons)
+    sections = reader.find_sections(root, lambda t: vocabulary.names_lessons(t) or _pinned_in(frame, t))
     if not sections:
         return None
     if all(vocabulary.names_one_lesson(s.title) for s in sections):
@@ -135,8 +135,21 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
         if headings > 3 * len(sections) + 1:
             return None  # `### Lesson: …` among many other headings names itself, not the file's lessons
     # a lesson added beside the lessons section carries this tool's entry fields
-    sections = reader.find_sections(root, vocabulary.names_lessons, reader.has_entry_fields)
+    sections = reader.find_sections(
+        root, lambda t: vocabulary.names_lessons(t) or _pinned_in(frame, t), reader.has_entry_fields
+    )
     return reader.read_scopes(sections, "a guide whose lessons live in its lessons section")
+
+
+def _pinned_in(frame: Frame, title: str) -> bool:
+    """A section the pin gives a unit of lessons (not ``none`` or ``auto``): a lessons section."""
+    if frame.pin is None:
+        return False
+    plain = vocabulary.plain(title).lower()
+    return any(
+        unit not in ("none", "auto") and vocabulary.plain(t).lower() in plain
+        for t, unit in frame.pin.sections
+    )
 
 
 def _guide(reader: Reader, frame: Frame) -> Reading | None:
@@ -236,6 +249,8 @@ def read_file(reader: Reader, pin: Pin | None) -> Reading:
     """The reading the first file rule gives."""
     root, note = title_section(reader)
     frame = Frame(root, note, pin)
+    if pin is not None and pin.sections:
+        reader.section_pins = pinned.SectionPins(reader, pin)
     for _name, rule in FILE_RULES:
         found = rule(reader, frame)
         if found is not None:

@@ -56,24 +56,33 @@ class Note:
 @dataclass(frozen=True, slots=True)
 class Pin:
     """A project's override of the reading: a unit and/or the lessons section's title; with
-    the ``list`` unit, ``checkboxes=False`` leaves checkbox and done-mark items out as detection does."""
+    the ``list`` unit, ``checkboxes=False`` leaves checkbox and done-mark items out as detection does.
+    ``sections`` pins single sections by title (``("What went wrong", "h3")``; ``none`` leaves
+    one out, ``auto`` reads it by detection): the rest of the file is read as the unit says."""
 
     unit: str | None = None
     section: str | None = None
     checkboxes: bool = True
+    sections: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def parse(cls, text: str | None) -> Pin | None:
-        """``"h3"``, ``"list"``, ``"list@Gotchas"``, ``"list,no-checkboxes"``, ``"@Known issues"``."""
+        """``"h3"``, ``"list"``, ``"list@Gotchas"``, ``"list,no-checkboxes"``, ``"@Known issues"``;
+        then one line ``title<TAB>unit`` per pinned section."""
         if not text:
             return None
-        head, _, section = text.partition("@")
+        first, *rows = text.split("\n")
+        head, _, section = first.partition("@")
         unit, *flags = head.split(",")
-        return cls(unit.strip() or None, section.strip() or None, NO_CHECKBOXES not in flags)
+        pinned = tuple(
+            (title.strip(), kind.strip()) for title, _, kind in (r.partition("\t") for r in rows) if title
+        )
+        return cls(unit.strip() or None, section.strip() or None, NO_CHECKBOXES not in flags, pinned)
 
     def render(self) -> str:
         flags = "" if self.checkboxes else f",{NO_CHECKBOXES}"
-        return f"{self.unit or ''}{flags}{'@' + self.section if self.section else ''}"
+        shown = f"{self.unit or ''}{flags}{'@' + self.section if self.section else ''}"
+        return shown + "".join(f"; {title!r} = {kind}" for title, kind in self.sections)
 
 
 NO_CHECKBOXES = "no-checkboxes"

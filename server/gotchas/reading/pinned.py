@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import series
-from gotchas.reading.model import FileKind, Pin, Reading, Span
+from gotchas.reading.model import FileKind, Note, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.text import BOLD_LABEL
 from gotchas.reading.tree import Section
@@ -40,7 +40,7 @@ def read_pinned(reader: Reader, pin: Pin, root: Section) -> Reading:
     if re.fullmatch(r"h[1-6]", unit):
         spans = series.settle(reader, spans)  # the report around a numbered series stays out
     kind: FileKind = "lessons-section" if pin.section else "lessons"
-    return Reading(kind, spans, f"pinned: entries = {pin.render()!r}", [], [], [], True)
+    return Reading(kind, spans, f"pinned: entries = {pin.render()!r}", [], [], reader.left_out, True)
 
 
 def pinned_items(reader: Reader, body: Sequence[Block], checkboxes: bool) -> list[Block]:
@@ -67,7 +67,16 @@ def pinned_units(reader: Reader, scope: Section, unit: str, checkboxes: bool = T
     sections = walk_lessons(reader, scope)
     level = int(unit[1]) if re.fullmatch(r"h[1-6]", unit) else None
     spans: list[Span] = []
+    inside = -1  # the end of a section a section pin read, whose sub-sections it read too
     for section in sections:
+        if section.start < inside:
+            continue
+        pins = reader.section_pins
+        if section is not scope and pins is not None and pins.unit_of(section) is not None:
+            own = pins.read(section)
+            spans.extend(reader.read_section(section) if own is None else own)  # `auto`: detected
+            inside = section.end
+            continue
         if level is not None:
             if section.heading is not None and section.level == level:
                 spans.append(reader.heading_span(section, "pinned heading level", end=section.end))
@@ -102,3 +111,34 @@ def walk_lessons(reader: Reader, section: Section, top: bool = True) -> list[Sec
         if not reader.skip_meta(child, report=top):
             out.extend(walk_lessons(reader, child, top=False))
     return out
+
+
+class SectionPins:
+    """The sections a pin names (``"What went wrong" = "h3"``; ``none`` leaves one out, ``auto``
+    reads it by detection), matched by title as ``lessons-section`` is: equal, else contained."""
+
+    def __init__(self, reader: Reader, pin: Pin):
+        self.reader = reader
+        self.checkboxes = pin.checkboxes
+        self.wanted = [(vocabulary.plain(title).lower(), unit) for title, unit in pin.sections]
+
+    def unit_of(self, section: Section) -> str | None:
+        if section.heading is None:
+            return None
+        title = vocabulary.plain(section.title).lower()
+        exact = next((u for t, u in self.wanted if t == title), None)
+        return exact or next((u for t, u in self.wanted if t in title), None)
+
+    def read(self, section: Section) -> list[Span] | None:
+        """The section's entries as pinned, or ``None`` when it is not pinned (or ``auto``)."""
+        unit = self.unit_of(section)
+        reader = self.reader
+        if unit is None or unit == "auto":
+            return None
+        if unit == "none":
+            why = f"pinned: the section {section.title!r} holds no lessons"
+            reader.left_out.append(Note(section.start, section.end, "pinned", section.title, why))
+            return []
+        if unit == "single":
+            return [reader.heading_span(section, f"pinned: the section {section.title!r} is one lesson")]
+        return pinned_units(reader, section, unit, self.checkboxes)

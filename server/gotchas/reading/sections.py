@@ -22,6 +22,17 @@ from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class SectionPinsLike(Protocol):
+        """What the section rules ask of a project's section pins (``pinned.SectionPins``)."""
+
+        def unit_of(self, section: Section) -> str | None: ...
+
+        def read(self, section: Section) -> list[Span] | None: ...
+
 
 class Reader(State):
     """The state with the section rules; ``keep``: whether each section's answer is kept for
@@ -38,6 +49,8 @@ class Reader(State):
         super().__init__(blocks, lines, matter, prior)
         self.keep = keep
         self.memo = Memo(self.leaves)
+        # a project's pin for single sections (``pinned.SectionPins``), set by the file rules
+        self.section_pins: SectionPinsLike | None = None
 
     def take_over(self, prior: Prior | None) -> None:
         """Reuse ``prior``'s answers when the file-wide evidence they rest on is the same."""
@@ -127,7 +140,10 @@ class Reader(State):
 
     def skip_meta(self, section: Section, report: bool = False) -> bool:
         """A section about the file itself, left out; with ``report``, also a report's own part
-        (its summary, test matrix, next steps): a top-level section around the lessons."""
+        (its summary, test matrix, next steps): a top-level section around the lessons. A
+        section the project pinned is read as pinned instead."""
+        if self.section_pins is not None and self.section_pins.unit_of(section) is not None:
+            return False
         if report and vocabulary.is_report_part(section.title):
             why = "a part of the report around the lessons (its summary, tests, next steps)"
             self.left_out.append(Note(section.start, section.end, "report", section.title, why))
@@ -213,6 +229,10 @@ class Reader(State):
         """``_read_section``, or the answer the prior reading gave this section where nothing
         changed; a section read again looks its sub-sections up in its prior answer. A reader
         that keeps no answers (nothing will edit what it reads) reads the section alone."""
+        if self.section_pins is not None:
+            pinned = self.section_pins.read(section)
+            if pinned is not None:
+                return pinned
         if not self.keep:
             return self._read_section(section)
         start, end, parent = section.start, section.end, section.parent
@@ -466,6 +486,10 @@ class Reader(State):
         notes = []
         for scope in scopes:
             notes.append(Note(scope.start, scope.end, "lessons-section", scope.title, why))
+            pinned_here = self.section_pins.read(scope) if self.section_pins is not None else None
+            if pinned_here is not None:
+                spans.extend(pinned_here)
+                continue
             if vocabulary.names_one_lesson(scope.title) and not scope.children:
                 spans.append(self.heading_span(scope, f"the section {scope.title!r} is one lesson"))
                 continue
