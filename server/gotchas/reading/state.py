@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from gotchas import status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blockmap import Block
-from gotchas.fields import KNOWN
 from gotchas.reading.model import Leaves, Note, Prior, Span, SpanKind
 from gotchas.reading.text import (
     ARTICLE,
@@ -122,7 +121,7 @@ class State:
             return False
         return (
             label in vocabulary.FIELDS
-            or label in KNOWN
+            or label in vocabulary.ENTRY_FIELD_KEYS
             or (self.labels[label] >= 2 and len(label.split()) <= 4)
         )
 
