@@ -246,9 +246,8 @@ FIELD_WORDS = (
 FIELDS = frozenset(FIELD_WORDS)
 # This tool's own entry fields (``fields.KNOWN`` is the same set, checked by a test): named here
 # so that the reading, below the record model, needs nothing of it.
-ENTRY_FIELD_KEYS = frozenset(
-    "id tasks root-cause supersedes superseded-by red-herring-for diagnostic status ruled-out evidence".split()
-)
+_KEYS = "id tasks root-cause supersedes superseded-by red-herring-for diagnostic status ruled-out evidence"
+ENTRY_FIELD_KEYS = frozenset(_KEYS.split())
 # a cheap first test before the full one: a field heading starts with one of these words
 FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for"])
 
