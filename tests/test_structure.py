@@ -20,28 +20,20 @@ SERVER = Path(__file__).resolve().parents[1] / "server"
 PACKAGE = SERVER / "gotchas"
 
 PENDING = {
-    "cycles": {"gotchas.blocks", "gotchas.scanner", "gotchas.fields", "gotchas.link"},
-    "machinery": {"gotchas.patterns", "gotchas.pattern_code", "gotchas.values"},
-    "size": {"gotchas.edit", "gotchas.reading", "gotchas.record"},
+    "cycles": {"gotchas.fields", "gotchas.link"},
+    "machinery": set(),
+    "size": {"gotchas.edit", "gotchas.record"},
     "dict_any": {
         "gotchas.initialize",
         "gotchas.endpoint",
-        "gotchas.values",
-        "gotchas.outline",
-        "gotchas.moved",
     },
 }
-"""Modules other work is changing now: the blocks/scanner and fields/link cycles, the regex
-engine table and the hand-written dataclasses, the splits of edit, reading and record, and
-the ``dict[str, Any]`` of initialize, endpoint, values, outline and moved."""
+"""Modules other work is changing now: the fields/link cycle, the splits of edit and record,
+and the ``dict[str, Any]`` of initialize and endpoint."""
 
-PENDING_CYCLES = "pending: the blocks<->scanner cycle (reading work) and fields<->link (model work)"
-PENDING_MACHINERY = "pending: _sre in patterns.py and exec in values.py, both being removed (model work)"
-PENDING_SIZE = "pending: the splits of edit.py and record.py (model work) and reading.py (reading work)"
-PENDING_DICT_ANY = (
-    "pending: dict[str, Any] in initialize.py and endpoint.py (security work), values.py and moved.py "
-    "(model work), outline.py (reading work)"
-)
+PENDING_CYCLES = "pending: the fields<->link cycle (model work)"
+PENDING_SIZE = "pending: the splits of edit.py and record.py (model work)"
+PENDING_DICT_ANY = "pending: dict[str, Any] in initialize.py and endpoint.py (security work)"
 
 MAX_LINES = 700
 MAX_DICT_ANY = 3
@@ -216,7 +208,6 @@ def test_no_import_cycle() -> None:
     assert import_cycles() == []
 
 
-@pytest.mark.xfail(strict=False, reason=PENDING_MACHINERY)
 def test_no_private_interpreter_machinery() -> None:
     assert list(private_machinery()) == []
 

@@ -11,17 +11,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-    from typing import Literal, NamedTuple
-
-    BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
-else:  # the same classes, without loading dataclasses or typing
-    from gotchas.values import NamedTuple, dataclass
-
-    BlockKind = str
+BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
 
 
 class Block(NamedTuple):

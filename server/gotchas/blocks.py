@@ -11,16 +11,11 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gotchas import scanner
 from gotchas.blockmap import Block, BlockMap, LineSet, moved, moved_all, restarts
 from gotchas.tokens import from_tokens, parser, scan, scan_lines
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, without loading dataclasses or typing
-    from gotchas.values import dataclass
 
 __all__ = [
     "Block",

@@ -15,15 +15,15 @@ checks it on generated Markdown and real files).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from gotchas import tokens
 from gotchas.blockmap import Block, BlockMap, LineSet, moved
-from gotchas.patterns import lazy
 
-_MARKER = lazy(r"[-+*]|([0-9]{1,9})([.)])")
-_RULE = lazy(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_TABLE_DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_MARKER = re.compile(r"[-+*]|([0-9]{1,9})([.)])")
+_RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 _BLANK = " \t"
 # The first characters of the lines that can end a paragraph (``_interrupts``): a line that
 # starts otherwise continues it, decided without a call.

@@ -11,14 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-
-from gotchas.patterns import lazy
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass
+from dataclasses import dataclass
 
 OPEN = "open"
 FIXED = "fixed"
@@ -62,11 +55,11 @@ _NEGATIONS = frozenset("not no non nicht ikke inte ej не pas un".split())
 _DONE_MARKS = "✅✔☑🟢"
 _OPEN_MARKS = "❌🔴⭕🟠🟡"
 
-_DATE = lazy(r"\b(\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\.\d{1,2}\.\d{4})\b")
-_MARKUP = lazy(r"[*_`]+")
-_WORD = lazy(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\.\d{1,2}\.\d{4})\b")
+_MARKUP = re.compile(r"[*_`]+")
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 # Scripts written without spaces are matched by prefix, longest first.
-_CJK = lazy(
+_CJK = re.compile(
     "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True) if any(ord(c) >= 0x2E80 for c in w))
 )
 
@@ -114,7 +107,7 @@ def _mark(emoji: str) -> str:
     return RESOLVED if emoji in _DONE_MARKS else OPEN
 
 
-_WORD_KEYS = lazy(r"^(fixed|resolved|solved|closed|wontfix)(?:-(?:in|by|on|at|date))?$")
+_WORD_KEYS = re.compile(r"^(fixed|resolved|solved|closed|wontfix)(?:-(?:in|by|on|at|date))?$")
 
 
 def from_word_field(key: str, value: str) -> Status | None:
@@ -126,12 +119,12 @@ def from_word_field(key: str, value: str) -> Status | None:
     return Status(word, f"{key}: {value.strip()}", _date(value))
 
 
-_SPLIT_MARKER = lazy(r"[:：]|\s[—–-]\s")
+_SPLIT_MARKER = re.compile(r"[:：]|\s[—–-]\s")
 _SEPARATORS = (":", "：", " — ", " – ", " - ")
-_NUMBERING = lazy(r"^\d{1,4}(?:\.\d{1,4})*[.)]?\s+")
-_BRACKETED = lazy(r"[(\[（【](?=[^\d\s])([^()\[\]（）【】]{1,80})[)\]）】]")
-_LEADING = lazy(r"^\W{0,4}?([^\W\d_]+(?:['’ -][^\W\d_]+)?)\s*(?:[:：]|\s[—–-]\s)")
-_TRAILING = lazy(r"(?:\s[—–-]\s|:\s)\W{0,3}([A-Z][A-Z' ]{1,20}[A-Z])\W{0,3}(?:\s+\S+)?\s*$")
+_NUMBERING = re.compile(r"^\d{1,4}(?:\.\d{1,4})*[.)]?\s+")
+_BRACKETED = re.compile(r"[(\[（【](?=[^\d\s])([^()\[\]（）【】]{1,80})[)\]）】]")
+_LEADING = re.compile(r"^\W{0,4}?([^\W\d_]+(?:['’ -][^\W\d_]+)?)\s*(?:[:：]|\s[—–-]\s)")
+_TRAILING = re.compile(r"(?:\s[—–-]\s|:\s)\W{0,3}([A-Z][A-Z' ]{1,20}[A-Z])\W{0,3}(?:\s+\S+)?\s*$")
 
 
 def from_title(title: str) -> Status | None:
@@ -169,7 +162,7 @@ def _struck(raw: str) -> Status | None:
     return None
 
 
-_BOLD_LINE = lazy(
+_BOLD_LINE = re.compile(
     r"^[ \t>*+-]*(?:\*\*|__)(?:status|state|статус|状态|ステータス|estado|statut)\s*[:：]\s*"
     r"(?P<value>[^\n*_]{1,80})(?:\*\*|__)",
     re.IGNORECASE | re.MULTILINE,
@@ -185,11 +178,11 @@ def from_bold_line(text: str) -> Status | None:
     return Status(word, match[0].strip(" >*+-"), _date(match["value"])) if word else None
 
 
-_AFTER_LEAD = lazy(
+_AFTER_LEAD = re.compile(
     r"^[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])?[ \t]*(\*\*|__)(?!\s)[^\n]{1,160}?\1[ \t]*(?P<rest>[^\n]{0,80})"
 )
-_BRACKET_AFTER = lazy(r"[(\[（【](?P<word>[^()\[\]（）【】]{1,40})[)\]）】]")
-_WORD_DATED = lazy(r"[—–:-][ \t]*(?P<word>[^\W\d_]+(?:['’ ][^\W\d_]+)?)[ \t,]+(?P<date>\S+)")
+_BRACKET_AFTER = re.compile(r"[(\[（【](?P<word>[^()\[\]（）【】]{1,40})[)\]）】]")
+_WORD_DATED = re.compile(r"[—–:-][ \t]*(?P<word>[^\W\d_]+(?:['’ ][^\W\d_]+)?)[ \t,]+(?P<date>\S+)")
 
 
 def from_lead_line(line: str) -> Status | None:

@@ -7,13 +7,13 @@ tested against, and the path for a text parsed in chunks).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from gotchas.blockmap import Block, BlockMap, LineSet, moved
-from gotchas.patterns import lazy
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -81,7 +81,7 @@ def scan_lines(view: Sequence[str], bare: Sequence[str], chunk: int = 512) -> Bl
     return BlockMap(tuple(blocks), LineSet.of(literal))
 
 
-_TABLE_DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 
 
 def from_tokens(tokens: Sequence[Token], lines: Sequence[str]) -> BlockMap:

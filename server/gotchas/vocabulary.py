@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from gotchas.patterns import lazy
-
 # A section titled like this holds lessons (plural) — a lessons file, or one part of a guide.
 LESSONS_WORDS = (
     # English
@@ -83,13 +81,15 @@ LESSONS_CJK = (
     "注意事项",
     "易错",
 )
-_LESSONS = lazy(
+_LESSONS = re.compile(
     r"(?<![\w-])(?:" + "|".join(LESSONS_WORDS) + r")(?![\w-])|" + "|".join(LESSONS_CJK),
     re.IGNORECASE,
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
-_SINGULAR = lazy(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
-_PLURAL = lazy(r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE)
+_SINGULAR = re.compile(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
+_PLURAL = re.compile(
+    r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE
+)
 
 # Sections about the file itself: never lessons.
 META_TITLES = (
@@ -119,7 +119,7 @@ META_TITLES = (
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
-_META = lazy("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
+_META = re.compile("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
 # A document titled like this (the whole title) holds no lessons: a record of changes, plans,
 # open tasks, terms or one decision.
@@ -136,11 +136,11 @@ NOT_LESSONS_TITLES = (
     r"adr[- ]?\d+\b.*",
     r"(?:architecture\s+)?decision\s+record\b.*",
 )
-_NOT_LESSONS = lazy(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
+_NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
 
 # Group headings that name a stretch of work or time: ``Phase 1 — Inventory``, ``Sprint 14``,
 # ``v2.3``, ``Week 3``, ``Q2 2026``.
-_PERIOD = lazy(
+_PERIOD = re.compile(
     r"^(?:(?:phase|stage|sprint|iteration|milestone|release|week|month|quarter|part|chapter|round|"
     r"phase|etappe|fase|étape|этап|спринт)\s*[\d.]+[a-z]?\b|v?\d+\.\d+(?:\.\d+)*\b|q[1-4]\b)",
     re.IGNORECASE,
@@ -148,7 +148,7 @@ _PERIOD = lazy(
 
 # Numbered labels that number the entries themselves (``**Lesson 1:**``, ``Gotcha 3.``), unlike
 # ``Solution 2:``, which numbers a part of one lesson.
-_ENTRY_NUMBER = lazy(
+_ENTRY_NUMBER = re.compile(
     r"^(?:lesson|learning|gotcha|pitfall|mistake|finding|trap|caveat|takeaway|bug|issue|incident|"
     r"defect|урок|lektion|leçon|lección|lição|баг|проблема)\s*#?\d+[a-z]?$",
     re.IGNORECASE,
@@ -252,23 +252,23 @@ ENTRY_FIELD_KEYS = frozenset(_KEYS.split())
 FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for"])
 
 # A guide's own sections: their presence without any lessons section marks a pure guide.
-GUIDE_WORDS = lazy(
+GUIDE_WORDS = re.compile(
     r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
     r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
     r"workflow|deployment|getting\s+started|environment|dependencies|project|guidelines|"
     r"instructions|requirements)(?![\w-])",
     re.IGNORECASE,
 )
-GUIDE_TITLE = lazy(
+GUIDE_TITLE = re.compile(
     r"(?:claude|agents|gemini|copilot)\.md|guidelines|instructions|\bguide\b|readme|\brules\b",
     re.IGNORECASE,
 )
 
-_LEADING_ARTICLE = lazy(r"^(?:the|a|an|for)\s+")
-_PARENTHESES = lazy(r"\s*\(.*?\)\s*")
-_EMPHASIS = lazy(r"[*_~`]+")
-_NUMBERING = lazy(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
-_FIELD_SUFFIX = lazy(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an|for)\s+")
+_PARENTHESES = re.compile(r"\s*\(.*?\)\s*")
+_EMPHASIS = re.compile(r"[*_~`]+")
+_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
+_FIELD_SUFFIX = re.compile(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
 
 
 def plain(title: str) -> str:
@@ -328,7 +328,7 @@ def numbers_entry(label: str) -> bool:
 
 # The parts of a report around its lessons (its summary, how it was tested, what comes next),
 # when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
-_REPORT_PARTS = lazy(
+_REPORT_PARTS = re.compile(
     r"^(?:(?:executive\s+)?summary|overview|conclusions?|test(?:ing)?\s+(?:environment|matrix|setup)|"
     r"what\s+to\s+document\s+next|documentation\s+updates\b.*|next\s+steps)$",
     re.IGNORECASE,
@@ -336,7 +336,7 @@ _REPORT_PARTS = lazy(
 
 
 # The two sides of a lesson shown by contrast (``### Wrong: …`` / ``### Right: …``): its parts.
-_CONTRAST = lazy(
+_CONTRAST = re.compile(
     r"^[^\w]*(?:wrong|right|bad|good|incorrect|correct|avoid|prefer|don'?t|do|instead|better|worse|"
     r"anti-?pattern|неправильно|правильно|falsch|richtig|mauvais|bon|incorrecto|correcto|错误|正确|"
     r"悪い例|良い例)(?:\s+(?:example|way|approach|pattern|code|practice))?\s*$",
@@ -350,7 +350,7 @@ def names_contrast(title: str) -> bool:
     return bool(_CONTRAST.match(label.strip(" *_")))
 
 
-_HOW_TO_RECORD = lazy(
+_HOW_TO_RECORD = re.compile(
     r"^(?:how\s+(?:to|we)\s+)?(?:record|recording|add|adding|write|writing|capture|capturing|log|logging|"
     r"maintain|maintaining|keep|keeping)\s+(?:new\s+|the\s+)?(?:lessons?(?:\s+learned)?|gotchas?|"
     r"learnings?|entries|pitfalls?)\b",
@@ -364,7 +364,7 @@ def names_how_to_record(title: str) -> bool:
 
 
 # A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).
-_PLACEHOLDER = lazy(
+_PLACEHOLDER = re.compile(
     r"^(?:(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet)\W*$|"
     r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
     r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as))(?!\w))",
@@ -380,7 +380,7 @@ def is_report_part(title: str) -> bool:
     return bool(_REPORT_PARTS.match(plain(title).strip(" :.")))
 
 
-_CODE = lazy(r"`[^`]*`")
+_CODE = re.compile(r"`[^`]*`")
 
 
 def is_meta(title: str) -> bool:

@@ -9,23 +9,18 @@ the reader and the ``Frame`` (the title section and its note) and returns ``None
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.patterns import lazy
 from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
 from gotchas.reading.text import TEMPLATE
 from gotchas.reading.tree import Section
 from gotchas.reading.units import unit_spans
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +33,7 @@ class Frame:
     pin: Pin | None
 
 
-_HEADING_LINE = lazy(r"^\s{0,3}#{1,6}\s+\S")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+\S")
 
 FileRule = Callable[[Reader, Frame], "Reading | None"]
 

@@ -7,20 +7,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
 
 from gotchas.blockmap import Block
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass, field
-    from typing import Literal
+SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
+FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
 
-    SpanKind = Literal["heading", "item", "paragraph", "block", "row", "document"]
-    FileKind = Literal["lessons", "lessons-section", "single-lesson", "not-lessons"]
-else:  # the same classes, without loading dataclasses; no typing at run time
-    from gotchas.values import dataclass, field
 
-    SpanKind = FileKind = str
 UNITS = ("h1", "h2", "h3", "h4", "h5", "h6", "list", "paragraph", "hr-block", "table-row", "single", "none")
 
 

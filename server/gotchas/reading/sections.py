@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
@@ -22,7 +23,6 @@ from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Protocol
 

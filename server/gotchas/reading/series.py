@@ -8,15 +8,15 @@ in ``ENTRY_RULES`` takes the entries (and the reader) and returns them, kept or 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from gotchas import vocabulary
-from gotchas.patterns import lazy
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
 from gotchas.reading.text import ENTRY_FIELD
 
-_ORDINAL = lazy(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
+_ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
 _MIN_SERIES = 5
 
 

@@ -7,51 +7,50 @@ Pure functions of a string, shared by every rule family: what a line's first wor
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from gotchas import table as table_rows
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.patterns import lazy
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.reading.model import SpanKind
 
-ITEM_MARKER = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
+ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
 # a list marker opening a block: followed by a space, so ``**bold**`` keeps its first star
-BLOCK_MARKER = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
-CHECKBOX = lazy(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
-DONE = lazy(r"^(?:✅|✔️?|☑️?|✓)")
-LEDGER_REF = lazy(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
-BOLD_LABEL = lazy(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
-_PLAIN_LABEL = lazy(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
-LINKED_FILE = lazy(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
-MD_REFERENCE = lazy(r"[\w./-]+\.mdc?\b")
-TIMESTAMP_LEAD = lazy(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
-DATE = lazy(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
-CODE_SPAN = lazy(r"`[^`]+`")
-TICKET = lazy(r"[(\[]\s*(?:[A-Z][A-Z0-9]{1,9}-\d+|#\d+)\s*[)\]]")  # `(BUG-008)`, `[#12]` after a title
-NUMBERED_TITLE = lazy(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
-CLAUSE = lazy(r"\S\s+[—–]\s+\S|\S[:：]\s*\S|\S\s+-\s+\S")
-DISCOVERED = lazy(
+BLOCK_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
+CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
+DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
+LEDGER_REF = re.compile(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
+BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
+_PLAIN_LABEL = re.compile(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
+LINKED_FILE = re.compile(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
+MD_REFERENCE = re.compile(r"[\w./-]+\.mdc?\b")
+TIMESTAMP_LEAD = re.compile(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
+CODE_SPAN = re.compile(r"`[^`]+`")
+TICKET = re.compile(r"[(\[]\s*(?:[A-Z][A-Z0-9]{1,9}-\d+|#\d+)\s*[)\]]")  # `(BUG-008)`, `[#12]` after a title
+NUMBERED_TITLE = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
+CLAUSE = re.compile(r"\S\s+[—–]\s+\S|\S[:：]\s*\S|\S\s+-\s+\S")
+DISCOVERED = re.compile(
     r"\([^)]*(?:\b(?:19|20)\d{2}\b|\b\d{1,2}\.\s*(?:jan|feb|mar|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[sc])\w*)[^)]*\)",
     re.IGNORECASE,
 )
-ENTRY_FIELD = lazy(
+ENTRY_FIELD = re.compile(
     r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
     re.IGNORECASE,
 )
-ARTICLE = lazy(r"^(?:the|a|an)\s+")
-NUMBERED_FIELD = lazy(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
-_CHECKBOX_LEAD = lazy(r"^\[[ xX]\]\s+")
-SECOND_FIELD = lazy(
+ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+NUMBERED_FIELD = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
+_CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")
+SECOND_FIELD = re.compile(
     r"[.;,!?)]\s+(?:\*\*|__)?(?:fix|solution|workaround|cause|root cause|resolution|lösung|solution|"
     r"solución|solução|решение|解决)(?:\*\*|__)?\s*[:：]",
     re.IGNORECASE,
 )
-TEMPLATE = lazy(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
-NUMBER_PREFIX = lazy(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
-_CJK = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+TEMPLATE = re.compile(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
+NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def item_text(first_line: str) -> str:
@@ -107,9 +106,9 @@ def opening_label(block: Block, first: str) -> str | None:
 # ---------------------------------------------------------------- titles
 
 _MAX_TITLE = 100
-_SENTENCE_END = lazy(r"(?<=[.!?。])\s|\s[—–]\s")
-_BOLD_LEAD = lazy(r"^(\*\*|__)(?P<title>.+?)\1")
-_LINK_LEAD = lazy(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s|\s[—–]\s")
+_BOLD_LEAD = re.compile(r"^(\*\*|__)(?P<title>.+?)\1")
+_LINK_LEAD = re.compile(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
 
 
 def item_title(first_line: str) -> str:
@@ -158,4 +157,4 @@ def row_title(line: str, id_column: bool) -> str:
 
 
 # a red-herring or superseded-by mark this tool writes into a lesson it corrects
-MARK = lazy(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
+MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)

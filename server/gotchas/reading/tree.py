@@ -4,14 +4,9 @@ sees the outline of a file before deciding what any part of it is."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from gotchas.blockmap import Block
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass, field
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass, field
 
 
 @dataclass(slots=True)

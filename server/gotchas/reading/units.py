@@ -14,14 +14,13 @@ from collections.abc import Callable, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.patterns import lazy
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
 from gotchas.reading.text import BOLD_LABEL, ENTRY_FIELD, TIMESTAMP_LEAD, lead_label, lead_title
 from gotchas.reading.tree import Section
 
-OWN_FIELDS = lazy(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
-_CALLOUT = lazy(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.IGNORECASE)
+OWN_FIELDS = re.compile(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
+_CALLOUT = re.compile(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.IGNORECASE)
 
 
 # ---------------------------------------------------------------- finding the units of a body
