@@ -77,3 +77,54 @@ def test_reading_reads_cuts_in_proportion(separator: str, monkeypatch: pytest.Mo
         assert len(parsed.entries) == entries
         per_entry.append(sum(reads) / entries)
     assert per_entry[1] <= per_entry[0] * 1.1 + 0.01
+
+
+class CountedBlocks(list):  # type: ignore[type-arg]
+    """A block list that counts every block read: by index, by slice (each block in it) and by
+    iteration."""
+
+    reads = 0
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        found = super().__getitem__(index)
+        CountedBlocks.reads += len(found) if isinstance(index, slice) else 1
+        return found
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for block in super().__iter__():
+            CountedBlocks.reads += 1
+            yield block
+
+
+SHAPES = {
+    "--- blocks": lambda n: [f"**Lesson {n}.** Keep the cache warm.", "", "---", ""],
+    "bullets and rules": lambda n: [f"- **Lesson {n}** - keep it warm.", "", "---", ""],
+    "bullets and comments": lambda n: [f"- **Lesson {n}** - keep it warm.", "", "<!-- entry -->", ""],
+    "plain bullets": lambda n: [f"- **Lesson {n}** - keep it warm."],
+    "headings": lambda n: [f"## Lesson {n}", "", "Keep it warm.", ""],
+    "mixed shapes": lambda n: (
+        [f"## Lesson {n}", "", "Keep it warm.", ""]
+        if n % 2
+        else ["## Group", "", f"- **Lesson {n}** - a.", f"- **Lesson {n}b** - b.", ""]
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_whole_reading_reads_each_block_a_bounded_number_of_times(shape: str) -> None:
+    """Block reads per entry do not grow with the entries (a quadratic step would quadruple)."""
+    from gotchas import blocks as block_map
+    from gotchas.reading import read
+
+    per_entry = []
+    for entries in (300, 1200):
+        lines = ["# Lessons", ""]
+        for n in range(entries):
+            lines += SHAPES[shape](n)
+        found = block_map.scan("\n".join(lines) + "\n", lines)
+        counted = CountedBlocks(found.blocks)
+        CountedBlocks.reads = 0
+        reading = read(counted, lines, None)
+        assert reading.spans
+        per_entry.append(CountedBlocks.reads / entries)
+    assert per_entry[1] <= per_entry[0] * 1.25 + 1, per_entry

@@ -93,13 +93,14 @@ def _loose_paragraphs(found: Reading, state: State) -> str | None:
     if found.unit != "list-item":
         return None
     starts = {s.start: s for s in found.spans}
-    for index, block in enumerate(state.blocks):
+    blocks = state.blocks
+    for index, block in enumerate(blocks):
         span = starts.get(block.start)
         if span is None:
             continue
-        after = state.blocks[index + 1 :]
         loose = 0
-        for other in after:
+        for at in range(index + 1, len(blocks)):  # each block looked at once: the walk stops at the next item
+            other = blocks[at]
             if other.start >= span.end or other.kind in ("item", "heading"):
                 break
             loose += other.kind == "paragraph" and _bare_lines(state, other.start, other.end)
