@@ -59,7 +59,9 @@ def add_propose(cmd: argparse.ArgumentParser) -> None:
         help="apply is refused until this hold is released "
         "(default: until the task lands, predicate-<task>-lands)",
     )
-    cmd.add_argument("--no-hold", action="store_true", help="no hold: the proposal may be applied at once")
+    cmd.add_argument(
+        "--no-hold", action="store_true", help="no hold: the proposal may be applied at once"
+    )
     cmd.add_argument(
         "--tasks", action="append", default=[], metavar="TASK", help="new lesson: a task (repeat)"
     )

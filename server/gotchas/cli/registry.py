@@ -39,28 +39,12 @@ REGISTRY = (
     Command("show", _LISTING, "show one lesson in full"),
     Command("check-hold", _HOLDS, "evaluate a hold (exit 0 released, 3 held, 4 unsatisfiable, 5 unknown)"),
     Command("task", _HOLDS, "record or show a task's state in the ledger"),
-    Command(
-        "propose",
-        _PROPOSALS,
-        "propose a supersession (--target-id) or a new lesson; writes only the proposal",
-    ),  # noqa: E501
+    Command("propose", _PROPOSALS, "propose a supersession (--target-id) or a new lesson; writes only the proposal"),  # noqa: E501
     Command("apply", _PROPOSALS, "apply a stored proposal (exit 3 when refused)"),
     Command("proposals", _PROPOSALS, "list stored proposals: status and hold now, with evidence"),
-    Command(
-        "merge-record",
-        _REPOSITORY,
-        "git merge driver for the record: keeps both sides' corrections (exit 1 on conflict)",
-    ),  # noqa: E501
-    Command(
-        "init",
-        _REPOSITORY,
-        "set the repository up: record, .mcp.json, allowed tools, session hook, merge driver",
-    ),  # noqa: E501
-    Command(
-        "session-start",
-        _REPOSITORY,
-        "Claude Code SessionStart hook: report held proposals whose hold is released (reads only)",
-    ),  # noqa: E501
+    Command("merge-record", _REPOSITORY, "git merge driver for the record: keeps both sides' corrections (exit 1 on conflict)"),  # noqa: E501
+    Command("init", _REPOSITORY, "set the repository up: record, .mcp.json, allowed tools, session hook, merge driver"),  # noqa: E501
+    Command("session-start", _REPOSITORY, "Claude Code SessionStart hook: report held proposals whose hold is released (reads only)"),  # noqa: E501
     Command("history", "gotchas.cli.history", "the chain of root-cause hypotheses recorded for a task"),
     Command("verify", _VERIFY, _CHECK),
     Command("lint", _VERIFY, _CHECK, build="add_verify", run="run_verify"),
