@@ -167,11 +167,19 @@ class Reader(State):
         allowed = len(children) // 2  # the most that may not, for half or more to
         misses = 0
         for child in children:
-            if not self.is_field_heading(child.title):
+            if not self.is_field_heading(child.title) or self.contrast_of_rules(child):
                 misses += 1
                 if misses > allowed:
                     return False
         return len(children) - misses >= 1
+
+    def contrast_of_rules(self, section: Section) -> bool:
+        """``### Do`` / ``### Don't`` holding lists of rules: groups of lessons, not one lesson's
+        two sides (those hold an example or a sentence each)."""
+        if not vocabulary.names_contrast(section.title):
+            return False
+        items, _ = lesson_items(self, section.body)
+        return len(items) >= 2
 
     def own_units(
         self, section: Section, body: Sequence[Block], end: int, top: bool, container: bool
