@@ -39,7 +39,7 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     numbers = [n for _, (n, sub) in numbered if not sub]
     if len(levels) != 1 or numbers != list(range(1, len(numbers) + 1)) or len(numbers) < _MIN_SERIES:
         return spans
-    kept = [s for s in spans if _number(s) is not None or _own_fields(state, s)]
+    kept = [s for s in spans if _number(s) is not None or _own_fields(state, s) or _titled_lessons(s)]
     first, last = kept[0].start, kept[-1].end
     for span in spans:
         if span.start < first or span.start >= last or span not in kept:
@@ -53,6 +53,11 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
                 )
             )
     return kept
+
+
+def _titled_lessons(span: Span) -> bool:
+    """An entry in a section titled as lessons (``## Other gotchas``) stays beside the series."""
+    return span.section is not None and vocabulary.names_lessons(span.section)
 
 
 def _own_fields(state: State, span: Span) -> bool:
