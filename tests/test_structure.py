@@ -20,25 +20,19 @@ SERVER = Path(__file__).resolve().parents[1] / "server"
 PACKAGE = SERVER / "gotchas"
 
 PENDING = {
-    "cycles": {"gotchas.blocks", "gotchas.scanner", "gotchas.fields", "gotchas.link"},
-    "size": {"gotchas.edit", "gotchas.reading", "gotchas.record"},
+    "cycles": {"gotchas.fields", "gotchas.link"},
+    "size": {"gotchas.edit", "gotchas.record"},
     "dict_any": {
         "gotchas.initialize",
         "gotchas.endpoint",
-        "gotchas.outline",
-        "gotchas.moved",
     },
 }
-"""Modules other work is changing now: the blocks/scanner and fields/link cycles, the splits
-of edit, reading and record, and the ``dict[str, Any]`` of initialize, endpoint, outline
-and moved."""
+"""Modules other work is changing now: the fields/link cycle, the splits of edit and record,
+and the ``dict[str, Any]`` of initialize and endpoint."""
 
-PENDING_CYCLES = "pending: the blocks<->scanner cycle (reading work) and fields<->link (model work)"
-PENDING_SIZE = "pending: the splits of edit.py and record.py (model work) and reading.py (reading work)"
-PENDING_DICT_ANY = (
-    "pending: dict[str, Any] in initialize.py and endpoint.py (security work), moved.py (model work) "
-    "and outline.py (reading work)"
-)
+PENDING_CYCLES = "pending: the fields<->link cycle (model work)"
+PENDING_SIZE = "pending: the splits of edit.py and record.py (model work)"
+PENDING_DICT_ANY = "pending: dict[str, Any] in initialize.py and endpoint.py (security work)"
 
 MAX_LINES = 700
 MAX_DICT_ANY = 3

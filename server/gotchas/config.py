@@ -125,6 +125,7 @@ def parse_config(text: str, root: Path) -> Config:
     _only(data, set(KEYS), "")
     record = _record(data.get("record", DEFAULT_RECORD))
     entries = _entries(data.get("entries"), data.get("lessons-section"), data.get("checkboxes"))
+    entries = _sections(data.get("sections"), entries)
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
     lint = _lint(_table(data.get("lint", {}), "lint"))
     try:
@@ -215,6 +216,28 @@ def _entries(value: object, section: object = None, checkboxes: object = None) -
     flags = ",no-checkboxes" if checkboxes is False else ""  # reading.NO_CHECKBOXES; not imported:
     # commands that never read the record (check-hold) must not load the reading
     return f"{value or ''}{flags}{'@' + section.strip() if isinstance(section, str) else ''}"
+
+
+SECTION_STYLES = (*ENTRY_STYLES, "auto")
+
+
+def _sections(value: object, entries: str | None) -> str | None:
+    """``[sections]``: a unit per section title (``"What went wrong" = "h3"``), ``"none"`` to
+    leave a section out, ``"auto"`` to read it by detection; the rest of the file is read as
+    ``entries`` says (or detected). Added to the pin string, one ``title<TAB>unit`` line each."""
+    if value is None:
+        return entries
+    table = _table(value, "sections")
+    rows = []
+    for title, unit in table.items():
+        if not title.strip() or len(title) > 200 or any(c in title for c in "\t\n\r@"):
+            raise ConfigError(f"{CONFIG_PATH}: sections: a key must be a section title, got {title!r}")
+        if unit not in SECTION_STYLES:
+            raise ConfigError(
+                f"{CONFIG_PATH}: sections.{title!r} must be one of {', '.join(SECTION_STYLES)}, got {unit!r}"
+            )
+        rows.append(f"\n{title.strip()}\t{unit}")
+    return (entries or "") + "".join(rows) if rows else entries
 
 
 def _record(value: object) -> str:

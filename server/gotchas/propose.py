@@ -169,6 +169,8 @@ def _store(
         if hold_answer is not None and hold_answer.state != "released"
         else f"review the diff, then {surface.apply(final.id)}"
     )
+    if parsed.reading is not None and parsed.reading.notice:  # a guessed reading: look before editing
+        step = f"{parsed.reading.notice}; check the outline first, then {step}"
     return ProposalResult(
         status="proposed",
         proposal_id=final.id,

@@ -99,9 +99,12 @@ class Record:
 
     @property
     def notice(self) -> str | None:
-        """Why nothing is listed, when the file holds no lessons structure; else ``None``."""
-        if self.unread.count or self.reading is None:
+        """Why nothing is listed, when the file holds no lessons structure; else the reading's
+        own notice when it is a guess (``reading.Reading.notice``), or ``None``."""
+        if self.reading is None:
             return None
+        if self.unread.count:
+            return self.reading.notice
         return f"no lessons found: {self.reading.reason}"
 
     @cached_property
