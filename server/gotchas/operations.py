@@ -499,9 +499,10 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         return answer("already-applied", f"{stored.new_id!r} is already in the record; nothing written")
     hold_answer = check_hold(ws, predicate=stored.hold) if stored.hold else None
     if hold_answer is not None and hold_answer.state != "released":
+        ways = f"; {hold_answer.ways_out}" if hold_answer.ways_out else ""
         return answer(
             "refused",
-            f"hold {stored.hold} is {hold_answer.state}: {hold_answer.reason}",
+            f"hold {stored.hold} is {hold_answer.state}: {hold_answer.reason}{ways}",
             hold=hold_answer,
             code=HoldNotReleased.code,
         )

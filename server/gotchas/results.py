@@ -109,6 +109,7 @@ class HoldView(TypedDict):
     state: Literal["held", "released", "unsatisfiable", "unknown"]
     tasks: list[TaskVerdictView]
     checked_at: str
+    release: NotRequired[list[str]]  # what would release it: one way per source, when not released
 
 
 class EditCheckView(TypedDict):
