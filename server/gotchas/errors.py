@@ -96,6 +96,12 @@ class ProposalInvalid(GotchasError):
     code = "proposal-invalid"
 
 
+class ProposalWithdrawn(GotchasError):
+    """An apply of a proposal someone withdrew: it is never applied; propose again for a new one."""
+
+    code = "proposal-withdrawn"
+
+
 class Conflict(GotchasError):
     """The record changed under a proposal in a way that touches the target."""
 

@@ -16,7 +16,6 @@ Every operation takes the workspace and keyword arguments only, and returns a ty
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -201,11 +200,15 @@ def _store(
     hold_answer: HoldAnswer | None,
     check: verification.EditCheck,
 ) -> ProposalResult:
-    final = dataclasses.replace(draft, id=proposal.make_id(draft))
+    from gotchas.withdraw import fresh
+
+    final = fresh(ws, draft)  # a proposal withdrawn before is asked again under a new id
     proposal.save(ws.proposals_dir, final)
-    step = (
+    renews = f"{final.renews} was withdrawn, so this is a new proposal; " if final.renews else ""
+    step = renews + (
         f"review the diff; {surface.apply(final.id)} is refused until the hold "
-        f"{final.hold} is released (now: {hold_answer.state})"
+        f"{final.hold} is released (now: {hold_answer.state}"
+        + (f"; {hold_answer.ways_out})" if hold_answer.ways_out else ")")
         if hold_answer is not None and hold_answer.state != "released"
         else f"review the diff, then {surface.apply(final.id)}"
     )
@@ -422,9 +425,12 @@ def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:
     configured one, and the edit is recomputed from its intent on the current bytes and
     verified before anything is written.
     """
+    from gotchas.withdraw import refuse_withdrawn
+
     stored = proposal.load(ws.proposals_dir, proposal_id)
     path = ws.writable_record(stored.record)
     with ws.lock(path):
+        refuse_withdrawn(ws, stored)  # under the lock: a withdrawal is seen or comes after
         result = _apply_locked(ws, path, stored)
         report = result["verification"]
         event = {

@@ -10,14 +10,22 @@ applies, in creation order, every pending proposal whose hold is released, each 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from gotchas import operations, proposal
+from gotchas import operations, proposal, surface
 from gotchas.errors import GotchasError
 from gotchas.proposal import Proposal
 from gotchas.record import Record
-from gotchas.results import ApplyResult, HoldView, ProposalRefusal, ProposalSummary, ReleasedResult
+from gotchas.results import (
+    ApplyResult,
+    HoldView,
+    ProposalRefusal,
+    ProposalSummary,
+    ReleasedResult,
+    WithdrawalView,
+)
+from gotchas.withdraw import said, withdrawn
 from gotchas.workspace import Workspace
 
 
@@ -52,7 +60,8 @@ def assess(ws: Workspace) -> list[ProposalSummary]:
 def _assess(ws: Workspace, stored: Sequence[Proposal]) -> list[ProposalSummary]:
     records: dict[str, Record | GotchasError] = {}
     holds: dict[str, HoldView] = {}
-    return [_summary(ws, p, _newer(p, stored), records, holds) for p in stored]
+    gone = withdrawn(ws) if stored else {}
+    return [_summary(ws, p, _newer(p, stored), records, holds, gone) for p in stored]
 
 
 def _newer(p: Proposal, stored: Sequence[Proposal]) -> Proposal | None:
@@ -96,6 +105,7 @@ def _summary(
     newer: Proposal | None,
     records: dict[str, Record | GotchasError],
     holds: dict[str, HoldView],
+    gone: Mapping[str, WithdrawalView],
 ) -> ProposalSummary:
     current = _current(ws, p, records)
     summary = ProposalSummary(
@@ -119,6 +129,10 @@ def _summary(
     if operations.is_applied(current, p):
         summary["status"], summary["reason"] = "applied", f"{p.new_id!r} is in the record"
         return summary
+    if p.id in gone:
+        summary["status"], summary["withdrawn"] = "withdrawn", gone[p.id]
+        summary["reason"] = f"withdrawn {said(gone[p.id])}; never applied"
+        return summary
     if newer is not None:
         summary["status"] = "superseded"
         summary["superseded_by"] = newer.id
@@ -136,7 +150,11 @@ def _summary(
     elif hold["state"] == "released":
         summary["reason"] = f"hold {p.hold} is released: ready to apply"
     else:
-        summary["reason"] = f"hold {p.hold} is {hold['state']}"
+        ways = hold.get("release") or []
+        after = f"; to release it: {'; or '.join(ways)}" if ways else ""
+        if hold["state"] == "unsatisfiable":
+            after = f"; it can never be released: {surface.withdraw(p.id)} withdraws it"
+        summary["reason"] = f"hold {p.hold} is {hold['state']}{after}"
     return summary
 
 

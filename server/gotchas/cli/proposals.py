@@ -59,9 +59,7 @@ def add_propose(cmd: argparse.ArgumentParser) -> None:
         help="apply is refused until this hold is released "
         "(default: until the task lands, predicate-<task>-lands)",
     )
-    cmd.add_argument(
-        "--no-hold", action="store_true", help="no hold: the proposal may be applied at once"
-    )
+    cmd.add_argument("--no-hold", action="store_true", help="no hold: the proposal may be applied at once")
     cmd.add_argument(
         "--tasks", action="append", default=[], metavar="TASK", help="new lesson: a task (repeat)"
     )
@@ -251,14 +249,25 @@ def _apply_released(args: argparse.Namespace) -> int:
 
 
 def add_proposals(cmd: argparse.ArgumentParser) -> None:
+    shown = cmd.add_mutually_exclusive_group()
+    shown.add_argument("--all", action="store_true", help="also the withdrawn proposals")
+    shown.add_argument("--pending", action="store_true", help="only the pending proposals")
+    shown.add_argument(
+        "--status",
+        choices=["pending", "applied", "superseded", "conflicting", "withdrawn"],
+        help="only the proposals of this status",
+    )
     json_flag(cmd)
 
 
 def run_proposals(args: argparse.Namespace) -> int:
     from gotchas import operations, proposal
+    from gotchas.holds.prose import answer_lines
+    from gotchas.withdraw import select
 
     ws = workspace(args)
-    found = operations.list_proposals(ws)
+    every = operations.list_proposals(ws)
+    found = select(every, "all" if args.all else "pending" if args.pending else args.status)
     rows: list[tuple[str, ...]] = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
     details: list[str] = []
     for p in found:
@@ -266,14 +275,39 @@ def run_proposals(args: argparse.Namespace) -> int:
         held = f"{p['hold']} ({hold['state']})" if hold else (p["hold"] or "-")
         rows.append((p["proposal_id"], p["status"], p["kind"], p["new_id"], held))
         details.append(f"{p['proposal_id']}: {p['reason']}")
-        for task in hold["tasks"] if hold else []:
-            state, source = task["state"] or "unknown", task["source"] or "-"
-            details.append(f"  {task['task']}: {state} (source: {source})")
-            for item in task["evidence"]:
-                details.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
+        if hold and p["status"] == "pending":
+            details += answer_lines({**hold, "release": []}, "  ")
     count = counted(len(found), "proposal")
-    text = "\n".join([*columns(rows), *details, count]) if found else "no stored proposals"
+    hidden = sum(p["status"] == "withdrawn" for p in every) if not (args.all or args.status) else 0
+    if hidden and not args.pending:
+        count += f" ({counted(hidden, 'withdrawn proposal')} not shown; --all shows them)"
+    if found:
+        text = "\n".join([*columns(rows), *details, count])
+    elif every:
+        which = "pending " if args.pending else f"{args.status} " if args.status else ""
+        text = f"no {which}proposals among {counted(len(every), 'stored proposal')}"
+        text += f" ({counted(hidden, 'withdrawn')}; --all shows them)" if hidden else ""
+    else:
+        text = "no stored proposals"
     emit({"proposals": found}, args.json, text)
     for problem in proposal.unreadable(ws.proposals_dir):
         say(f"left out: {problem}")
+    return 0
+
+
+def add_withdraw(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "proposal_id", metavar="PROPOSAL", help="the proposal id (p-...), as `gotchas proposals` shows"
+    )
+    cmd.add_argument("--why", metavar="TEXT", help="why it is withdrawn, kept in the journal")
+    json_flag(cmd)
+
+
+def run_withdraw(args: argparse.Namespace) -> int:
+    from gotchas.withdraw import said, withdraw
+
+    result = withdraw(workspace(args), proposal_id=args.proposal_id, why=args.why)
+    text = f"{result['status']}: {result['proposal_id']} ({said(result['withdrawn'])})"
+    text += f"\nnext: {result['next_step']}"
+    emit(result, args.json, text)
     return 0
