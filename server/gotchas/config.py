@@ -67,6 +67,14 @@ class TasksConfig:
 
 
 @dataclass(frozen=True)
+class ProposalsConfig:
+    """``[proposals] stale_after_days = 14``: a pending proposal older than this is named at
+    session start, so a forgotten one is applied or withdrawn rather than landing by surprise."""
+
+    stale_after_days: int = 14
+
+
+@dataclass(frozen=True)
 class Config:
     """Settings for one project; ``record`` is relative to the project root as written."""
 
@@ -75,6 +83,7 @@ class Config:
     entries: str | None = None
     hold_settings: HoldsConfig = field(default_factory=HoldsConfig)
     tasks: TasksConfig = field(default_factory=TasksConfig)
+    proposals: ProposalsConfig = field(default_factory=ProposalsConfig)
     holds_problem: str | None = None  # why [holds] was refused; raised only where holds are used
 
     @property
@@ -114,11 +123,21 @@ def parse_config(text: str, root: Path) -> Config:
     record = _record(data.get("record", DEFAULT_RECORD))
     entries = _entries(data.get("entries"), data.get("lessons-section"), data.get("checkboxes"))
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
+    proposals = _proposals(_table(data.get("proposals", {}), "proposals"))
+    problem: str | None = None
     try:
         holds = _holds(data.get("holds", {}))
     except ConfigError as exc:
-        return Config(root=root, record=record, entries=entries, tasks=tasks, holds_problem=exc.message)
-    return Config(root=root, record=record, entries=entries, hold_settings=holds, tasks=tasks)
+        holds, problem = HoldsConfig(), exc.message
+    return Config(
+        root=root,
+        record=record,
+        entries=entries,
+        hold_settings=holds,
+        tasks=tasks,
+        proposals=proposals,
+        holds_problem=problem,
+    )
 
 
 def _holds(value: object) -> HoldsConfig:
@@ -150,6 +169,20 @@ def _tasks(table: dict[str, object]) -> TasksConfig:
             f"{CONFIG_PATH}: tasks.keys lists {len(keys)} prefixes; the limit is {MAX_TASK_KEYS}"
         )
     return TasksConfig(keys=tuple(dict.fromkeys(k.upper() for k in keys)))
+
+
+MAX_STALE_DAYS = 3650
+
+
+def _proposals(table: dict[str, object]) -> ProposalsConfig:
+    _only(table, {"stale_after_days"}, "proposals")
+    days = table.get("stale_after_days", ProposalsConfig.stale_after_days)
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_STALE_DAYS:
+        raise ConfigError(
+            f"{CONFIG_PATH}: proposals.stale_after_days must be a whole number of days, "
+            f"1 to {MAX_STALE_DAYS}"
+        )
+    return ProposalsConfig(stale_after_days=days)
 
 
 ENTRY_STYLES = (

@@ -66,6 +66,12 @@ class UnsupportedEntry(InvalidArgument):
     code = "unsupported-entry"
 
 
+class NeedsPlacement(InvalidArgument):
+    """A new lesson that fits no one section of the record: its place must be given (after)."""
+
+    code = "needs-after"
+
+
 class ForgedStructure(InvalidArgument):
     """Lesson text that would create structure (a heading, a rule, a field line) in the record."""
 

@@ -169,11 +169,17 @@ def propose_lesson(
     record: str | None = None,
 ) -> ProposalResult:
     """Plan a plain new lesson (capture); confirmed lessons must carry a diagnostic. Held until
-    every one of its tasks lands unless another ``hold`` is given or ``no_hold`` says otherwise."""
+    every one of its tasks lands unless another ``hold`` is given or ``no_hold`` says otherwise.
+    Without ``after`` it goes at the end of the section it fits (:mod:`gotchas.placement`)."""
     path, parsed = _load_or_empty(ws, record)
     verification.refuse_conflict_markers(parsed)
-    anchor = parsed.get(after) if after else None
     lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
+    if after:
+        anchor: Entry | None = parsed.get(after)
+    else:  # the end of the section it fits, or NeedsPlacement: never wherever the file ends
+        from gotchas.placement import after as placed
+
+        anchor = placed(parsed, title=lesson.title, body=lesson.body, tasks=lesson.tasks)
     hold = default_hold(hold, lesson.tasks, no_hold=no_hold)
     hold_answer = _hold_preview(ws, hold)
     plan = edit.plan_capture(parsed, lesson, anchor)

@@ -20,13 +20,13 @@ from gotchas.wording import counted
 from gotchas.workspace import Workspace
 
 
-def released(ws: Workspace) -> list[ProposalSummary]:
+def released(ws: Workspace, found: list[ProposalSummary] | None = None) -> list[ProposalSummary]:
     """Pending proposals that were made behind a hold which is now released."""
     from gotchas import pending
 
     return [
         p
-        for p in pending.assess(ws)
+        for p in (pending.assess(ws) if found is None else found)
         if p["status"] == "pending"
         and p["hold"]
         and p["hold_state"]
@@ -57,7 +57,10 @@ def context(ready: list[ProposalSummary]) -> str:
 
 def hook_output(ws: Workspace) -> str:
     """What the hook prints: Claude Code's SessionStart JSON, or nothing."""
-    text = context(released(ws))
+    from gotchas import pending, stale
+
+    found = pending.assess(ws)
+    text = "\n\n".join(t for t in (context(released(ws, found)), stale.note(ws, found)) if t)
     if not text:
         return ""
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})

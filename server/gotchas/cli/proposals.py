@@ -12,6 +12,10 @@ from gotchas.cli.output import columns, emit, say
 from gotchas.errors import InvalidArgument
 from gotchas.wording import counted
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gotchas.results import ApplyResult
+
 _KEYS = (
     "target_id",
     "task",
@@ -216,8 +220,24 @@ def run_apply(args: argparse.Namespace) -> int:
 
         result["commit"] = commit_applied(ws, [result["proposal_id"]])
         text += f"\ncommitted {result['commit']}"
-    emit(result, args.json, text)
+    emit(result, args.json, f"{text}\nnext: {_after_apply(result, committed='commit' in result)}")
     return 0 if result["status"] in ("applied", "already-applied") else EXIT_HELD
+
+
+def _after_apply(result: ApplyResult, *, committed: bool) -> str:
+    """The command a person runs next, after an apply."""
+    pid = result["proposal_id"]
+    if result["status"] == "refused":
+        if result.get("code") == "hold-not-released":
+            return f"once the hold is released, `gotchas apply {pid}` again (`gotchas check-hold` tells)"
+        return f"`gotchas proposals` shows why; propose again, or `gotchas withdraw {pid}`"
+    report = result["verification"]
+    if report is not None and not report["ok"]:
+        return "`gotchas verify` lists the problems to fix"
+    if committed or result["status"] == "already-applied":
+        return "`gotchas verify`"
+    files = f"{result['record']} .claude/gotchas/journal.jsonl .claude/gotchas/proposals/{pid}.json"
+    return f"`gotchas verify`, then `git add {files} && git commit` (or apply with --commit)"
 
 
 def _apply_released(args: argparse.Namespace) -> int:
