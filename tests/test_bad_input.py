@@ -18,7 +18,7 @@ from gotchas import edit, errors, operations
 from gotchas import record as record_model
 from gotchas.workspace import Workspace
 from support.clients import gotchas as cli
-from support.project import RECORD, TARGET
+from support.project import LAST, RECORD, TARGET
 from support.project import SCENARIO as FIXTURE
 
 DUPLICATE_IDS = """# Gotchas
@@ -216,12 +216,22 @@ def test_a_confirmed_capture_needs_a_diagnostic(project: Path) -> None:
         project,
         errors.InvalidArgument,
         lambda: operations.propose_lesson(
-            Workspace(project), title="Confirmed thing", body="Body.", tasks=["#700"], root_cause="confirmed"
+            Workspace(project),
+            title="Confirmed thing",
+            body="Body.",
+            tasks=["#700"],
+            root_cause="confirmed",
+            after=LAST,
         ),
     )
     assert code == "invalid-argument"
     suspected = operations.propose_lesson(
-        Workspace(project), title="Suspected thing", body="Body.", tasks=["#700"], root_cause="suspected"
+        Workspace(project),
+        title="Suspected thing",
+        body="Body.",
+        tasks=["#700"],
+        root_cause="suspected",
+        after=LAST,
     )
     assert suspected["status"] == "proposed"
 

@@ -17,6 +17,7 @@ import pytest
 
 from gotchas import initialize
 from support.clients import RECORD_PATH, git, git_env, gotchas, make_scenario_repo, run_gotchas
+from support.project import LAST
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -162,6 +163,7 @@ def test_a_custom_merge_driver_is_kept_and_reported(root: Path) -> None:
 def capture(root: Path, task: str, title: str) -> None:
     args = ["propose", "--no-hold", "--json", "--title", title, "--body", f"What {task} showed."]
     args += ["--tasks", task]
+    args += ["--after", LAST]  # at the end of the file: what the merge is about
     proposed = json.loads(run_gotchas(root, *args, "--root-cause", "suspected").stdout)
     run_gotchas(root, "apply", proposed["proposal_id"])
     git(root, "add", "-A")

@@ -19,7 +19,7 @@ from gotchas.errors import NeedsPlacement
 from gotchas.record import Entry, Record
 
 MIN_WORDS = 2  # shared words a section needs to be chosen on words alone
-_WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
+_WORD = re.compile(r"[^\W_]{3,}|\b[A-Z]{2}\b")  # a word, or two capitals (CI, OS, DB)
 _COMMON = frozenset(
     "the and for with from that this when into over then than not but are was were has have had "
     "its their they them use used using all any can may one two new old does did don't only "

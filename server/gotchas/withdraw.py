@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gotchas import journal, proposal, surface
-from gotchas.errors import InvalidArgument, ProposalWithdrawn, shown
+from gotchas.errors import GotchasError, InvalidArgument, ProposalWithdrawn, shown
 from gotchas.proposal import Proposal
 from gotchas.results import ProposalSummary, WithdrawalView, WithdrawResult
 from gotchas.workspace import Workspace
@@ -48,8 +48,13 @@ def withdrawals(events: Sequence[Mapping[str, Any]]) -> dict[str, WithdrawalView
 
 
 def withdrawn(ws: Workspace) -> dict[str, WithdrawalView]:
-    """The withdrawn proposals of this workspace, read from its journal."""
-    return withdrawals(journal.read(ws.journal_path))
+    """The withdrawn proposals of this workspace, read from its journal. A journal that cannot
+    be read (a symlink, a special file) records none: it is refused where it is written, and
+    whoever could make it unreadable could as well delete the line."""
+    try:
+        return withdrawals(journal.read(ws.journal_path))
+    except (GotchasError, OSError):
+        return {}
 
 
 def refuse_withdrawn(ws: Workspace, stored: Proposal) -> None:

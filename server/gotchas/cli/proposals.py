@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -236,7 +237,8 @@ def _after_apply(result: ApplyResult, *, committed: bool) -> str:
         return "`gotchas verify` lists the problems to fix"
     if committed or result["status"] == "already-applied":
         return "`gotchas verify`"
-    files = f"{result['record']} .claude/gotchas/journal.jsonl .claude/gotchas/proposals/{pid}.json"
+    record = shlex.quote(result["record"])
+    files = f"{record} .claude/gotchas/journal.jsonl .claude/gotchas/proposals/{pid}.json"
     return f"`gotchas verify`, then `git add {files} && git commit` (or apply with --commit)"
 
 
