@@ -168,6 +168,13 @@ def test_every_command_runs_from_the_core_wheel_alone(builds: Builds, tmp_path: 
     assert [p["proposal_id"] for p in listed] == [proposed["proposal_id"]]
     applied = json.loads(gotchas("apply", proposed["proposal_id"], "--json").stdout)
     assert applied["status"] == "applied", applied
+    spare = gotchas(
+        "propose",
+        *("--title", "Pin the tokenizer", "--body", "Pin it.", "--tasks", "#7", "--root-cause", "suspected"),
+        *("--after", target, "--json"),
+    )
+    withdrawn = json.loads(gotchas("withdraw", json.loads(spare.stdout)["proposal_id"], "--json").stdout)
+    assert withdrawn["status"] == "withdrawn", withdrawn
     assert len(json.loads(gotchas("history", "#664", "--json").stdout)["entries"]) == 2
     assert "ok" in gotchas("verify").stdout
     assert "ok" in gotchas("lint").stdout
