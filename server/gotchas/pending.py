@@ -122,16 +122,16 @@ def _summary(
         reason="",
         hold_state=None,
     )
+    if p.id in gone:
+        summary["status"], summary["withdrawn"] = "withdrawn", gone[p.id]
+        summary["reason"] = f"withdrawn {said(gone[p.id])}; never applied"
+        return summary
     if isinstance(current, GotchasError):
         summary["status"], summary["reason"] = "conflicting", f"the record cannot be read: {current}"
         summary["code"] = current.code
         return summary
     if operations.is_applied(current, p):
         summary["status"], summary["reason"] = "applied", f"{p.new_id!r} is in the record"
-        return summary
-    if p.id in gone:
-        summary["status"], summary["withdrawn"] = "withdrawn", gone[p.id]
-        summary["reason"] = f"withdrawn {said(gone[p.id])}; never applied"
         return summary
     if newer is not None:
         summary["status"] = "superseded"
