@@ -93,15 +93,14 @@ def test_a_lesson_sharing_nothing_is_refused_asking_for_after(root: Path) -> Non
 
 def test_the_choice_is_pure_and_one_section_needs_no_choice() -> None:
     parsed = record.parse(SCENARIO.read_bytes())
-    assert (
-        placement.after(parsed, title="x", body="y", tasks=["#601"]).id
-        == "max-model-len-silently-drifts-from-the"
-    )
+    chosen = placement.after(parsed, title="x", body="y", tasks=["#601"])
+    assert chosen is not None and chosen.id == "max-model-len-silently-drifts-from-the"
     with pytest.raises(errors.NeedsPlacement):
         placement.after(parsed, title="Nothing here", body="at all", tasks=["#1"])
     # a tie on tasks is no choice either
     with pytest.raises(errors.NeedsPlacement):
         placement.after(parsed, title="x", body="y", tasks=["#601", "#547"])
     flat = record.parse(b"# G\n\n## One\n\ntasks: #1\n\nA.\n\n## Two\n\ntasks: #2\n\nB.\n")
-    assert placement.after(flat, title="Other", body="c", tasks=["#3"]).id == "two"
+    last = placement.after(flat, title="Other", body="c", tasks=["#3"])
+    assert last is not None and last.id == "two"
     assert placement.after(record.parse(b""), title="First", body="a", tasks=["#1"]) is None

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +21,7 @@ from support.clients import (
     CORRECTION_TITLE,
     RECORD_PATH,
     gotchas,
+    gotchas_exe,
     isolated_env,
     land_task,
     make_scenario_repo,
@@ -40,10 +43,22 @@ def root(tmp_path: Path) -> Path:
     return repo
 
 
-def check(root: Path, what: str, **env: str) -> tuple[int, dict[str, object], str]:
+def check(root: Path, what: str, **env: str) -> tuple[int, dict[str, Any], str]:
     """check-hold as JSON and as text: the exit code, the answer and the text."""
-    as_json = gotchas(root, "check-hold", what, "--json", **env)
-    text = gotchas(root, "check-hold", what, **env)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [gotchas_exe(), *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=isolated_env(root.parent / "home", **env),
+            check=False,
+        )
+
+    as_json = run("check-hold", what, "--json")
+    text = run("check-hold", what)
     assert as_json.returncode == text.returncode, (as_json.stderr, text.stderr)
     return text.returncode, json.loads(as_json.stdout), text.stdout
 
