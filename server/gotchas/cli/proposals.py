@@ -71,7 +71,12 @@ def add_propose(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--root-cause", choices=["confirmed", "suspected"], help="new lesson: how sure the cause is"
     )
-    cmd.add_argument("--after", metavar="ID", help="new lesson: the entry to place it after")
+    cmd.add_argument(
+        "--after",
+        metavar="ID",
+        help="new lesson: the entry to place it after (default: the end of the section whose "
+        "lessons share its tasks or words; refused when none does)",
+    )
     json_flag(cmd)
 
 
