@@ -61,10 +61,11 @@ class _Lazy:
 
 
 if TYPE_CHECKING:
-    from gotchas import operations
+    from gotchas import operations, pending
     from gotchas import query as listing
 else:
     operations = _Lazy("gotchas.operations")
+    pending = _Lazy("gotchas.pending")
     listing = _Lazy("gotchas.query")
 
 
@@ -322,7 +323,7 @@ def _proposing_tools(mcp: MCPServer, ws: Workspace) -> None:
         Default: all but withdrawn. Pending and released: ready for apply_supersede."""
         from gotchas.withdraw import select
 
-        return {"proposals": await _run(lambda: select(operations.list_proposals(ws), status))}
+        return {"proposals": await _run(lambda: select(pending.assess(ws), status))}
 
     @mcp.tool(title="Withdraw a proposal", annotations=WRITES_PROPOSAL)
     async def withdraw_proposal(proposal_id: str, why: str = "") -> results.WithdrawResult:

@@ -125,12 +125,12 @@ def _why(why: str | None) -> str | None:
 
 
 def _refuse_applied(ws: Workspace, stored: Proposal) -> None:
-    from gotchas import operations
+    from gotchas.replay import is_applied
 
     path = ws.writable_record(stored.record)
     if not path.exists() and not path.is_symlink():
         return
-    if operations.is_applied(ws.load(path), stored):
+    if is_applied(ws.load(path), stored=stored):
         raise InvalidArgument(
             f"proposal {stored.id} is already applied: {stored.new_id!r} is in the record, so there "
             "is nothing to withdraw; correct the entry with a new proposal instead"

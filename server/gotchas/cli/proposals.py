@@ -288,12 +288,12 @@ def add_proposals(cmd: argparse.ArgumentParser) -> None:
 
 
 def run_proposals(args: argparse.Namespace) -> int:
-    from gotchas import operations, proposal
+    from gotchas import pending, proposal
     from gotchas.holds.prose import answer_lines
     from gotchas.withdraw import select
 
     ws = workspace(args)
-    every = operations.list_proposals(ws)
+    every = pending.assess(ws)
     found = select(every, "all" if args.all else "pending" if args.pending else args.status)
     rows: list[tuple[str, ...]] = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
     details: list[str] = []
