@@ -51,11 +51,12 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     assert "merge.gotchas" not in git(root, "config", "--local", "--list")
 
     done = run_gotchas(root, "init")
-    assert done.stdout.count("\n") == len(planned) and "changed .mcp.json" in done.stdout
+    assert done.stdout.count("\n") == len(planned) + 1 and "changed .mcp.json" in done.stdout
+    assert done.stdout.splitlines()[-1] == initialize.NEXT
     assert (root / ".claude/rules/gotchas.md").read_text("utf-8").startswith("# Gotchas")
-    assert json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]["args"] == [
-        "gotchas-mcp"
-    ]
+    server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
+    assert server in (initialize.SERVER, initialize.installed_server())
+    assert initialize.answers(server, root) is None, "the server written answers an MCP initialize"
     settings = json.loads((root / ".claude/settings.json").read_text("utf-8"))
     assert "mcp__gotchas__history" in settings["permissions"]["allow"]
     assert "mcp__gotchas__apply_supersede" not in settings["permissions"]["allow"]
@@ -66,14 +67,14 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     assert ".claude/gotchas/journal.jsonl merge=union" in attributes
     driver = git(root, "config", "merge.gotchas.driver").strip()
     python, args = shlex.split(driver)[0], shlex.split(driver)[1:]
-    assert driver.startswith("'") and args == ["-m", "gotchas", "merge-record", "%O", "%A", "%B", "%P"]
+    assert driver.startswith("'") and args == ["-m", "gotchas", "merge-record", "--", "%O", "%A", "%B", "%P"]
     assert Path(python).is_absolute() and Path(python).samefile(sys.executable)
     assert git(root, "check-attr", "merge", ".claude/rules/gotchas.md").strip().endswith("merge: gotchas")
     assert run_gotchas(root, "verify").returncode == 0
 
     before = tree(root)
     again = run_gotchas(root, "init")
-    assert again.stdout.strip() == "nothing to change: already set up"
+    assert again.stdout.splitlines() == ["nothing to change: already set up", initialize.NEXT]
     assert tree(root) == before
 
 
@@ -138,7 +139,7 @@ def test_the_attributes_line_names_exactly_a_record_with_spaces_or_specials(root
     # the name's glob characters are literal: a file the glob would match is not the record
     if "*" in name:
         assert attribute(name.replace("*", "X*Y")) == "unspecified"
-    assert run_gotchas(root, "init").stdout.strip() == "nothing to change: already set up"
+    assert run_gotchas(root, "init").stdout.splitlines()[0] == "nothing to change: already set up"
 
 
 def test_a_quoted_path_is_c_style_and_a_plain_one_is_left_plain() -> None:
@@ -160,7 +161,17 @@ def test_a_custom_merge_driver_is_kept_and_reported(root: Path) -> None:
 
 
 def capture(root: Path, task: str, title: str) -> None:
-    args = ["propose", "--json", "--title", title, "--body", f"What {task} showed.", "--tasks", task]
+    args = [
+        "propose",
+        "--json",
+        "--no-hold",
+        "--title",
+        title,
+        "--body",
+        f"What {task} showed.",
+        "--tasks",
+        task,
+    ]
     proposed = json.loads(run_gotchas(root, *args, "--root-cause", "suspected").stdout)
     run_gotchas(root, "apply", proposed["proposal_id"])
     git(root, "add", "-A")

@@ -439,9 +439,11 @@ def _merge_record(args: argparse.Namespace) -> int:
     except GotchasError as exc:
         _say(f"{exc.message}; reading the record unpinned")
         read = merge.read_guessed
-    status, line = merge.run(
-        Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours, read
-    )
+    paths = args.paths[1:] if args.paths[:1] == ["--"] else args.paths  # all paths, even "-h"
+    if len(paths) not in (3, 4):
+        _say("merge-record takes %O %A %B [%P]: the base, ours (merged into), theirs, the path")
+        return 2
+    status, line = merge.run(Path(paths[0]), Path(paths[1]), Path(paths[2]), (paths + paths[1:2])[3], read)
     _say(line)
     return status
 
@@ -454,6 +456,7 @@ def _init(args: argparse.Namespace) -> int:
     lines = [f"{'kept' if c.kept else verb} {c.target}: {c.what}" for c in changes]
     if all(c.kept for c in changes):
         lines.append("nothing to change: already set up")
+    lines.append(initialize.NEXT)
     view = {
         "dry_run": args.dry_run,
         "changes": [{"target": c.target, "what": c.what, "kept": c.kept} for c in changes],
@@ -703,9 +706,7 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         help="apply is refused until this hold is released "
         "(default: until the task lands, predicate-<task>-lands)",
     )
-    cmd.add_argument(
-        "--no-hold", action="store_true", help="no hold: the proposal may be applied at once"
-    )
+    cmd.add_argument("--no-hold", action="store_true", help="no hold: the proposal may be applied at once")
     cmd.add_argument(
         "--tasks", action="append", default=[], metavar="TASK", help="new lesson: a task (repeat)"
     )
@@ -725,10 +726,12 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         _merge_record,
         "git merge driver for the record: keeps both sides' corrections (exit 1 on conflict)",
     )
-    cmd.add_argument("base", help="%%O: the common ancestor's version")
-    cmd.add_argument("ours", help="%%A: our version; the merge is written here")
-    cmd.add_argument("theirs", help="%%B: their version")
-    cmd.add_argument("path", nargs="?", help="%%P: the record's path, for messages")
+    cmd.add_argument(
+        "paths",
+        nargs=argparse.REMAINDER,
+        help="-- %%O %%A %%B %%P: base, ours (the merge is written here), theirs, the record's path; "
+        "every one a path, whatever it starts with",
+    )
 
     cmd = command(
         "init",

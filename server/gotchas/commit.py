@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gotchas.errors import CommitFailed, GotchasError, RecordUncommitted, UnsafePath
+from gotchas import confine
+from gotchas.errors import CommitFailed, GotchasError, RecordUncommitted
 from gotchas.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -163,28 +163,11 @@ def refuse_link(ws: Workspace, path: Path) -> None:
     the path itself a regular file (or absent, as a journal not yet written is).
 
     A committed symlink in place of the journal (``journal.jsonl -> ../../.env``) would make
-    ``--commit`` stage the file it points to; the path is checked as written, never resolved.
+    ``--commit`` stage the file it points to; the path is checked as written, never resolved
+    (:func:`gotchas.confine.fixed`).
     """
     name = ws.name(path) if path.is_absolute() else path.as_posix()
-    here = ws.root
-    parts = name.split("/")
-    for depth, part in enumerate(parts):
-        here = here / part
-        try:
-            info = os.lstat(here)
-        except FileNotFoundError:
-            return
-        last = depth == len(parts) - 1
-        if stat.S_ISLNK(info.st_mode):
-            raise UnsafePath(
-                f"{'/'.join(parts[: depth + 1])} is a symbolic link; --commit stages only regular "
-                "files reached without one; nothing was written"
-            )
-        if not (stat.S_ISREG(info.st_mode) if last else stat.S_ISDIR(info.st_mode)):
-            raise UnsafePath(
-                f"{'/'.join(parts[: depth + 1])} is not a regular "
-                f"{'file' if last else 'folder'}; --commit stages only regular files; nothing was written"
-            )
+    confine.fixed(ws.root, name, doing="--commit stages")
 
 
 def commit(ws: Workspace, paths: Sequence[Path], text: str) -> str:
