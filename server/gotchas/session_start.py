@@ -20,14 +20,23 @@ from gotchas.results import ProposalSummary
 from gotchas.wording import counted
 from gotchas.workspace import Workspace
 
+MAX_HOLDS = 20
+"""Holds evaluated per session start: the newest proposals' holds, so a repository storing
+hundreds of proposals cannot make the hook send hundreds of tracker requests."""
 
-def released(ws: Workspace) -> list[ProposalSummary]:
-    """Pending proposals that were made behind a hold which is now released."""
+
+def released(ws: Workspace, *, max_holds: int = MAX_HOLDS) -> list[ProposalSummary]:
+    """Pending proposals that were made behind a hold which is now released; only the
+    ``max_holds`` newest holds are evaluated."""
     from gotchas import pending
 
+    newest: list[str] = []
+    for stored in reversed(pending.ordered(ws)):
+        if stored.hold and stored.hold not in newest and len(newest) < max_holds:
+            newest.append(stored.hold)
     return [
         p
-        for p in pending.assess(ws)
+        for p in pending.assess(ws, only=lambda q: q.hold in newest)
         if p["status"] == "pending"
         and p["hold"]
         and p["hold_state"]

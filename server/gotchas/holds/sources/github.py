@@ -4,6 +4,10 @@
 a pull request is then read from ``/pulls/{n}`` for ``merged_at``. Every way the call
 can fail — 404, 401, rate limits, a dropped connection, a timeout, a body that is not
 the documented JSON — becomes a :class:`SourceFailed` that says what to do next.
+
+Only the project's own repository is asked (``[holds.github] repo``, else the origin
+remote): a task naming another ``owner/repo`` is answered unknown without a request, so
+stored proposals cannot aim the user's token at repositories of their choosing.
 """
 
 from __future__ import annotations
@@ -70,7 +74,11 @@ class GitHubSource:
         if match is None:
             note: Evidence = {"source": "github", "note": f"{task} is not a GitHub issue reference"}
             return Observation("github", None, [note], utc_now())
-        repo = match["repo"] or self._default_repo()
+        repo = self._default_repo()
+        if match["repo"] and match["repo"].lower() != repo.lower():
+            why = f"{task} is not a task of this repository ({repo}); not asked"
+            note = {"source": "github", "note": why}
+            return Observation("github", None, [note], utc_now())
         number = int(match["number"])
         issue = self._get(f"/repos/{repo}/issues/{number}", f"{repo}#{number}")
         if "pull_request" in issue:
