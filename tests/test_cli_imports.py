@@ -94,9 +94,6 @@ def test_read_only_commands_load_neither_markdown_it_nor_the_edit_machinery(
 
 
 LISTING_NEEDS_NONE = (
-    "dataclasses",  # loads inspect, ast, dis and tokenize; gotchas.values builds the same classes
-    "inspect",
-    "typing",  # the annotations are for the checker: gotchas.values stands in for NamedTuple
     "typing_extensions",
     "gotchas.results",  # the output shapes are for the checker and the server's schemas
     "gotchas.verification",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from gotchas.cli import _parser
+from gotchas.cli.parser import build as _parser
 from gotchas.server import build
 from gotchas.workspace import Workspace
 from support.clients import HOLD, git, land_task, make_scenario_repo, run_gotchas

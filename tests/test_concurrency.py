@@ -107,6 +107,7 @@ def test_eight_cli_applies_of_independent_captures_all_land(root: Path) -> None:
             cli(
                 root,
                 "propose",
+                "--no-hold",
                 "--title",
                 f"Captured note on {SUBJECTS[n - 1]}",
                 "--body",
@@ -189,6 +190,7 @@ def supersede(ws: Workspace, target: str, n: int, title: str | None = None) -> A
     # title variety, and that is not what these tests are about (see test_corpus_supersede).
     return operations.propose_supersede(
         ws,
+        no_hold=True,
         target_id=target,
         task=f"#{900 + n}",
         title=title or f"What really broke {SUBJECTS[n - 1]}",

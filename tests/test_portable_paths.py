@@ -384,6 +384,7 @@ def _supersede(root: Path, run: Callable[..., subprocess.CompletedProcess[str]])
     proposed = run(
         root,
         "propose",
+        "--no-hold",
         "--target-id",
         "a-single-large-llm-generate-deadlocks-the-v1",
         "--task",

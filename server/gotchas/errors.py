@@ -72,6 +72,13 @@ class ForgedStructure(InvalidArgument):
     code = "forged-structure"
 
 
+class NeedsServerStack(GotchasError):
+    """A command that runs the MCP server (``serve``, ``demo``) in an install without its stack:
+    the core distribution is the CLI and linter alone."""
+
+    code = "needs-gotchas-mcp"
+
+
 class ConflictMarkers(GotchasError):
     """The record holds git conflict markers: a merge was left unresolved. Nothing is
     proposed or applied on it until the merge is resolved."""

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gc
 import hashlib
 import os
 import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gotchas import locking, surface
 from gotchas.errors import (
@@ -31,18 +32,10 @@ from gotchas.errors import (
     UnsafePath,
 )
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass, field
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass, field
-
 if TYPE_CHECKING:
     from gotchas.config import Config
     from gotchas.record import Record
 
-_FROZEN_SIZE = 1 << 20
-"""Records from this size on are frozen out of the cyclic collector once parsed."""
 _PARSE_CACHE_SIZE = 4
 
 # Where things live, relative to the project root: the settings, the record by default,
@@ -320,8 +313,6 @@ class Workspace:
         Parsing is a pure function of the bytes, so a proposal's planned result, parsed and
         verified at propose time, need not be parsed again when apply reads those bytes back.
         ``near`` is the parse ``data`` was edited from: only what the edit touched is read again.
-        A large record's objects are long-lived and hold no cycles: they are moved out of the
-        collector's sight, so later calls do not walk them again (refcounting still frees them).
         """
         from gotchas.record import parse
 
@@ -335,8 +326,6 @@ class Workspace:
                 data, self.entry_style, task_keys=self.task_keys, near=near, reuse=not self.one_shot
             )
             found.__dict__["sha256"] = key  # hashed once: the record's digest is this key
-            if len(data) >= _FROZEN_SIZE:
-                gc.freeze()
             self._parsed[key] = found
             while len(self._parsed) > _PARSE_CACHE_SIZE:
                 self._parsed.pop(next(iter(self._parsed)))

@@ -42,6 +42,7 @@ def supersede(
 ) -> Any:
     return operations.propose_supersede(
         Workspace(root),
+        no_hold=True,
         target_id=TARGET,
         task=task,
         title=title,
@@ -53,6 +54,7 @@ def supersede(
 def capture(root: Path, after: str, n: int) -> Any:
     return operations.propose_lesson(
         Workspace(root),
+        no_hold=True,
         title=f"Captured lesson number {n}",
         body=f"What happened in run {n}, and what to do.",
         tasks=[f"#9{n:02d}"],
@@ -165,6 +167,7 @@ def test_a_record_argument_may_not_name_a_file_the_project_runs(project: Path, r
     with pytest.raises(errors.UnsafePath):
         operations.propose_lesson(
             Workspace(project),
+            no_hold=True,
             title="A lesson",
             body="text",
             tasks=["#1"],
@@ -182,6 +185,7 @@ def test_a_configured_record_inside_git_is_refused(project: Path) -> None:
     with pytest.raises(errors.UnsafePath):
         operations.propose_lesson(
             Workspace.discover(root=str(project), environ={}),
+            no_hold=True,
             title="A lesson",
             body="text",
             tasks=["#1"],
@@ -567,6 +571,7 @@ def test_a_fifo_as_record_is_refused_without_hanging(project: Path) -> None:
         try:
             operations.propose_lesson(
                 Workspace(project),
+                no_hold=True,
                 title="A lesson",
                 body="text",
                 tasks=["#1"],
