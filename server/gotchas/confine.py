@@ -56,3 +56,50 @@ def fixed(root: Path, name: str, *, doing: str = "gotchas writes") -> Path:
                 f"{doing} only regular files; nothing was written"
             )
     return root / checked
+
+
+CLAUDE_OWN = ("commands", "agents", "skills", "hooks", "output-styles", "plugins")
+"""Folders of ``.claude/`` whose files are Claude Code's own instructions and programs."""
+LESSONS_DIR = ".claude/rules"
+STATE = ".claude/gotchas"
+MARKDOWN = (".md", ".markdown")
+
+
+def check_record(root: Path, given: str | None, path: Path, configured: Path) -> None:
+    """``UnsafePath`` unless ``path`` (``given``, resolved inside ``root``) may be read or
+    written as a record.
+
+    No record, configured or given, lies in ``.git/``, in the state folder, or among Claude
+    Code's own commands, agents, skills, hooks or settings (checked as written and as
+    resolved). A ``record`` argument of a tool or a stored proposal names the configured
+    record (``configured``) or another Markdown lessons file in ``.claude/rules/``; never
+    an arbitrary file, so a read-only tool cannot read ``.git/config`` and a write cannot
+    land in ``.claude/commands/deploy.md``.
+    """
+    name = path.relative_to(root).as_posix()
+    written = os.path.normpath(given).replace(os.sep, "/") if given else name
+    for shown in dict.fromkeys((name, written)):
+        why = _forbidden(shown)
+        if why:
+            raise UnsafePath(f"{shown!r} cannot be a lessons file: {why}; nothing was read or written")
+    if given is None or path == configured:
+        return
+    if not (name.startswith(f"{LESSONS_DIR}/") and name.lower().endswith(MARKDOWN)):
+        raise UnsafePath(
+            f"{written!r} is not the project's lessons file ({configured.relative_to(root).as_posix()}): "
+            f"a record argument names the configured record or a Markdown file in {LESSONS_DIR}/; "
+            "set `record` in .claude/gotchas.toml or pass --record to choose another"
+        )
+
+
+def _forbidden(name: str) -> str | None:
+    parts = [p.lower() for p in name.split("/")]
+    if GIT_DIR in parts:
+        return f"it is inside {GIT_DIR}/"
+    if f"{name}/".startswith(f"{STATE}/"):
+        return f"it is gotchas' own state ({STATE}/)"
+    if parts[0] == ".claude" and len(parts) > 1 and parts[1] in CLAUDE_OWN:
+        return f"it is one of Claude Code's own {parts[1]}"
+    if parts[0] == ".claude" and len(parts) == 2 and parts[1].startswith("settings"):
+        return "it is Claude Code's settings"
+    return None
