@@ -194,3 +194,23 @@ def test_the_configured_driver_merges_with_no_gotchas_on_path(tmp_path: Path) ->
     text = (a / RECORD_PATH).read_text("utf-8")
     assert "Warm caches hide" in text and "CI runners reuse" in text and "<<<<<<<" not in text
     assert run_gotchas(a, "verify").returncode == 0
+
+
+@pytest.mark.parametrize("answers", [False, True])
+def test_the_server_is_the_published_one_only_when_uvx_starts_it(root: Path, answers: bool) -> None:
+    """A ``uvx`` that cannot resolve ``gotchas-mcp`` leaves this installation's command in
+    ``.mcp.json``; one that answers the MCP initialize is written as the README adds it."""
+    bin_dir = root.parent / "bin"
+    bin_dir.mkdir()
+    reply = '{"jsonrpc": "2.0", "id": 1, "result": {"serverInfo": {"name": "gotchas"}}}'
+    body = (
+        f"echo '{reply}'"
+        if answers
+        else "echo 'error: gotchas-mcp was not found in the registry' >&2; exit 2"
+    )
+    (bin_dir / "uvx").write_text(f"#!/bin/sh\ncat >/dev/null\n{body}\n", "utf-8")
+    (bin_dir / "uvx").chmod(0o755)
+    done = gotchas(root, "init", PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert done.returncode == 0, done.stderr
+    server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
+    assert server == (initialize.SERVER if answers else initialize.installed_server())
