@@ -148,7 +148,7 @@ def test_eight_cli_applies_of_independent_captures_all_land(root: Path) -> None:
         assert before[entry.start : entry.end] in after
 
     events = journal.read(root / ".claude" / "gotchas" / "journal.jsonl")
-    assert sorted(e["status"] for e in events) == ["applied"] * N
+    assert sorted(str(e["status"]) for e in events) == ["applied"] * N
     # applying all of them again writes nothing
     again = [finish(cli(root, "apply", p["proposal_id"], "--json")) for p in proposals[:2]]
     assert [r["status"] for _, r, _ in again] == ["already-applied"] * 2

@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gotchas import json_text, limits
-from gotchas.workspace import append_jsonl
+from gotchas.confined import append_jsonl
 
 if TYPE_CHECKING:
     from gotchas.proposal import Proposal
@@ -49,14 +49,14 @@ def append(path: Path, event: Mapping[str, object]) -> None:
     append_jsonl(path, event, sort_keys=True)
 
 
-def read(path: Path) -> list[dict[str, Any]]:
+def read(path: Path) -> list[dict[str, object]]:
     """Every readable event, in order; a line that is not a JSON object is skipped."""
     try:
         raw = limits.read_state(path, limits.MAX_JOURNAL_BYTES, "the journal")
         text = raw.decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
-    events = []
+    events: list[dict[str, object]] = []
     for line in text.splitlines():
         try:
             event = json_text.loads(line)

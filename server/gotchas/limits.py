@@ -53,10 +53,10 @@ def read_fd(fd: int, limit: int, what: str) -> bytes:
 
 
 def read_state(path: Path, limit: int, what: str) -> bytes:
-    """A state file read as :func:`gotchas.workspace.read_confined` reads it, bounded."""
-    from gotchas.workspace import _split, open_beneath
+    """A state file read as :func:`gotchas.confined.read_confined` reads it, bounded."""
+    from gotchas.confined import open_beneath, split_base
 
-    base, parts = _split(None, path)
+    base, parts = split_base(None, path)
     fd = open_beneath(base, "/".join(parts), os.O_RDONLY)
     try:
         return read_fd(fd, limit, what)

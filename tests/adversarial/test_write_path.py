@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from gotchas import errors, journal, operations, proposal, verification, workspace
+from gotchas import atomic, errors, journal, layout, operations, proposal, verification, workspace
 from gotchas.edit import Insertion, apply_insertions
 from gotchas.workspace import Workspace
 from support.project import RECORD, TARGET, git_init
@@ -361,7 +361,7 @@ def _write_after_the_compare(
     """Append ``lines[i]`` to the record right after the i-th compare, before its rename: the
     instant an editor or a script appending by path hits the old file. With ``then_new``, the
     compare after the first one is preceded by an append to the new file (already renamed)."""
-    real = workspace._unchanged
+    real = atomic._unchanged
     calls: list[int] = []
 
     def compare_then_write(folder: int, leaf: str, shown: str, expect: workspace.Snapshot) -> int | None:
@@ -375,7 +375,7 @@ def _write_after_the_compare(
                 out.write(lines[len(calls) - 1])
         return held
 
-    monkeypatch.setattr(workspace, "_unchanged", compare_then_write)
+    monkeypatch.setattr(atomic, "_unchanged", compare_then_write)
     return calls
 
 
@@ -439,7 +439,7 @@ def test_a_change_between_the_read_and_the_rename_is_rebased_not_overwritten(
 ) -> None:
     made = capture(project, ENTRIES[0], 3)
     path = project / RECORD
-    real = workspace._write_and_rename
+    real = atomic._write_and_rename
     calls: list[int] = []
 
     def edit_then_write(*args: Any) -> tuple[workspace.Snapshot, int | None]:
@@ -449,7 +449,7 @@ def test_a_change_between_the_read_and_the_rename_is_rebased_not_overwritten(
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(workspace, "_write_and_rename", edit_then_write)
+    monkeypatch.setattr(atomic, "_write_and_rename", edit_then_write)
     result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
     assert result["status"] == "applied"
     assert result["rebased"]
@@ -629,11 +629,11 @@ def test_orphaned_temp_files_are_cleaned_and_ignored_by_git(project: Path) -> No
     made = supersede(project)
     temp = state(project) / "tmp"
     temp.mkdir(parents=True, exist_ok=True)
-    old = temp / f".gotchas.md{workspace.TEMP_MARK}999-dead.tmp"
-    fresh = temp / f".gotchas.md{workspace.TEMP_MARK}998-live.tmp"
+    old = temp / f".gotchas.md{layout.TEMP_MARK}999-dead.tmp"
+    fresh = temp / f".gotchas.md{layout.TEMP_MARK}998-live.tmp"
     bait = project / "keep.txt"
     bait.write_text("keep")
-    link = temp / f".x{workspace.TEMP_MARK}1-link.tmp"
+    link = temp / f".x{layout.TEMP_MARK}1-link.tmp"
     for path in (old, fresh):
         path.write_bytes(b"half a record")
     link.symlink_to(bait)

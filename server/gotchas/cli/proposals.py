@@ -263,10 +263,10 @@ def add_proposals(cmd: argparse.ArgumentParser) -> None:
 
 
 def run_proposals(args: argparse.Namespace) -> int:
-    from gotchas import operations, proposal
+    from gotchas import pending, proposal
 
     ws = workspace(args)
-    found = operations.list_proposals(ws)
+    found = pending.assess(ws)
     rows: list[tuple[str, ...]] = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
     details: list[str] = []
     for p in found:
