@@ -5,7 +5,11 @@ read-only tools allowed, the server enabled, the session-start hook), ``.gitattr
 (the record's merge driver, the journal merged as a union; a path with spaces or
 specials C-quoted, as gitattributes requires) and the merge driver in the repository's git
 config: the running Python, by absolute path, so it works without ``gotchas`` on PATH. A
-merge driver already configured is kept and reported, never overwritten. Existing JSON
+merge driver already configured is kept and reported, never overwritten (the form an
+earlier ``init`` wrote is upgraded). The server written is one that was started and
+answered an MCP ``initialize``; every ``mcpServers`` entry kept is named. Every path is the
+fixed one, as written (:mod:`gotchas.confine`): a symlink in its place stops the run
+before anything is written, and nothing under ``.git/`` is written but by git. Existing JSON
 is merged key by key, never replaced; existing lines are kept byte for byte. Every file
 is read and checked before anything is written, so a malformed file stops the run with
 nothing changed; each write holds the file's lock and replaces it only if it is still the

@@ -19,8 +19,9 @@ its insertions are read again). Records are read the way the repository pins the
 (``entries`` in ``.claude/gotchas.toml``), through the ``read`` function the shell passes.
 
 Use it with ``.gitattributes``: ``.claude/rules/gotchas.md merge=gotchas`` and
-``git config merge.gotchas.driver "gotchas merge-record %O %A %B %P"`` (``gotchas init``
-writes both).
+``git config merge.gotchas.driver "gotchas merge-record -- %O %A %B %P"`` (``gotchas init``
+writes both; ``--`` because ``%P`` is a path from the repository, which may start with ``-``).
+The result replaces ``%A`` by a rename, never by rewriting it in place.
 """
 
 from __future__ import annotations
