@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gotchas import initialize
+from gotchas import handshake, initialize
 from support.clients import RECORD_PATH, git, git_env, gotchas, make_scenario_repo, run_gotchas
 
 
@@ -55,8 +55,8 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     assert done.stdout.splitlines()[-1] == initialize.NEXT
     assert (root / ".claude/rules/gotchas.md").read_text("utf-8").startswith("# Gotchas")
     server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
-    assert server in (initialize.SERVER, initialize.installed_server())
-    assert initialize.answers(server, root) is None, "the server written answers an MCP initialize"
+    assert server in (handshake.SERVER, handshake.installed_server())
+    assert handshake.answers(server, root) is None, "the server written answers an MCP initialize"
     settings = json.loads((root / ".claude/settings.json").read_text("utf-8"))
     assert "mcp__gotchas__history" in settings["permissions"]["allow"]
     assert "mcp__gotchas__apply_supersede" not in settings["permissions"]["allow"]
@@ -213,4 +213,4 @@ def test_the_server_is_the_published_one_only_when_uvx_starts_it(root: Path, ans
     done = gotchas(root, "init", PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     assert done.returncode == 0, done.stderr
     server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
-    assert server == (initialize.SERVER if answers else initialize.installed_server())
+    assert server == (handshake.SERVER if answers else handshake.installed_server())

@@ -21,31 +21,19 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
 
 from gotchas import confine
 from gotchas.errors import ConfigError
+from gotchas.handshake import SERVER, ServerEntry, installed_server, server_entry
 from gotchas.workspace import JOURNAL_FILE, Snapshot, Workspace, write_atomic
 
 JsonObject = dict[str, object]
 
 
-class ServerEntry(TypedDict):
-    """One ``mcpServers`` entry of ``.mcp.json``: how Claude Code starts the server."""
-
-    type: str
-    command: str
-    args: list[str]
-
-
-SERVER: ServerEntry = {"type": "stdio", "command": "uvx", "args": ["gotchas-mcp"]}
-"""The server as the README adds it (``claude mcp add --scope project gotchas -- uvx gotchas-mcp``)."""
 ALLOWED_TOOLS = (
     "list_gotchas",
     "get_gotcha",
@@ -68,7 +56,6 @@ DRIVER_ARGS = "-m gotchas merge-record -- %O %A %B %P"
 _OLD_DRIVER = re.compile(r"^'(?:[^']|'\\'')*' -m gotchas merge-record %O %A %B %P$")
 """A driver an earlier ``init`` wrote, without ``--``: upgraded, not kept."""
 NEXT = "next: run `claude` in this repository; /mcp lists the gotchas server as connected"
-PROBE_TIMEOUT = 60.0
 
 
 def driver(python: str | None = None) -> str:
@@ -76,15 +63,6 @@ def driver(python: str | None = None) -> str:
     path, so the merge works in a shell without ``gotchas`` (or a virtualenv) on PATH."""
     path = os.path.abspath(python or sys.executable)
     return "'" + path.replace("'", "'\\''") + "' " + DRIVER_ARGS
-
-
-def installed_server(python: str | None = None) -> ServerEntry:
-    """The running installation's server, by absolute path (as the merge driver is)."""
-    return {
-        "type": "stdio",
-        "command": os.path.abspath(python or sys.executable),
-        "args": ["-m", "gotchas", "serve"],
-    }
 
 
 DRIVER_NAME = "gotchas: keep both sides' corrections of the lessons file"
@@ -100,57 +78,6 @@ class Change:
     write: Callable[[], None]
     kept: bool = False
     """Left as it is (a value someone set): reported, nothing is written."""
-
-
-def answers(entry: ServerEntry, root: Path, timeout: float = PROBE_TIMEOUT) -> str | None:
-    """Why the server ``entry`` starts does not answer an MCP ``initialize`` over stdio, or
-    None when it does. Only our own commands are started, never one the repository names."""
-    request = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "gotchas-init", "version": "0"},
-        },
-    }
-    try:
-        done = subprocess.run(
-            [entry["command"], *entry["args"]],
-            input=(json.dumps(request) + "\n").encode(),
-            capture_output=True,
-            cwd=root,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{entry['command']} did not start or answer: {exc}"
-    for line in done.stdout.splitlines():
-        try:
-            reply = json.loads(line)
-        except ValueError:
-            continue
-        result = reply.get("result") if isinstance(reply, dict) else None
-        server = result.get("serverInfo") if isinstance(result, dict) else None
-        if isinstance(server, dict) and server.get("name") == "gotchas":
-            return None
-    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return (
-        f"{entry['command']} exited {done.returncode} without answering: {said[-1] if said else 'no message'}"
-    )
-
-
-def server_entry(root: Path) -> ServerEntry:
-    """The published server through ``uvx`` when it answers here, else this installation's;
-    ``ConfigError`` when neither answers (nothing is written then)."""
-    tried = []
-    for entry in ([SERVER] if shutil.which("uvx") else []) + [installed_server()]:
-        why = answers(entry, root)
-        if why is None:
-            return entry
-        tried.append(why)
-    raise ConfigError("the gotchas server does not start: " + "; ".join(tried) + "; nothing was changed")
 
 
 def plan(ws: Workspace, *, server: ServerEntry | None = None) -> list[Change]:

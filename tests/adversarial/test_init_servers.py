@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gotchas import initialize
+from gotchas import handshake
 from support.clients import git, run_gotchas
 
 
@@ -42,5 +42,5 @@ def test_the_server_init_writes_answers(tmp_path: Path) -> None:
     git(root, "init", "-q", "-b", "main")
     run_gotchas(root, "init")
     written = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
-    assert initialize.answers(written, root) is None
-    assert initialize.answers({"type": "stdio", "command": "false", "args": []}, root) is not None
+    assert handshake.answers(written, root) is None
+    assert handshake.answers({"type": "stdio", "command": "false", "args": []}, root) is not None
