@@ -21,26 +21,23 @@ PACKAGE = SERVER / "gotchas"
 
 PENDING = {
     "cycles": {"gotchas.blocks", "gotchas.scanner", "gotchas.fields", "gotchas.link"},
-    "machinery": {"gotchas.patterns", "gotchas.pattern_code", "gotchas.values"},
     "size": {"gotchas.edit", "gotchas.reading", "gotchas.record"},
     "dict_any": {
         "gotchas.initialize",
         "gotchas.endpoint",
-        "gotchas.values",
         "gotchas.outline",
         "gotchas.moved",
     },
 }
-"""Modules other work is changing now: the blocks/scanner and fields/link cycles, the regex
-engine table and the hand-written dataclasses, the splits of edit, reading and record, and
-the ``dict[str, Any]`` of initialize, endpoint, values, outline and moved."""
+"""Modules other work is changing now: the blocks/scanner and fields/link cycles, the splits
+of edit, reading and record, and the ``dict[str, Any]`` of initialize, endpoint, outline
+and moved."""
 
 PENDING_CYCLES = "pending: the blocks<->scanner cycle (reading work) and fields<->link (model work)"
-PENDING_MACHINERY = "pending: _sre in patterns.py and exec in values.py, both being removed (model work)"
 PENDING_SIZE = "pending: the splits of edit.py and record.py (model work) and reading.py (reading work)"
 PENDING_DICT_ANY = (
-    "pending: dict[str, Any] in initialize.py and endpoint.py (security work), values.py and moved.py "
-    "(model work), outline.py (reading work)"
+    "pending: dict[str, Any] in initialize.py and endpoint.py (security work), moved.py (model work) "
+    "and outline.py (reading work)"
 )
 
 MAX_LINES = 700
@@ -192,8 +189,8 @@ def test_no_import_cycle_outside_the_pending_modules() -> None:
     assert left == []
 
 
-def test_no_private_interpreter_machinery_outside_the_pending_modules() -> None:
-    assert [hit for hit in private_machinery() if hit[0] not in PENDING["machinery"]] == []
+def test_no_private_interpreter_machinery() -> None:
+    assert list(private_machinery()) == []
 
 
 def test_no_module_over_700_lines_outside_the_pending_modules() -> None:
@@ -214,11 +211,6 @@ def test_operations_take_keywords_after_their_first_parameter() -> None:
 @pytest.mark.xfail(strict=False, reason=PENDING_CYCLES)
 def test_no_import_cycle() -> None:
     assert import_cycles() == []
-
-
-@pytest.mark.xfail(strict=False, reason=PENDING_MACHINERY)
-def test_no_private_interpreter_machinery() -> None:
-    assert list(private_machinery()) == []
 
 
 @pytest.mark.xfail(strict=False, reason=PENDING_SIZE)

@@ -21,6 +21,12 @@ class GotchasError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    @property
+    def hint(self) -> str | None:
+        """What to do, where the message says it: messages read "what is wrong; what to do"."""
+        _, sep, rest = self.message.partition("; ")
+        return rest if sep and rest else None
+
 
 class RecordNotFound(GotchasError):
     code = "record-not-found"

@@ -1,6 +1,6 @@
 """The journal: an append-only log of every apply outcome, one JSON object per line.
 
-Written under the record lock through :func:`gotchas.workspace.append_jsonl`, so lines
+Written under the record lock through :func:`gotchas.confined.append_jsonl`, so lines
 from concurrent processes never interleave. Every event says what it was about (``kind``,
 ``task``, ``target_id``, ``new_id``) and who did it (``actor``), so the story of a
 correction can be told later (``history``). It is evidence for people and for that story;

@@ -1,7 +1,10 @@
 """The product's operations, shared by the MCP tools and the CLI.
 
 Each one reads through the workspace, calls the pure core (record, query, edit,
-verification, hold) and writes through the workspace. Follow one supersede from here:
+verification, hold) and writes through the workspace. Proposing lives in :mod:`gotchas.propose`,
+a proposal's hold in :mod:`gotchas.holding`, and a stored proposal set against today's record
+(already applied? its edit recomputed) in :mod:`gotchas.replay`; this module applies, and
+hands out every operation under one name. Follow one supersede from here:
 ``propose_supersede`` → ``edit.plan_supersede`` → ``verification.check_plan`` on the planned
 bytes → ``proposal.save``; then ``apply`` → ``workspace.lock`` → ``holds.check.check_hold`` →
 ``edit.apply_insertions`` on the unchanged bytes (or ``edit.plan_supersede`` again, rebased) →

@@ -18,13 +18,14 @@ returning the exit code, importing what it runs on inside ``run_<name>``) and on
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 
 from gotchas import surface
 from gotchas.cli import exits
 from gotchas.cli.exits import EXIT_CODES
-from gotchas.cli.output import say
+from gotchas.cli.output import emit, say
 from gotchas.cli.parser import build
 from gotchas.cli.registry import COMMANDS
 from gotchas.errors import GotchasError, from_os_error
@@ -32,9 +33,11 @@ from gotchas.errors import GotchasError, from_os_error
 __all__ = ["COMMANDS", "EXIT_CODES", "main"]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
+    """Run one command line; ``prog`` names the program when it is not ``gotchas`` (the
+    ``gotchas-mcp`` command runs ``serve`` under its own name)."""
     surface.use("cli")
-    parser = build(sys.argv[1:] if argv is None else argv)
+    parser = build(sys.argv[1:] if argv is None else argv, prog=prog)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
@@ -42,16 +45,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except GotchasError as exc:
-        say(f"{exc.code}: {exc.message}")
+        _refuse(args, exc)
         return exits.for_error(exc)
     except KeyboardInterrupt:
         return exits.EXIT_INTERRUPTED
     except BrokenPipeError:
         return exits.EXIT_OK
     except OSError as exc:
-        failure = from_os_error(exc)
-        say(f"{failure.code}: {failure.message}")
+        _refuse(args, from_os_error(exc))
         return exits.EXIT_ERROR
     except Exception as exc:  # a bug: still one line, never a traceback
-        say(f"internal error: {type(exc).__name__}: {exc}")
+        _refuse(args, GotchasError(f"{type(exc).__name__}: {exc}"), code="internal-error")
         return exits.EXIT_ERROR
+
+
+def _refuse(args: argparse.Namespace, exc: GotchasError, code: str | None = None) -> None:
+    """One line on stderr; with ``--json``, also the error as a JSON object on stdout, so a
+    script reading stdout gets an answer it can parse (``code``, ``message``, ``hint``)."""
+    code = code or exc.code
+    say(f"{'internal error' if code == 'internal-error' else code}: {exc.message}")
+    if getattr(args, "json", False):
+        emit({"code": code, "message": exc.message, "hint": exc.hint}, True)

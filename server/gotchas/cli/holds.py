@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from gotchas.cli.options import common, json_flag, workspace
 from gotchas.cli.output import emit
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.holds.sources.ledger import LedgerLine
     from gotchas.results import LedgerLineView

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import emit, say
 from gotchas.terminal import printable
 from gotchas.wording import counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.results import ListResult
 

@@ -4,8 +4,8 @@ name."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.workspace import Workspace
 

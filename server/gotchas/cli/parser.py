@@ -11,12 +11,12 @@ from gotchas.cli import exits, options
 from gotchas.cli.registry import COMMANDS, REGISTRY
 
 
-def build(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+def build(argv: Sequence[str] | None = None, *, prog: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with ``argv`` that starts with a command, only that command's
     parser is built and only its module imported (the others would cost a fifth of a one-shot
     listing, and a command's arguments are parsed by its own parser alone). Anything else --
     ``--help``, an option first, a name that is no command -- builds every command, so help
-    and errors are whole."""
+    and errors are whole. With ``prog``, the named command's usage and help carry that name."""
     first = argv[0] if argv else None
     common = options.common()
     parser = argparse.ArgumentParser(
@@ -39,6 +39,8 @@ def build(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             description=command.help,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        if prog and command.name == first:
+            cmd.prog = prog  # usage and help name the program that was run
         getattr(module, command.build)(cmd)
         cmd.set_defaults(run=getattr(module, command.run))
     return parser

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from gotchas.cli.exits import EXIT_ERROR
 from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import emit, shown_path
 from gotchas.wording import counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.results import ProblemView
 

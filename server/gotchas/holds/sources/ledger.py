@@ -1,6 +1,6 @@
 """The task ledger: ``.claude/gotchas/tasks.jsonl``, one JSON object per line, append-only.
 
-Appending one line per change through :func:`gotchas.workspace.append_jsonl` (an
+Appending one line per change through :func:`gotchas.confined.append_jsonl` (an
 exclusive lock, a single ``O_APPEND`` write) keeps concurrent writers from losing or
 interleaving each other's lines, and a history nobody rewrites doubles as the audit
 trail: the latest line for a task wins.
