@@ -387,7 +387,7 @@ async def test_mcp_tools_answer_is_error_with_the_code(project: Path) -> None:
         ("apply_supersede", {"proposal_id": "../../etc/passwd"}, "proposal-not-found"),
         ("apply_supersede", {"proposal_id": pid}, "proposal-invalid"),
         ("get_gotcha", {"id": "no-such-entry"}, "entry-not-found"),
-        ("list_gotchas", {"record": ".claude"}, "record-unreadable"),
+        ("list_gotchas", {"record": ".claude"}, "unsafe-path"),  # a record argument names a lessons file
     ]
     async with Client(build(ws)) as client:
         for tool, arguments, code in cases:

@@ -196,3 +196,10 @@ class CommitFailed(GotchasError):
     or the branch moved meanwhile. The record is written; commit it by hand or apply again."""
 
     code = "commit-failed"
+
+
+class StateTooLarge(GotchasError):
+    """A state file (journal, ledger) or the record's git history is larger than gotchas reads:
+    a repository cannot make a tool take minutes and gigabytes. Nothing was changed."""
+
+    code = "state-too-large"

@@ -218,11 +218,13 @@ def run_apply(args: argparse.Namespace) -> int:
         preflight(ws, [args.proposal_id])
     result = operations.apply(ws, proposal_id=args.proposal_id)
     text = f"{result['status']}: {result['reason']}"
-    if args.commit and result["status"] == "applied":
+    if args.commit and result["status"] in ("applied", "already-applied"):
         from gotchas.commit import commit_applied
 
-        result["commit"] = commit_applied(ws, [result["proposal_id"]])
-        text += f"\ncommitted {result['commit']}"
+        made = commit_applied(ws, [result["proposal_id"]])  # already-applied: finish a stopped commit
+        if made:
+            result["commit"] = made
+            text += f"\ncommitted {made}"
     emit(result, args.json, text)
     return 0 if result["status"] in ("applied", "already-applied") else EXIT_HELD
 
@@ -233,15 +235,21 @@ def _apply_released(args: argparse.Namespace) -> int:
 
     ws = workspace(args)
     operations.refuse_unresolved_merge(ws)
+    stopped: list[str] = []
     if args.commit:
-        from gotchas.commit import preflight
+        from gotchas.commit import preflight, unfinished
 
         preflight(ws, None)
+        stopped = [p.id for p in unfinished(ws, None)]  # written by a commit that did not finish
     result = pending.apply_released(ws)
-    if args.commit and result["applied"]:
+    if args.commit and (result["applied"] or stopped):
         from gotchas.commit import commit_applied
 
-        result["commit"] = commit_applied(ws, [r["proposal_id"] for r in result["applied"]])
+        made = commit_applied(
+            ws, list(dict.fromkeys([r["proposal_id"] for r in result["applied"]] + stopped))
+        )
+        if made:
+            result["commit"] = made
     lines = [f"applied {r['proposal_id']}: {r['reason']}" for r in result["applied"]]
     if "commit" in result:
         lines.append(f"committed {result['commit']}")
