@@ -293,7 +293,7 @@ def as_kind(data: bytes, kind: str, start: int, end: int) -> tuple[record.Record
             f for n in range(start, end + 1) for f in parse_line(lines[n - 1].decode().rstrip("\n"), n)
         ),
     )
-    return dataclasses.replace(parsed, unread=record._Unread.of((entry,))), entry
+    return dataclasses.replace(parsed, unread=record.unread.Unread.of((entry,))), entry
 
 
 def test_a_paragraph_entry_gets_a_lead_paragraph_successor_and_its_caveat_after_the_fields() -> None:
