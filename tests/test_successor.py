@@ -634,7 +634,7 @@ def test_a_loose_list_keeps_its_blank_lines_and_the_bodys_paragraphs() -> None:
 )
 def test_joining_a_body_for_a_tight_item(body: list[str], joined: list[str] | None) -> None:
     expected = joined if joined is not None else ["More.", "```", "code", "", "more code", "```", "After."]
-    assert edit._joined(body) == expected
+    assert edit.successor.joined_paragraphs(body) == expected
 
 
 def test_a_lesson_captured_into_a_tight_list_keeps_it_tight() -> None:
