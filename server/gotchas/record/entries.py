@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from gotchas import status, taskref
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
-from gotchas.record import ids
+from gotchas.record.ids import assign as assign_ids
 from gotchas.record.lines import content_end
 from gotchas.record.model import Entry
 
@@ -38,7 +38,7 @@ def read_entries(
             continue
         end, found = fields_of(bare, marks, skip, span)
         drafts.append((span, end, found, None))
-    assigned = ids.assign([(span.title, fields) for span, _, fields, _ in drafts])
+    assigned = assign_ids([(span.title, fields) for span, _, fields, _ in drafts])
     entries = []
     for (span, end, fields, old), (entry_id, explicit) in zip(drafts, assigned, strict=True):
         if old is not None and reuse is not None:

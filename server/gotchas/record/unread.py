@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from gotchas.record import ids
 from gotchas.record.entries import fields_of, make_entry, read_entries
+from gotchas.record.ids import assign as assign_ids
 
 if TYPE_CHECKING:
     from gotchas import blocks, outline
@@ -186,7 +186,7 @@ class Unread:
             lines = {bisect.bisect_right(starts, m.start()) - 1 for m in found}
             named = set(self._spans_at(lines))
             marks, skip = literal.marks, self._skip()
-            self.ids = ids.assign(
+            self.ids = assign_ids(
                 [
                     (span.title, fields_of(bare, marks, skip, span)[1] if index in named else ())
                     for index, span in enumerate(self.spans)
