@@ -153,9 +153,15 @@ def test_a_supersede_parses_the_same_spliced_in_a_long_record() -> None:
         lines += [f"### Lesson {n}", "", f"tasks: #{n + 1} · root-cause: suspected", "", "- a point", ""]
     data = "\n".join(lines).encode()
     before = record.parse(data)
-    lesson = edit.lesson("The real cause", "It was the cache.", ["#7"], "confirmed", "the log says so")
+    lesson = edit.lesson(
+        "The real cause",
+        body="It was the cache.",
+        tasks=["#7"],
+        root_cause="confirmed",
+        diagnostic="the log says so",
+    )
     for target in before.entries[::37]:
-        plan = edit.plan_supersede(before, target, "#7", lesson)
+        plan = edit.plan_supersede(before, target=target, task="#7", new=lesson)
         spliced = record.parse(plan.data, near=before)
         assert spliced == record.parse(plan.data)
         assert spliced.block_map == record.parse(plan.data).block_map

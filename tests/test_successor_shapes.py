@@ -25,10 +25,10 @@ from support.rendered import caveat_problems, list_is_tight, list_tightness
 TASK = "#7"
 LESSON = edit.lesson(
     "Confirmed cause",
-    "It was the cache.\n\nClear it before timing.",
-    [TASK],
-    "confirmed",
-    "look at the cache",
+    body="It was the cache.\n\nClear it before timing.",
+    tasks=[TASK],
+    root_cause="confirmed",
+    diagnostic="look at the cache",
     ruled_out=["chunking"],
 )
 WORDS = ["Warm the cache", "Pin the tokenizer", "Rerun flaky tests", "Check the last merge"]
@@ -186,7 +186,7 @@ def test_a_supersede_in_every_shape_looks_like_a_sibling(shape: str, position: s
     before = record.parse(data, pin)
     assert len(before.entries) == 4, [e.title for e in before.entries]
     target = before.entries[POSITIONS[position](len(before.entries))]
-    plan = edit.plan_supersede(before, target, TASK, LESSON)
+    plan = edit.plan_supersede(before, target=target, task=TASK, new=LESSON)
     out = plan.data
     after = record.parse(out, pin)
 

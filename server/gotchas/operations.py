@@ -121,8 +121,16 @@ def propose_supersede(
         return _propose_annotation(
             ws, path, parsed, target, existing, task_ref, red_herring_note, hold, hold_answer
         )
-    lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
-    plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
+    lesson = edit.lesson(
+        title,
+        body=body,
+        tasks=[task_ref, *tasks],
+        root_cause="confirmed",
+        diagnostic=diagnostic,
+        ruled_out=ruled_out,
+        evidence=evidence,
+    )
+    plan = edit.plan_supersede(parsed, target=target, task=task_ref, new=lesson, note=red_herring_note)
     draft, check = _on_target(ws, path, parsed, plan, "supersede", lesson, red_herring_note, hold)
     return _store(ws, draft, parsed, _hold_preview(ws, hold), check)
 
@@ -174,10 +182,18 @@ def propose_lesson(
     path, parsed = _load_or_empty(ws, record)
     verification.refuse_conflict_markers(parsed)
     anchor = parsed.get(after) if after else None
-    lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
+    lesson = edit.lesson(
+        title,
+        body=body,
+        tasks=tasks,
+        root_cause=root_cause,
+        diagnostic=diagnostic,
+        ruled_out=ruled_out,
+        evidence=evidence,
+    )
     hold = default_hold(hold, lesson.tasks, no_hold=no_hold)
     hold_answer = _hold_preview(ws, hold)
-    plan = edit.plan_capture(parsed, lesson, anchor)
+    plan = edit.plan_capture(parsed, new=lesson, after=anchor)
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
     draft, check = _pinned(
         ws,
@@ -318,7 +334,7 @@ def _propose_annotation(
     hold_answer: HoldAnswer | None,
 ) -> ProposalResult:
     """The successor is recorded but the old entry was never marked: propose only the mark."""
-    plan = edit.plan_annotate(parsed, target, task, successor, note)
+    plan = edit.plan_annotate(parsed, target=target, task=task, successor=successor, note=note)
     lesson = _recorded_lesson(successor, task)
     draft, check = _on_target(ws, path, parsed, plan, "annotate", lesson, note, hold)
     result = _store(ws, draft, parsed, hold_answer, check)
@@ -687,7 +703,13 @@ def _checked_lesson(stored: Proposal) -> edit.Lesson:
         return stored.lesson
     raw = stored.lesson
     lesson = edit.lesson(
-        raw.title, raw.body, raw.tasks, raw.root_cause, raw.diagnostic, raw.ruled_out, raw.evidence
+        raw.title,
+        body=raw.body,
+        tasks=raw.tasks,
+        root_cause=raw.root_cause,
+        diagnostic=raw.diagnostic,
+        ruled_out=raw.ruled_out,
+        evidence=raw.evidence,
     )
     if lesson != raw:
         raise ProposalInvalid(f"proposal {stored.id} holds a lesson no propose call makes; propose again")
@@ -722,13 +744,17 @@ def _replan(
             successor = current.get(stored.new_id)
         except GotchasError:
             raise Conflict(f"conflict: {stored.new_id!r} is no longer in the record; propose again") from None
-        plan = edit.plan_annotate(current, anchor, stored.task, successor, stored.red_herring_note)
+        plan = edit.plan_annotate(
+            current, target=anchor, task=stored.task, successor=successor, note=stored.red_herring_note
+        )
     elif stored.kind == "supersede":
         if not stored.task or anchor is None or stored.target_id is None:
             raise Conflict("conflict: a supersede names no task or target")
-        plan = edit.plan_supersede(current, anchor, stored.task, lesson, stored.red_herring_note)
+        plan = edit.plan_supersede(
+            current, target=anchor, task=stored.task, new=lesson, note=stored.red_herring_note
+        )
     else:
-        plan = edit.plan_capture(current, lesson, anchor)
+        plan = edit.plan_capture(current, new=lesson, after=anchor)
     if plan.new_id != stored.new_id:
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"

@@ -43,6 +43,7 @@ class Lesson:
 
 def lesson(
     title: str,
+    *,
     body: str,
     tasks: Sequence[str],
     root_cause: str,

@@ -34,7 +34,7 @@ class Plan:
     task: str | None
 
 
-def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: str | None = None) -> Plan:
+def plan_supersede(record: Record, *, target: Entry, task: str, new: Lesson, note: str | None = None) -> Plan:
     """Mark ``target`` a red herring for ``task`` and insert ``new`` after it, superseding it."""
     form = form_of(target)
     if new.root_cause != "confirmed":
@@ -69,7 +69,7 @@ def plan_supersede(record: Record, target: Entry, task: str, new: Lesson, note: 
 
 
 def plan_annotate(
-    record: Record, target: Entry, task: str, successor: Entry, note: str | None = None
+    record: Record, *, target: Entry, task: str, successor: Entry, note: str | None = None
 ) -> Plan:
     """Only mark ``target`` a red herring for ``task``: its successor is already recorded.
 
@@ -95,7 +95,7 @@ def plan_annotate(
     return Plan(data, inside, eol, successor.id, successor.title, target.id, task)
 
 
-def plan_capture(record: Record, new: Lesson, after: Entry | None) -> Plan:
+def plan_capture(record: Record, *, new: Lesson, after: Entry | None) -> Plan:
     """Insert a plain lesson after ``after`` (default: the last entry), in its style."""
     anchor = after or (record.entries[-1] if record.entries else None)
     new_id = _fresh_id(record, new.title)
