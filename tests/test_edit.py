@@ -335,15 +335,17 @@ def test_found_cases_supersede_and_capture_verify(data: bytes, which: int) -> No
         assert check.ok, check.problems
 
 
-# Found by the capture property test and not fixed yet: a new lesson captured at the end
-# changes how an earlier `---` block is read; one captured after an empty heading that setext
-# headings follow moves them.
+# Found by the capture property test: a new lesson captured at the end changes how an earlier
+# `---` block is read (not fixed yet); one captured after an empty heading that setext headings
+# follow moved them while it took their underlines for rules between lessons (fixed).
+GAP = pytest.mark.xfail(strict=True, reason="the capture changes how entries around it are read")
 CAPTURE_GAPS = [
     pytest.param(
         b"# Lessons\n\n## Lesson 0 title\n\n```\n# not a heading\n```\n---\nPlain prose line.\n\n"
         b"## Lesson 1 title\n\n- a bullet\n---\nPlain prose line.\n",
         None,
         id="rule-after-a-bullet-splits-once-a-block-follows",
+        marks=GAP,
     ),
     pytest.param(
         b"# The cache must be warm before timing\n\nTimings on a cold cache mislead.\n\n## Problem\n\n"
@@ -354,7 +356,6 @@ CAPTURE_GAPS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="the capture changes how entries around it are read")
 @pytest.mark.parametrize(("data", "after"), CAPTURE_GAPS)
 def test_a_capture_leaves_every_entry_as_it_was(data: bytes, after: int | None) -> None:
     parsed = record.parse(data)

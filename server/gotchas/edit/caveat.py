@@ -113,6 +113,12 @@ def annotate_block(
         run += 1
     if run == first:
         return [Insertion(first, (marks, "", caveat, ""))]
+    opened = _LIST_PREFIX.match(bare_line(lines[run - 1]))
+    going_on = _LIST_PREFIX.match(bare_line(lines[run])) if run < end else None
+    if opened is not None and going_on is not None and len(going_on[1]) == len(opened[1]):
+        # metadata bullets opening a list of field bullets (``- **Date:**`` then ``- **Problem:**``):
+        # a mark between them would split the list, so both go before it, as for any other list
+        return [Insertion(first, (marks, "", caveat, ""))]
     prefix = _field_prefix(bare_line(lines[run - 1]), "")
     return [_marks_then_caveat(lines, run, end, prefix, "", marks, caveat)]
 
@@ -156,7 +162,15 @@ def annotate_lead(
         return [Insertion(at, (indent + marks, indent + caveat))]
     if tight and (closing := _closing_in_tight_item(lines, start, end, indent, marks, caveat)):
         return [closing]
+    if not tight and at - start > 1 and _LABEL_LINE.match(bare_line(lines[at - 1])[len(indent) :]):
+        # a paragraph of bold-label lines (``**Fix:** pin it``): a mark line after them would read
+        # as more of the last label's text, so it is a paragraph of the entry's own
+        tail = ("",) if at < end and bare_line(lines[at]).strip() else ()
+        return [Insertion(at, ("", indent + marks, "", indent + caveat, *tail))]
     return [_marks_then_caveat(lines, at, end, indent, indent, marks, caveat)]
+
+
+_LABEL_LINE = re.compile(r"^(\*\*|__)[^*_]{1,60}?[:：]?\1[ \t]*[:：]?[ \t]*\S")
 
 
 def _closing_in_tight_item(

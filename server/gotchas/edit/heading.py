@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -47,10 +48,31 @@ class HeadingForm(Form):
         self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
     ) -> Insertion:
         end = anchor.end_line
-        gap = [bare_line(lines[i]) for i in range(end, min(next_entry_line(record, anchor), len(lines)))]
-        if any(THEMATIC_BREAK.match(g) for g in gap):
+        if _ruled(lines, end, min(next_entry_line(record, anchor), len(lines))) and _rules_lessons(
+            record, lines, anchor
+        ):
             return Insertion(end, ("", "---", "", *entry_lines))
         return Insertion(end, ("", *entry_lines))
+
+
+def _ruled(lines: Sequence[bytes], start: int, stop: int) -> bool:
+    """A ``---`` rule on a 0-based line in ``[start, stop)``."""
+    return any(THEMATIC_BREAK.match(bare_line(lines[i])) for i in range(start, stop))
+
+
+def _rules_lessons(record: Record, lines: Sequence[bytes], anchor: Entry) -> bool:
+    """The rule after ``anchor`` parts it from a sibling, rather than closing its category: the
+    next entry is in the same section, or a rule parts ``anchor`` from the entry before it there.
+    A rule that closes a category stays after the successor, which stays in the category."""
+    entries = record.entries
+    at = bisect.bisect_left(entries, anchor.start_line, key=lambda e: e.start_line)
+    after = entries[at + 1] if at + 1 < len(entries) else None
+    if after is not None and after.section == anchor.section:
+        return True
+    before = entries[at - 1] if at > 0 else None
+    if before is None or before.section != anchor.section:
+        return after is None or after.section == anchor.section
+    return _ruled(lines, before.end_line, anchor.start_line - 1)
 
 
 HEADING = HeadingForm()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from gotchas.edit.caveat import INTERRUPTS
 from gotchas.edit.lesson import Lesson
 from gotchas.edit.lines import ATX, BOLD_LEAD, block_tokens
-from gotchas.edit.titles import is_label_only, styled_title
+from gotchas.edit.titles import is_label_only, split_title, styled_title
 from gotchas.fields import SEPARATOR, is_plain_field_line
 from gotchas.record import Entry, Record, slugify
 
@@ -135,7 +135,8 @@ def lead_head(
     else:
         shown = styled_title(record, like, rest, new.title)
         plain = f"{opening}{shown} — {body[0]}"
-        if _SENTENCE.search(shown + " ") or is_plain_field_line(plain):
+        labelled = shown != new.title and split_title(shown).label is not None
+        if _SENTENCE.search(shown + " ") or (is_plain_field_line(plain) and not labelled):
             # a plain title must read back whole: not cut at a sentence end, not taken for a field
             shown = new.title
             plain = f"{opening}**{shown}** — {body[0]}"

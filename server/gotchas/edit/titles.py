@@ -23,9 +23,9 @@ _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2}(?:\s*[—–·:|-]\s*|\s+))(?=\S)")
 
 
 _LABEL = re.compile(
-    r"^(?P<stem>[^\W\d_]{1,12}[-_]|[^\W\d_]{1,12} |#)?"
+    r"^(?P<stem>\[(?:[^\W\d_]{1,12}[-_]?)?|[^\W\d_]{1,12}[-_]|[^\W\d_]{1,12} |[A-Z]{1,4}(?=\d)|#)?"
     r"(?P<number>\d{1,6}(?:\.\d{1,6})*)"
-    r"(?P<sep>\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t]+|[ \t]+-[ \t]+|[ \t]+)(?=\S)"
+    r"(?P<sep>\][ \t]*(?:[·—–:：|-][ \t]*)?|\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t]+|[ \t]+-[ \t]+|[ \t]+)(?=\S)"
 )
 
 
@@ -110,7 +110,9 @@ def split_title(written: str) -> TitleParts:
         # stem it is a name or a version (``CUDA-12 builds``, ``Node 20.11 broke``); an id
         # scheme puts a separator after its ids (``L-055 · ``, ``ADR-012: ``, ``G-7 — ``)
         spaced_only = not sep.strip(" \t")
-        if not spaced_only or ("." in found["number"] and not stem):
+        if stem.startswith("[") != sep.startswith("]"):
+            pass  # an id in brackets (``[P-012] ``) is one only with both of them
+        elif not spaced_only or ("." in found["number"] and not stem):
             numbers = found["number"].split(".")
             label = Label(stem, tuple(int(n) for n in numbers), tuple(len(n) for n in numbers), sep)
             text = text[len(found[0]) :]
@@ -212,6 +214,8 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
         same = [s for s in siblings if s.label is not None and s.label.stem == mine.label.stem]
         if len(same) >= 2 and len(same) * 2 > len(siblings):
             label = next_label(mine.label, taken_numbers(record, mine.label.stem)).text()
+            if title and not mine.core and not label[-1:].isspace():
+                label += " "  # a title that is its number alone (``## 5``): the words follow a space
     core = f"{inner}{title}{inner}"
     return f"{outer}{symbol}{mine.date}{label}{core}{outer}"
 
