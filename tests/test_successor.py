@@ -704,3 +704,57 @@ def test_a_bold_numbered_successor_applied_again_is_already_applied(tmp_path: Pa
     again = operations.apply(ws, proposal_id=proposal_id)
     assert again["status"] == "already-applied", again["reason"]
     assert path.read_bytes() == changed
+
+
+# --- a dated successor carries the day of the change ---------------------------------------
+
+DATED = {
+    "heading": "# Log\n\n### 2026-01-02 — Warm the cache\n\nWarm it.\n\n"
+    "### 2026-01-03 — Pin the compiler\n\nPin it.\n",
+    "stamp": "# Log\n\n- [2026-01-02 10:00] Warm the cache: builds are slow.\n"
+    "- [2026-01-03 11:00] Pin the compiler: builds drift.\n",
+}
+
+
+def successor_line(data: bytes) -> str:
+    return next(
+        line for line in data.decode().splitlines() if line.startswith(("#", "-")) and "Confirmed" in line
+    )
+
+
+@pytest.mark.parametrize("shape", list(DATED))
+def test_a_dated_successor_carries_the_day_of_the_change(shape: str) -> None:
+    data = DATED[shape].encode()
+    parsed = record.parse(data)
+    target = parsed.entries[-1]
+    kept = edit.plan_supersede(parsed, target=target, task=TASK, new=LESSON)
+    assert "2026-01-03" in successor_line(kept.data)  # no day given: the target's date, as before
+    plan = edit.plan_supersede(parsed, target=target, task=TASK, new=LESSON, today="2026-02-14")
+    line = successor_line(plan.data)
+    assert "2026-02-14" in line and "2026-01-03" not in line and "11:00" not in line, line
+    assert "2026-02-14" in plan.new_title
+    assert verification.check_edit(parsed, record.parse(plan.data), plan, LESSON).ok
+    captured = edit.plan_capture(parsed, new=LESSON, after=target, today="2026-02-14")
+    assert "2026-02-14" in captured.new_title
+
+
+def test_a_proposed_dated_successor_is_dated_the_day_it_was_proposed(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    path = root / ".claude" / "rules" / "gotchas.md"
+    path.write_bytes(DATED["heading"].encode())
+    ws = Workspace(root)
+    proposed = operations.propose_supersede(
+        ws,
+        target_id="2026-01-03-pin-the-compiler",
+        task="#9",
+        title="Clear the tokenizer cache",
+        body="The cache held a stale vocabulary.",
+        diagnostic="compare the vocabulary hash",
+        hold="none",
+    )
+    assert proposed["proposal_id"] is not None
+    stored = json.loads(next((root / ".claude" / "gotchas" / "proposals").glob("*.json")).read_text())
+    day = stored["created_at"][:10]
+    assert operations.apply(ws, proposal_id=proposed["proposal_id"])["status"] == "applied"
+    assert f"### {day} — Clear the tokenizer cache".encode() in path.read_bytes()

@@ -53,6 +53,11 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def _day_of(stored: Proposal) -> str | None:
+    """The day a proposal was made: a successor dated as its siblings are carries it."""
+    return stored.created_at[:10] or None
+
+
 def _created() -> str:
     """A proposal's creation time, to the microsecond: proposals are applied in this order."""
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
@@ -130,7 +135,9 @@ def propose_supersede(
         ruled_out=ruled_out,
         evidence=evidence,
     )
-    plan = edit.plan_supersede(parsed, target=target, task=task_ref, new=lesson, note=red_herring_note)
+    plan = edit.plan_supersede(
+        parsed, target=target, task=task_ref, new=lesson, note=red_herring_note, today=_created()[:10]
+    )
     draft, check = _on_target(ws, path, parsed, plan, "supersede", lesson, red_herring_note, hold)
     return _store(ws, draft, parsed, _hold_preview(ws, hold), check)
 
@@ -193,7 +200,7 @@ def propose_lesson(
     )
     hold = default_hold(hold, lesson.tasks, no_hold=no_hold)
     hold_answer = _hold_preview(ws, hold)
-    plan = edit.plan_capture(parsed, new=lesson, after=anchor)
+    plan = edit.plan_capture(parsed, new=lesson, after=anchor, today=_created()[:10])
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
     draft, check = _pinned(
         ws,
@@ -751,10 +758,15 @@ def _replan(
         if not stored.task or anchor is None or stored.target_id is None:
             raise Conflict("conflict: a supersede names no task or target")
         plan = edit.plan_supersede(
-            current, target=anchor, task=stored.task, new=lesson, note=stored.red_herring_note
+            current,
+            target=anchor,
+            task=stored.task,
+            new=lesson,
+            note=stored.red_herring_note,
+            today=_day_of(stored),
         )
     else:
-        plan = edit.plan_capture(current, new=lesson, after=anchor)
+        plan = edit.plan_capture(current, new=lesson, after=anchor, today=_day_of(stored))
     if plan.new_id != stored.new_id:
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"

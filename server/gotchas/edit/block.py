@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas import reading, table
 from gotchas.edit.caveat import CODE_INDENT, OPENS_BLOCK, annotate_block, annotate_lead
@@ -16,9 +15,6 @@ from gotchas.edit.paragraph import PARAGRAPH
 from gotchas.edit.splice import Insertion
 from gotchas.edit.successor import field_line, joined_paragraphs, lead_head, lead_lines, tail_fields, wants_id
 from gotchas.record import Entry, Record
-
-if TYPE_CHECKING:
-    pass
 
 
 class BlockForm(Form):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas.edit.form import Form
 from gotchas.edit.lesson import Lesson
@@ -12,9 +11,6 @@ from gotchas.edit.lines import bare_line, block_tokens
 from gotchas.edit.splice import Insertion
 from gotchas.edit.successor import lead_lines
 from gotchas.record import Entry, Record
-
-if TYPE_CHECKING:
-    pass
 
 CALLOUT_OPENER = re.compile(r"^(?P<quote> {0,3}>[ \t]?)\[![A-Za-z]+\][ \t]*$")
 

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas.edit.lesson import one_line
 from gotchas.edit.lines import bare_line
 from gotchas.edit.splice import Insertion
 from gotchas.fields import KNOWN
 from gotchas.record import Entry
-
-if TYPE_CHECKING:
-    pass
 
 
 def caveat_text(

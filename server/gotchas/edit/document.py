@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas.edit.form import Form
 from gotchas.edit.lesson import Lesson
@@ -11,9 +10,6 @@ from gotchas.edit.lines import ATX, bare_line
 from gotchas.edit.splice import Insertion
 from gotchas.edit.successor import heading_lines
 from gotchas.record import Entry, Record
-
-if TYPE_CHECKING:
-    pass
 
 
 class DocumentForm(Form):

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas.edit.lesson import Lesson
 from gotchas.edit.splice import Insertion
 from gotchas.record import Entry, Record
-
-if TYPE_CHECKING:
-    pass
 
 
 class Form:

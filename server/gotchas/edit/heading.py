@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas.edit.caveat import annotate_block
 from gotchas.edit.form import Form
@@ -14,9 +13,6 @@ from gotchas.edit.splice import Insertion, next_entry_line
 from gotchas.edit.successor import heading_lines
 from gotchas.edit.titles import styled_title
 from gotchas.record import THEMATIC_BREAK, Entry, Record
-
-if TYPE_CHECKING:
-    pass
 
 
 class HeadingForm(Form):

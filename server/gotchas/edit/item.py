@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas.edit.caveat import MARKER, annotate_lead, content_column
 from gotchas.edit.form import Form
@@ -13,9 +12,6 @@ from gotchas.edit.splice import Insertion
 from gotchas.edit.successor import lead_lines, next_ordinal
 from gotchas.errors import InvalidArgument
 from gotchas.record import Entry, Record
-
-if TYPE_CHECKING:
-    pass
 
 
 class ItemForm(Form):

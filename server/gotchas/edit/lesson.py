@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from gotchas import taskref
 from gotchas.errors import InvalidArgument
 from gotchas.lesson_text import refuse_structure
-
-if TYPE_CHECKING:
-    pass
 
 MAX_TITLE = 200
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas.edit.callout import CALLOUT, CALLOUT_OPENER
 from gotchas.edit.caveat import CODE_INDENT, annotate_lead
@@ -13,9 +12,6 @@ from gotchas.edit.lines import bare_line
 from gotchas.edit.splice import Insertion
 from gotchas.edit.successor import lead_lines
 from gotchas.record import Entry, Record
-
-if TYPE_CHECKING:
-    pass
 
 
 class ParagraphForm(Form):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from gotchas import link, surface, taskref
 from gotchas.edit.caveat import caveat_text
@@ -14,9 +14,6 @@ from gotchas.edit.splice import Insertion, apply_lines, separated
 from gotchas.edit.successor import heading_lines
 from gotchas.errors import InvalidArgument
 from gotchas.record import Entry, Record, slugify
-
-if TYPE_CHECKING:
-    pass
 
 NEW_RECORD_TITLE = "# Gotchas"  # the first line of a record that a first captured lesson creates
 
@@ -34,8 +31,19 @@ class Plan:
     task: str | None
 
 
-def plan_supersede(record: Record, *, target: Entry, task: str, new: Lesson, note: str | None = None) -> Plan:
-    """Mark ``target`` a red herring for ``task`` and insert ``new`` after it, superseding it."""
+def plan_supersede(
+    record: Record,
+    *,
+    target: Entry,
+    task: str,
+    new: Lesson,
+    note: str | None = None,
+    today: str | None = None,
+) -> Plan:
+    """Mark ``target`` a red herring for ``task`` and insert ``new`` after it, superseding it.
+
+    ``today`` (``YYYY-MM-DD``) is the day of the change: a successor dated as its siblings are
+    carries it instead of the target's date. Without it the target's date is kept."""
     form = form_of(target)
     if new.root_cause != "confirmed":
         raise InvalidArgument(
@@ -62,6 +70,7 @@ def plan_supersede(record: Record, *, target: Entry, task: str, new: Lesson, not
     inside = form.annotate(record, lines, target, marks, caveat)
     links = link.supersedes_line(target.id, task)
     entry_lines, shown = form.successor(record, lines, target, new, new_id, links)
+    entry_lines, shown = _dated(entry_lines, shown, bare_line(lines[target.start_line - 1]), new, today)
     after = form.place(record, lines, target, entry_lines)
     plan = separated([*inside, after], lines, form.blocks)
     data = apply_lines(record.data, lines, plan, eol)
@@ -95,8 +104,9 @@ def plan_annotate(
     return Plan(data, inside, eol, successor.id, successor.title, target.id, task)
 
 
-def plan_capture(record: Record, *, new: Lesson, after: Entry | None) -> Plan:
-    """Insert a plain lesson after ``after`` (default: the last entry), in its style."""
+def plan_capture(record: Record, *, new: Lesson, after: Entry | None, today: str | None = None) -> Plan:
+    """Insert a plain lesson after ``after`` (default: the last entry), in its style; dated
+    ``today`` when its siblings are dated (see ``plan_supersede``)."""
     anchor = after or (record.entries[-1] if record.entries else None)
     new_id = _fresh_id(record, new.title)
     lines = lines_of(record)
@@ -113,6 +123,7 @@ def plan_capture(record: Record, *, new: Lesson, after: Entry | None) -> Plan:
     else:
         form = form_of(anchor)
         entry_lines, shown = form.successor(record, lines, anchor, new, new_id, None)
+        entry_lines, shown = _dated(entry_lines, shown, bare_line(lines[anchor.start_line - 1]), new, today)
         insertion = form.place(record, lines, anchor, entry_lines)
         eol = eol_of(record, anchor)
         blocks = form.blocks
@@ -130,3 +141,20 @@ def _fresh_id(record: Record, title: str) -> str:
         n += 1
         candidate = f"{base}-{n}"
     return candidate
+
+
+_DATED = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?(?!\d)")
+
+
+def _dated(
+    entry_lines: list[str], shown: str, like_first: str, new: Lesson, today: str | None
+) -> tuple[list[str], str]:
+    """The successor's first line and title with the date it copied from its sibling's first
+    line (and a time after it: there is no clock time to give) made ``today``."""
+    found = _DATED.search(like_first)
+    if today is None or found is None or not entry_lines or found[1] in new.title:
+        return entry_lines, shown
+    copied = found[0]
+    if copied not in entry_lines[0]:
+        return entry_lines, shown
+    return [entry_lines[0].replace(copied, today, 1), *entry_lines[1:]], shown.replace(copied, today, 1)

@@ -11,13 +11,9 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from gotchas.edit.lines import Lines, bare_line
 from gotchas.record import Entry, Record, common_prefix, common_suffix
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)

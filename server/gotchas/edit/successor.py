@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from gotchas.edit.caveat import INTERRUPTS
 from gotchas.edit.lesson import Lesson
@@ -12,9 +11,6 @@ from gotchas.edit.lines import ATX, BOLD_LEAD, block_tokens
 from gotchas.edit.titles import is_label_only, split_title, styled_title
 from gotchas.fields import SEPARATOR, is_plain_field_line
 from gotchas.record import Entry, Record, slugify
-
-if TYPE_CHECKING:
-    pass
 
 _STAMP_LEAD = re.compile(r"^(\[\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\])\s")
 

@@ -5,13 +5,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from gotchas.edit.lines import ATX, BOLD_LEAD, ITEM_LINE
 from gotchas.record import Entry, Record
-
-if TYPE_CHECKING:
-    pass
 
 _STATUS_SYMBOLS = frozenset("✅✔☑❌✖✗✓🟢🔴🟡") | {"✔️", "☑️", "✖️"}
 
