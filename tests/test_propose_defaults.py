@@ -116,10 +116,11 @@ def test_no_hold_and_an_explicit_hold_are_honoured(root: Path) -> None:
 
 
 def test_default_hold_rules() -> None:
-    assert operations.default_hold(None, ["#664"]) == "predicate-664-lands"
-    assert operations.default_hold("none", ["#664"]) is None  # the MCP tools' way to say no hold
-    assert operations.default_hold(None, ["#664"], no_hold=True) is None
-    assert operations.default_hold(" predicate-1-terminal ", ["#664"]) == "predicate-1-terminal"
-    assert operations.default_hold(None, ["#1", "#1", "ABC-2"]) == "predicate-1-lands+predicate-ABC-2-lands"
+    assert operations.default_hold(None, tasks=["#664"]) == "predicate-664-lands"
+    assert operations.default_hold("none", tasks=["#664"]) is None  # the MCP tools' way to say no hold
+    assert operations.default_hold(None, tasks=["#664"], no_hold=True) is None
+    assert operations.default_hold(" predicate-1-terminal ", tasks=["#664"]) == "predicate-1-terminal"
+    both = operations.default_hold(None, tasks=["#1", "#1", "ABC-2"])
+    assert both == "predicate-1-lands+predicate-ABC-2-lands"
     with pytest.raises(InvalidArgument):
-        operations.default_hold("predicate-1-lands", ["#1"], no_hold=True)
+        operations.default_hold("predicate-1-lands", tasks=["#1"], no_hold=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from gotchas import journal, link, taskref
 from gotchas.fields import parse_line
@@ -45,7 +44,7 @@ def _entry(
     parsed: Record,
     entry: Entry,
     task: str,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[Mapping[str, object]],
     git_times: Mapping[tuple[str, str], tuple[str, str]],
 ) -> HistoryEntry:
     by_id = {e.id: e for e in parsed.entries}
@@ -79,7 +78,7 @@ def _ruled_out(entry: Entry) -> list[str]:
     ]
 
 
-def _applied(event: Mapping[str, Any], old: str, new: str, task: str) -> bool:
+def _applied(event: Mapping[str, object], old: str, new: str, task: str) -> bool:
     return (
         event.get("status") == "applied"
         and event.get("target_id") == old
@@ -92,7 +91,7 @@ def _when(
     old: Entry,
     new: Entry,
     task: str,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[Mapping[str, object]],
     git_times: Mapping[tuple[str, str], tuple[str, str]],
 ) -> SupersededView:
     for event in events:
@@ -112,7 +111,7 @@ def _when(
     return SupersededView(id=new.id, at=None, by=None, source=None, proposal_id=None, commit=None)
 
 
-def _needs_git(chain: Sequence[Entry], task: str, events: Sequence[Mapping[str, Any]]) -> bool:
+def _needs_git(chain: Sequence[Entry], task: str, events: Sequence[Mapping[str, object]]) -> bool:
     """Whether some link of the chain has no journal event, so git must be asked when."""
     for entry in chain:
         for ln in entry.supersedes:

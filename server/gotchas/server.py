@@ -60,10 +60,11 @@ class _Lazy:
 
 
 if TYPE_CHECKING:
-    from gotchas import operations
+    from gotchas import operations, pending
     from gotchas import query as listing
 else:
     operations = _Lazy("gotchas.operations")
+    pending = _Lazy("gotchas.pending")
     listing = _Lazy("gotchas.query")
 
 
@@ -311,7 +312,7 @@ def _proposing_tools(mcp: MCPServer, ws: Workspace) -> None:
         superseded by a newer proposal for the same entry and task, or conflicting) and its
         hold evaluated now with the evidence. A pending proposal whose hold is released is
         ready for apply_supersede. Reads only."""
-        return {"proposals": await _run(lambda: operations.list_proposals(ws))}
+        return {"proposals": await _run(lambda: pending.assess(ws))}
 
 
 def _applying_tools(mcp: MCPServer, ws: Workspace) -> None:
