@@ -169,6 +169,7 @@ def test_every_command_runs_from_the_core_wheel_alone(builds: Builds, tmp_path: 
     applied = json.loads(gotchas("apply", proposed["proposal_id"], "--json").stdout)
     assert applied["status"] == "applied", applied
     assert len(json.loads(gotchas("history", "#664", "--json").stdout)["entries"]) == 2
+    assert json.loads(gotchas("view", "--json").stdout)["summary"]["superseded"] == 1
     assert "ok" in gotchas("verify").stdout
     assert "ok" in gotchas("lint").stdout
     assert "would change" in gotchas("init", "--dry-run").stdout
