@@ -225,13 +225,13 @@ def test_the_pinned_extra_pins_everything_the_server_runs_on(builds: Builds, tmp
 
 def test_uvx_runs_the_server_and_the_cli_from_the_local_build(builds: Builds, tmp_path: Path) -> None:
     """`uvx gotchas-mcp` (the conventional route; the local builds stand in for the registry),
-    `uvx --from gotchas-mcp gotchas …`, `uvx --from gotchas gotchas …`, and pre-warming."""
+    `uvx gotchas …`, `uvx --from gotchas gotchas …`, and pre-warming."""
     env = builds.env(tmp_path / "home")
     repo = tmp_path / "repo"
     make_scenario_repo(repo)
     assert "--http" in run(["uvx", "gotchas-mcp", "--help"], env=env)
     assert served_tools("uvx", ["gotchas-mcp", "--root", str(repo)], env=env) >= TOOLS
-    listed = run(["uvx", "--from", "gotchas-mcp", "gotchas", "--root", str(repo), "list"], env=env)
+    listed = run(["uvx", "gotchas", "--root", str(repo), "list"], env=env)  # the README's route
     assert "a-single-large-llm-generate-deadlocks-the-v1" in listed
     linted = run(["uvx", "--from", "gotchas", "gotchas", "--root", str(repo), "lint"], env=env)
     assert "ok" in linted

@@ -10,7 +10,7 @@ applies, in creation order, every pending proposal whose hold is released, each 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from gotchas import operations, proposal, surface
@@ -52,16 +52,21 @@ def _order(p: Proposal) -> tuple[datetime, str]:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def assess(ws: Workspace) -> list[ProposalSummary]:
-    """Every stored proposal with its status and its hold's state now, in creation order."""
-    return _assess(ws, ordered(ws))
+def assess(ws: Workspace, *, only: Callable[[Proposal], bool] | None = None) -> list[ProposalSummary]:
+    """Every stored proposal (or those ``only`` keeps) with its status and its hold's state
+    now, in creation order; a newer proposal outside ``only`` still supersedes."""
+    return _assess(ws, ordered(ws), only)
 
 
-def _assess(ws: Workspace, stored: Sequence[Proposal]) -> list[ProposalSummary]:
+def _assess(
+    ws: Workspace, stored: Sequence[Proposal], only: Callable[[Proposal], bool] | None = None
+) -> list[ProposalSummary]:
     records: dict[str, Record | GotchasError] = {}
     holds: dict[str, HoldView] = {}
     gone = withdrawn(ws) if stored else {}
-    return [_summary(ws, p, _newer(p, stored), records, holds, gone) for p in stored]
+    return [
+        _summary(ws, p, _newer(p, stored), records, holds, gone) for p in stored if only is None or only(p)
+    ]
 
 
 def _newer(p: Proposal, stored: Sequence[Proposal]) -> Proposal | None:

@@ -23,8 +23,13 @@ DEFAULT_DAYS = 14
 
 def made(summary: ProposalSummary) -> datetime | None:
     """When the proposal was made, or None when its time cannot be read."""
+    return made_at(summary["created_at"])
+
+
+def made_at(text: str) -> datetime | None:
+    """A stored creation time as a time, or None when it cannot be read."""
     try:
-        moment = datetime.fromisoformat(summary["created_at"])
+        moment = datetime.fromisoformat(text)
     except (TypeError, ValueError):
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
@@ -73,11 +78,24 @@ def context(old: Sequence[ProposalSummary], *, now: datetime, days: int) -> str:
     return "\n".join(lines)
 
 
-def note(ws: Workspace, found: Sequence[ProposalSummary], now: datetime | None = None) -> str:
-    """What the session-start hook says of the stale proposals among ``found``."""
+def note(ws: Workspace, *, limit: int, now: datetime | None = None) -> str:
+    """What the session-start hook says of stale proposals: the ``limit`` newest of those made
+    before the configured age are assessed (their holds evaluated), never every stored one."""
+    from gotchas import pending
+    from gotchas.withdraw import withdrawn
+
     try:
         days = ws.config.proposals.stale_after_days
     except GotchasError:  # a broken config is reported by every command; the hook keeps the default
         days = DEFAULT_DAYS
     moment = now or datetime.now(UTC)
+    cutoff = moment - timedelta(days=days)
+    gone = withdrawn(ws)  # settled already: they must not crowd out the pending ones
+    old = [
+        p.id for p in pending.ordered(ws) if p.id not in gone and (made_at(p.created_at) or moment) < cutoff
+    ]
+    if not old:
+        return ""
+    keep = set(old[-limit:])
+    found = pending.assess(ws, only=lambda p: p.id in keep)
     return context(stale(found, now=moment, days=days), now=moment, days=days)
