@@ -155,7 +155,7 @@ def parse_config(text: str, root: Path) -> Config:
     )
 
 
-KEYS = ("record", "entries", "lessons-section", "checkboxes", "tasks", "holds", "lint", "proposals")
+KEYS = ("record", "entries", "lessons-section", "checkboxes", "sections", "tasks", "holds", "lint", "proposals")
 """Every key the top level of the file may hold; any other is refused, the nearest named."""
 
 

@@ -324,8 +324,18 @@ def _git_config(ws: Workspace) -> list[Change]:
 
 
 def run(ws: Workspace, *, dry_run: bool) -> list[Change]:
-    """Plan, then (unless ``dry_run``) make every change, in order; the changes either way."""
-    changes = plan(ws)
+    """Plan, then (unless ``dry_run``) make every change, in order; the changes either way.
+
+    A real run writes only a server command it has seen answer; a dry run shows the published
+    one when none answers here (with only the core installed), since it starts nothing for good.
+    """
+    try:
+        server = server_entry(ws.root)
+    except ConfigError:
+        if not dry_run:
+            raise
+        server = SERVER
+    changes = plan(ws, server=server)
     if not dry_run:
         for change in changes:
             change.write()
