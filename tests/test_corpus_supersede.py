@@ -259,8 +259,10 @@ def test_supersede_a_target_ending_in_its_own_fields(tmp_path: Path, data: bytes
 def test_a_list_items_caveat_stays_in_the_item_above_the_new_entry() -> None:
     record = record_model.parse(LIST_RECORD)
     target = record.entries[1]
-    lesson = edit.lesson("The confirmed cause", "Body.", [TASK], "confirmed", "how to tell")
-    plan = edit.plan_supersede(record, target, TASK, lesson)
+    lesson = edit.lesson(
+        "The confirmed cause", body="Body.", tasks=[TASK], root_cause="confirmed", diagnostic="how to tell"
+    )
+    plan = edit.plan_supersede(record, target=target, task=TASK, new=lesson)
     lines = plan.data.decode().splitlines()
     caveat = next(i for i, line in enumerate(lines) if "Red herring for #9001" in line)
     new = next(i for i, line in enumerate(lines) if line.startswith("- The confirmed cause — "))

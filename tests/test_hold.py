@@ -209,7 +209,7 @@ def test_the_answer_is_json_ready(tmp_path: Path) -> None:
     write_config(tmp_path, '[holds]\nsources = ["ledger"]\n')
     answer = check_hold("predicate-664-lands", tmp_path)
     data = json.loads(json.dumps(answer.to_view()))
-    assert set(data) == {"predicate", "state", "tasks", "checked_at"}
+    assert set(data) == {"predicate", "state", "tasks", "checked_at", "release"}
     assert data["state"] == "held"
     (task,) = data["tasks"]
     assert set(task) == {"task", "state", "source", "evidence", "observed_at"}

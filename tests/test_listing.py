@@ -301,6 +301,7 @@ def test_a_proposed_diff_is_coloured_on_a_terminal_only(tmp_path: Path) -> None:
     propose = (
         "propose", "--title", "Evil title", "--body", "Cache it.", "--tasks", "#7",
         "--root-cause", "confirmed", "--diagnostic", "seen in the log", "--no-hold",
+        "--after", "pin-the-wheel-index",
     )  # fmt: skip
     code, shown = on_terminal(root, *propose)
     assert code == 0

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from support.clients import HOLD, RECORD_PATH, isolated_env, make_scenario_repo, run_gotchas
+from support.project import LAST
 
 WITHOUT_FCNTL = (
     "import sys; sys.modules['fcntl'] = None; "
@@ -99,6 +100,8 @@ def test_apply_without_any_file_lock_is_refused_and_the_record_is_untouched(repo
         "confirmed",
         "--diagnostic",
         "one load per run in the profile",
+        "--after",
+        LAST,
         "--json",
     )
     pid = json.loads(proposed.stdout)["proposal_id"]

@@ -13,7 +13,7 @@ import pytest
 
 from gotchas import merge, record
 from support.clients import RECORD_PATH, git, git_env, gotchas_exe, make_scenario_repo, run_gotchas
-from support.project import TARGET
+from support.project import LAST, TARGET
 
 ATTRIBUTES = f"{RECORD_PATH} merge=gotchas\n.claude/gotchas/journal.jsonl merge=union\n"
 
@@ -152,6 +152,7 @@ def test_a_human_edit_of_the_lines_a_correction_touches_is_a_conflict(origin: Pa
 def capture(root: Path, task: str, title: str) -> str:
     args = ["propose", "--no-hold", "--json", "--title", title, "--body", f"What {task} showed."]
     args += ["--tasks", task]
+    args += ["--after", LAST]  # at the end of the file: what the merge is about
     proposed: dict[str, Any] = json.loads(run_gotchas(root, *args, "--root-cause", "suspected").stdout)
     run_gotchas(root, "apply", proposed["proposal_id"], "--commit")
     return str(proposed["new_id"])

@@ -23,7 +23,7 @@ from support.clients import (
     make_scenario_repo,
     run_gotchas,
 )
-from support.project import TARGET
+from support.project import LAST, TARGET
 
 JOURNAL = Path(".claude/gotchas/journal.jsonl")
 
@@ -138,7 +138,7 @@ def test_a_newer_proposal_supersedes_an_older_one_and_a_changed_target_conflicts
 def propose_lesson(root: Path, title: str) -> dict[str, Any]:
     args = ["propose", "--json", "--no-hold", "--title", title, "--body", "Pin the allocator's arena size."]
     result: dict[str, Any] = json.loads(
-        run_gotchas(root, *args, "--tasks", "800", "--root-cause", "suspected").stdout
+        run_gotchas(root, *args, "--tasks", "800", "--root-cause", "suspected", "--after", LAST).stdout
     )
     return result
 

@@ -56,6 +56,7 @@ def _propose_held_lesson(root: Path) -> str:
         "propose",
         *("--title", PENDING_TITLE, "--body", "Capture fails for a batch size first seen after start-up."),
         *("--tasks", "#700", "--root-cause", "suspected", "--hold", "predicate-700-lands", "--json"),
+        *("--after", "max-model-len-silently-drifts-from-the"),  # the end of the vLLM section
     )
     proposal_id: str = json.loads(proposed.stdout)["proposal_id"]
     return proposal_id

@@ -62,11 +62,11 @@ TWO = record(("Pin the wheel index", "Install from the CUDA index."), ("Retry do
 def test_list_and_verify_count_entries(tmp_path: Path, data: bytes, count: str) -> None:
     root = tmp_path / "project"
     write_record(root, data)
-    listed = cli(root, "list")
+    listed = cli(root, "list", "--format", "table")
     verified = cli(root, "verify")
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.splitlines()[-1] == count
-    assert f": {count}, ok" in verified.stdout.splitlines()[-1]
+    assert verified.stdout.splitlines()[-1].endswith(f" in {count}: ok")
 
 
 def test_verify_counts_one_error_and_two_errors(tmp_path: Path) -> None:
@@ -79,8 +79,8 @@ def test_verify_counts_one_error_and_two_errors(tmp_path: Path) -> None:
     first = cli(root, "verify").stdout.splitlines()[-1]
     write_record(root, ("# Lessons\n" + two).encode())
     second = cli(root, "verify").stdout.splitlines()[-1]
-    assert "failed: 1 error" in first and "errors" not in first
-    assert "failed: 2 errors" in second
+    assert "1 problem (1 error, 0 warnings) in 1 entry: failed" in first
+    assert "2 problems (2 errors, 0 warnings) in 2 entries: failed" in second
 
 
 def propose(root: Path, title: str) -> None:

@@ -68,6 +68,14 @@ class TasksConfig:
 
 
 @dataclass(frozen=True)
+class ProposalsConfig:
+    """``[proposals] stale_after_days = 14``: a pending proposal older than this is named at
+    session start, so a forgotten one is applied or withdrawn rather than landing by surprise."""
+
+    stale_after_days: int = 14
+
+
+@dataclass(frozen=True)
 class LintConfig:
     """``[lint] select = [...]``, ``ignore = [...]``: the lint codes (or code prefixes) that
     ``gotchas lint`` reports, and those it leaves out."""
@@ -86,6 +94,7 @@ class Config:
     hold_settings: HoldsConfig = field(default_factory=HoldsConfig)
     tasks: TasksConfig = field(default_factory=TasksConfig)
     lint: LintConfig = field(default_factory=LintConfig)
+    proposals: ProposalsConfig = field(default_factory=ProposalsConfig)
     holds_problem: str | None = None  # why [holds] was refused; raised only where holds are used
 
     @property
@@ -128,16 +137,25 @@ def parse_config(text: str, root: Path) -> Config:
     entries = _sections(data.get("sections"), entries)
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
     lint = _lint(_table(data.get("lint", {}), "lint"))
+    proposals = _proposals(_table(data.get("proposals", {}), "proposals"))
+    problem: str | None = None
     try:
         holds = _holds(data.get("holds", {}))
     except ConfigError as exc:
-        return Config(
-            root=root, record=record, entries=entries, tasks=tasks, lint=lint, holds_problem=exc.message
-        )
-    return Config(root=root, record=record, entries=entries, hold_settings=holds, tasks=tasks, lint=lint)
+        holds, problem = HoldsConfig(), exc.message
+    return Config(
+        root=root,
+        record=record,
+        entries=entries,
+        hold_settings=holds,
+        tasks=tasks,
+        lint=lint,
+        proposals=proposals,
+        holds_problem=problem,
+    )
 
 
-KEYS = ("record", "entries", "lessons-section", "checkboxes", "tasks", "holds", "lint")
+KEYS = ("record", "entries", "lessons-section", "checkboxes", "sections", "tasks", "holds", "lint", "proposals")
 """Every key the top level of the file may hold; any other is refused, the nearest named."""
 
 
@@ -153,6 +171,20 @@ def _lint(table: dict[str, object]) -> LintConfig:
             )
         out.append(tuple(v.strip() for v in value))
     return LintConfig(select=out[0], ignore=out[1])
+
+
+MAX_STALE_DAYS = 3650
+
+
+def _proposals(table: dict[str, object]) -> ProposalsConfig:
+    _only(table, {"stale_after_days"}, "proposals")
+    days = table.get("stale_after_days", ProposalsConfig.stale_after_days)
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_STALE_DAYS:
+        raise ConfigError(
+            f"{CONFIG_PATH}: proposals.stale_after_days must be a whole number of days, "
+            f"1 to {MAX_STALE_DAYS}"
+        )
+    return ProposalsConfig(stale_after_days=days)
 
 
 def _holds(value: object) -> HoldsConfig:

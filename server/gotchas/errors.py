@@ -72,6 +72,12 @@ class UnsupportedEntry(InvalidArgument):
     code = "unsupported-entry"
 
 
+class NeedsPlacement(InvalidArgument):
+    """A new lesson that fits no one section of the record: its place must be given (after)."""
+
+    code = "needs-after"
+
+
 class ForgedStructure(InvalidArgument):
     """Lesson text that would create structure (a heading, a rule, a field line) in the record."""
 
@@ -100,6 +106,12 @@ class ProposalInvalid(GotchasError):
     """A stored proposal that fails its own checksum or schema (edited by hand, truncated)."""
 
     code = "proposal-invalid"
+
+
+class ProposalWithdrawn(GotchasError):
+    """An apply of a proposal someone withdrew: it is never applied; propose again for a new one."""
+
+    code = "proposal-withdrawn"
 
 
 class Conflict(GotchasError):
@@ -196,3 +208,10 @@ class CommitFailed(GotchasError):
     or the branch moved meanwhile. The record is written; commit it by hand or apply again."""
 
     code = "commit-failed"
+
+
+class StateTooLarge(GotchasError):
+    """A state file (journal, ledger) or the record's git history is larger than gotchas reads:
+    a repository cannot make a tool take minutes and gigabytes. Nothing was changed."""
+
+    code = "state-too-large"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from gotchas import journal, link, taskref
+from gotchas import journal, limits, link, taskref
 from gotchas.fields import parse_line
 from gotchas.record import Entry, Record
 from gotchas.results import HistoryEntry, HistoryResult, SupersededView
@@ -129,16 +129,16 @@ def _git_times(root: Path, record: str) -> dict[tuple[str, str], tuple[str, str]
     programs are never run. When git is missing or fails, nothing is known.
     """
     from gotchas.holds.sources import SourceFailed
-    from gotchas.holds.sources.git import Git
 
     if git_top_level(root) is None:
         return {}
     try:
-        output = (
-            Git(root, timeout=GIT_TIMEOUT)
-            .run(
+        output = limits.git_output(
+            root,
+            [
                 "log",
                 "--reverse",
+                f"--max-count={limits.MAX_HISTORY_VERSIONS}",
                 "--no-color",
                 "--no-ext-diff",
                 "--no-textconv",
@@ -150,9 +150,10 @@ def _git_times(root: Path, record: str) -> dict[tuple[str, str], tuple[str, str]
                 "HEAD",
                 "--",
                 record,
-                env={"GIT_LITERAL_PATHSPECS": "1"},
-            )
-            .stdout
+            ],
+            limit=limits.MAX_HISTORY_BYTES,
+            what=f"the git history of {record}",
+            timeout=GIT_TIMEOUT,
         )
     except SourceFailed:
         return {}

@@ -81,9 +81,12 @@ def apply(ws: Workspace, *, proposal_id: str) -> ApplyResult:
     configured one, and the edit is recomputed from its intent on the current bytes and
     verified before anything is written.
     """
+    from gotchas.withdraw import refuse_withdrawn
+
     stored = proposal.load(ws.proposals_dir, proposal_id)
     path = ws.writable_record(stored.record)
     with ws.lock(path):
+        refuse_withdrawn(ws, stored)  # under the lock: a withdrawal is seen or comes after
         result = _apply_locked(ws, path, stored)
         report = result["verification"]
         event = {
@@ -158,9 +161,10 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         return answer("already-applied", f"{stored.new_id!r} is already in the record; nothing written")
     hold_answer = check_hold(ws, predicate=stored.hold) if stored.hold else None
     if hold_answer is not None and hold_answer.state != "released":
+        ways = f"; {hold_answer.ways_out}" if hold_answer.ways_out else ""
         return answer(
             "refused",
-            f"hold {stored.hold} is {hold_answer.state}: {hold_answer.reason}",
+            f"hold {stored.hold} is {hold_answer.state}: {hold_answer.reason}{ways}",
             hold=hold_answer,
             code=HoldNotReleased.code,
         )

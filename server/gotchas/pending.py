@@ -10,14 +10,22 @@ applies, in creation order, every pending proposal whose hold is released, each 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
-from gotchas import operations, proposal
+from gotchas import operations, proposal, surface
 from gotchas.errors import GotchasError
 from gotchas.proposal import Proposal
 from gotchas.record import Record
-from gotchas.results import ApplyResult, HoldView, ProposalRefusal, ProposalSummary, ReleasedResult
+from gotchas.results import (
+    ApplyResult,
+    HoldView,
+    ProposalRefusal,
+    ProposalSummary,
+    ReleasedResult,
+    WithdrawalView,
+)
+from gotchas.withdraw import said, withdrawn
 from gotchas.workspace import Workspace
 
 
@@ -44,15 +52,21 @@ def _order(p: Proposal) -> tuple[datetime, str]:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def assess(ws: Workspace) -> list[ProposalSummary]:
-    """Every stored proposal with its status and its hold's state now, in creation order."""
-    return _assess(ws, ordered(ws))
+def assess(ws: Workspace, *, only: Callable[[Proposal], bool] | None = None) -> list[ProposalSummary]:
+    """Every stored proposal (or those ``only`` keeps) with its status and its hold's state
+    now, in creation order; a newer proposal outside ``only`` still supersedes."""
+    return _assess(ws, ordered(ws), only)
 
 
-def _assess(ws: Workspace, stored: Sequence[Proposal]) -> list[ProposalSummary]:
+def _assess(
+    ws: Workspace, stored: Sequence[Proposal], only: Callable[[Proposal], bool] | None = None
+) -> list[ProposalSummary]:
     records: dict[str, Record | GotchasError] = {}
     holds: dict[str, HoldView] = {}
-    return [_summary(ws, p, _newer(p, stored), records, holds) for p in stored]
+    gone = withdrawn(ws) if stored else {}
+    return [
+        _summary(ws, p, _newer(p, stored), records, holds, gone) for p in stored if only is None or only(p)
+    ]
 
 
 def _newer(p: Proposal, stored: Sequence[Proposal]) -> Proposal | None:
@@ -96,6 +110,7 @@ def _summary(
     newer: Proposal | None,
     records: dict[str, Record | GotchasError],
     holds: dict[str, HoldView],
+    gone: Mapping[str, WithdrawalView],
 ) -> ProposalSummary:
     current = _current(ws, p, records)
     summary = ProposalSummary(
@@ -112,6 +127,10 @@ def _summary(
         reason="",
         hold_state=None,
     )
+    if p.id in gone:
+        summary["status"], summary["withdrawn"] = "withdrawn", gone[p.id]
+        summary["reason"] = f"withdrawn {said(gone[p.id])}; never applied"
+        return summary
     if isinstance(current, GotchasError):
         summary["status"], summary["reason"] = "conflicting", f"the record cannot be read: {current}"
         summary["code"] = current.code
@@ -136,7 +155,11 @@ def _summary(
     elif hold["state"] == "released":
         summary["reason"] = f"hold {p.hold} is released: ready to apply"
     else:
-        summary["reason"] = f"hold {p.hold} is {hold['state']}"
+        ways = hold.get("release") or []
+        after = f"; to release it: {'; or '.join(ways)}" if ways else ""
+        if hold["state"] == "unsatisfiable":
+            after = f"; it can never be released: {surface.withdraw(p.id)} withdraws it"
+        summary["reason"] = f"hold {p.hold} is {hold['state']}{after}"
     return summary
 
 

@@ -44,6 +44,7 @@ class Proposal:
     insertions: tuple[Insertion, ...] = ()
     eol: str = "\n"
     entries_digest: str = ""
+    renews: str | None = None  # the withdrawn proposal this one asks again for, if any
     id: str = field(default="")
 
     @classmethod
@@ -116,6 +117,7 @@ class Proposal:
             "after_id": self.after_id,
             "hold": self.hold,
             "lesson": asdict(self.lesson),
+            **({"renews": self.renews} if self.renews else {}),  # ids made before it are kept
         }
 
 
@@ -179,7 +181,9 @@ def _from_json(text: str, expected_id: str) -> Proposal:
 
 KINDS = ("supersede", "capture", "annotate")
 _TEXT = ("record", "base_sha256", "new_id", "result_sha256", "diff", "created_at", "entries_digest", "id")
-_OPTIONAL_TEXT = ("target_id", "target_sha256", "anchor_sha256", "task", "red_herring_note", "after_id")
+_OPTIONAL_TEXT = (
+    *("target_id", "target_sha256", "anchor_sha256", "task", "red_herring_note", "after_id", "renews"),
+)
 _EOLS = ("\n", "\r\n", "\r")
 
 

@@ -4,7 +4,6 @@ proposal file with its hold; the record itself is never written here.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -81,8 +80,18 @@ def propose_supersede(
         return _propose_annotation(
             ws, path, parsed, target, existing, task_ref, red_herring_note, hold, hold_answer
         )
-    lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
-    plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
+    lesson = edit.lesson(
+        title,
+        body=body,
+        tasks=[task_ref, *tasks],
+        root_cause="confirmed",
+        diagnostic=diagnostic,
+        ruled_out=ruled_out,
+        evidence=evidence,
+    )
+    plan = edit.plan_supersede(
+        parsed, target=target, task=task_ref, new=lesson, note=red_herring_note, today=_created()[:10]
+    )
     draft, check = _on_target(ws, path, parsed, plan, "supersede", lesson, red_herring_note, hold)
     return _store(ws, draft, parsed, hold_preview(ws, hold=hold), check)
 
@@ -130,14 +139,28 @@ def propose_lesson(
     record: str | None = None,
 ) -> ProposalResult:
     """Plan a plain new lesson (capture); confirmed lessons must carry a diagnostic. Held until
-    every one of its tasks lands unless another ``hold`` is given or ``no_hold`` says otherwise."""
+    every one of its tasks lands unless another ``hold`` is given or ``no_hold`` says otherwise.
+    Without ``after`` it goes at the end of the section it fits (:mod:`gotchas.placement`)."""
     path, parsed = _load_or_empty(ws, record)
     verification.refuse_conflict_markers(parsed)
-    anchor = parsed.get(after) if after else None
-    lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
+    lesson = edit.lesson(
+        title,
+        body=body,
+        tasks=tasks,
+        root_cause=root_cause,
+        diagnostic=diagnostic,
+        ruled_out=ruled_out,
+        evidence=evidence,
+    )
+    if after:
+        anchor: Entry | None = parsed.get(after)
+    else:  # the end of the section it fits, or NeedsPlacement: never wherever the file ends
+        from gotchas.placement import after as placed
+
+        anchor = placed(parsed, title=lesson.title, body=lesson.body, tasks=lesson.tasks)
     hold = default_hold(hold, tasks=lesson.tasks, no_hold=no_hold)
     hold_answer = hold_preview(ws, hold=hold)
-    plan = edit.plan_capture(parsed, lesson, anchor)
+    plan = edit.plan_capture(parsed, new=lesson, after=anchor, today=_created()[:10])
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
     draft, check = _pinned(
         ws,
@@ -161,11 +184,15 @@ def _store(
     hold_answer: HoldAnswer | None,
     check: verification.EditCheck,
 ) -> ProposalResult:
-    final = dataclasses.replace(draft, id=proposal.make_id(draft))
+    from gotchas.withdraw import fresh
+
+    final = fresh(ws, draft)  # a proposal withdrawn before is asked again under a new id
     proposal.save(ws.proposals_dir, final)
-    step = (
+    renews = f"{final.renews} was withdrawn, so this is a new proposal; " if final.renews else ""
+    step = renews + (
         f"review the diff; {surface.apply(final.id)} is refused until the hold "
-        f"{final.hold} is released (now: {hold_answer.state})"
+        f"{final.hold} is released (now: {hold_answer.state}"
+        + (f"; {hold_answer.ways_out})" if hold_answer.ways_out else ")")
         if hold_answer is not None and hold_answer.state != "released"
         else f"review the diff, then {surface.apply(final.id)}"
     )
@@ -238,7 +265,7 @@ def _propose_annotation(
     hold_answer: HoldAnswer | None,
 ) -> ProposalResult:
     """The successor is recorded but the old entry was never marked: propose only the mark."""
-    plan = edit.plan_annotate(parsed, target, task, successor, note)
+    plan = edit.plan_annotate(parsed, target=target, task=task, successor=successor, note=note)
     lesson = _recorded_lesson(successor, task)
     draft, check = _on_target(ws, path, parsed, plan, "annotate", lesson, note, hold)
     result = _store(ws, draft, parsed, hold_answer, check)

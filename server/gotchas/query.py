@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from gotchas import status as statuses
 from gotchas import taskref
 from gotchas.errors import InvalidArgument
-from gotchas.fields import Link
+from gotchas.link import Link
 from gotchas.record import Entry, Record
 from gotchas.wording import counted
 

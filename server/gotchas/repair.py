@@ -212,7 +212,7 @@ def _annotate(record: Record, old: Entry, task: str, successor: Entry) -> Plan:
     def plan() -> tuple[bytes, str, frozenset[str], int] | None:
         from gotchas import edit
 
-        planned = edit.plan_annotate(record, old, task, successor)
+        planned = edit.plan_annotate(record, target=old, task=task, successor=successor)
         where = verification.field_position(record, successor, "supersedes", old.id)
         done = f"marked {old.id} red-herring-for {task}, superseded-by {successor.id}"
         return planned.data, done, frozenset({old.id}), where[0] if where else successor.start_line

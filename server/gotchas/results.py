@@ -111,6 +111,7 @@ class HoldView(TypedDict):
     state: Literal["held", "released", "unsatisfiable", "unknown"]
     tasks: list[TaskVerdictView]
     checked_at: str
+    release: NotRequired[list[str]]  # what would release it: one way per source, when not released
 
 
 class EditCheckView(TypedDict):
@@ -172,6 +173,14 @@ class ApplyResult(TypedDict):
     commit: NotRequired[str]
 
 
+class WithdrawalView(TypedDict):
+    """Who withdrew a proposal, when and why (from the journal)."""
+
+    at: str
+    by: str
+    why: str | None
+
+
 class ProposalSummary(TypedDict):
     """A stored proposal and where it stands now: ``status`` is read from the current record
     (pending, applied, superseded by a newer proposal for the same entry and task, or
@@ -186,11 +195,21 @@ class ProposalSummary(TypedDict):
     title: str
     hold: str | None
     created_at: str
-    status: Literal["pending", "applied", "superseded", "conflicting"]
+    status: Literal["pending", "applied", "superseded", "conflicting", "withdrawn"]
     reason: str
     hold_state: HoldView | None
     superseded_by: NotRequired[str]
     code: NotRequired[str]
+    withdrawn: NotRequired[WithdrawalView]
+
+
+class WithdrawResult(TypedDict):
+    """``withdrawn`` now, or ``already-withdrawn`` (nothing written): either way it is never applied."""
+
+    status: Literal["withdrawn", "already-withdrawn"]
+    proposal_id: str
+    withdrawn: WithdrawalView
+    next_step: str
 
 
 class ProposalRefusal(TypedDict):

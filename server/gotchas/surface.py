@@ -50,6 +50,16 @@ def apply(proposal_id: str) -> str:
     return _pick(f"apply_supersede({proposal_id!r})", f"`gotchas apply {proposal_id}`")
 
 
+def withdraw(proposal_id: str) -> str:
+    """The call that withdraws a stored proposal."""
+    return _pick(f"withdraw_proposal({proposal_id!r})", f"`gotchas withdraw {proposal_id}`")
+
+
+def after_option() -> str:
+    """How a new lesson is placed after a chosen entry."""
+    return _pick("the `after` argument", "--after ID")
+
+
 def propose_lesson() -> str:
     """The call that records a new lesson."""
     return _pick("propose_lesson", "`gotchas propose` (without --target-id)")

@@ -226,7 +226,7 @@ POINTS: dict[str, tuple[Callable[[Call], bool], str]] = {
     "fsync the temp file": (_to("fsync", ".tmp"), "before"),
     "rename over the record": (_on("rename", '"gotchas.md"'), "before"),
     "fsync the folder": (_to("fsync", "/.claude/rules"), "after"),
-    "open the journal": (_on("openat", '"journal.jsonl"'), "after"),
+    "open the journal": (_on("openat", '"journal.jsonl"', "O_APPEND"), "after"),  # apply reads it first
     "write the journal": (_to("write", "journal.jsonl"), "after"),
     "fsync the journal": (_to("fsync", "journal.jsonl"), "after"),
 }

@@ -11,6 +11,7 @@ SCENARIO = HERE / "fixtures" / "scenario-gotchas.md"
 """The #664 record every scenario test starts from: six entries, the chunk-it advice at fault."""
 RECORD = ".claude/rules/gotchas.md"
 TARGET = "a-single-large-llm-generate-deadlocks-the-v1"
+LAST = "shallow-clones-break-git-describe-versioning"  # the last entry: --after it is the end of the file
 
 
 def write_record(root: Path, data: bytes, record: str = RECORD) -> Path:

@@ -15,7 +15,11 @@ if TYPE_CHECKING:
 
 
 def add_check_hold(cmd: argparse.ArgumentParser) -> None:
-    cmd.add_argument("predicate", help="predicate-<task>-lands or -terminal, joined by +")
+    cmd.add_argument(
+        "predicate",
+        help="predicate-<task>-lands or -terminal, joined by +; a task alone (8244, '#8244', "
+        "owner/repo#8244) means predicate-<task>-lands",
+    )
     json_flag(cmd)
 
 
@@ -23,14 +27,11 @@ def run_check_hold(args: argparse.Namespace) -> int:
     # the hold sources alone: no record model, no Markdown parser on this path
     from gotchas.holds.check import check_hold
     from gotchas.holds.decision import EXIT_CODES
+    from gotchas.holds.prose import answer_lines
 
     ws = workspace(args)
     answer = check_hold(args.predicate, ws.root, ws.config).to_view()
-    lines = [f"{answer['predicate']}: {answer['state']}"]
-    for task in answer["tasks"]:
-        lines.append(f"  {task['task']}: {task['state'] or 'unknown'} (source: {task['source'] or '-'})")
-        for item in task["evidence"]:
-            lines.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
+    lines = [f"{answer['predicate']}: {answer['state']}", *answer_lines(answer, "  ")]
     emit(answer, args.json, "\n".join(lines))
     return EXIT_CODES[answer["state"]]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -11,6 +12,10 @@ from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import color_flag, color_mode, columns, diff, emit, say, write
 from gotchas.errors import InvalidArgument
 from gotchas.wording import counted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gotchas.results import ApplyResult
 
 _KEYS = (
     "target_id",
@@ -59,16 +64,19 @@ def add_propose(cmd: argparse.ArgumentParser) -> None:
         help="apply is refused until this hold is released "
         "(default: until the task lands, predicate-<task>-lands)",
     )
-    cmd.add_argument(
-        "--no-hold", action="store_true", help="no hold: the proposal may be applied at once"
-    )
+    cmd.add_argument("--no-hold", action="store_true", help="no hold: the proposal may be applied at once")
     cmd.add_argument(
         "--tasks", action="append", default=[], metavar="TASK", help="new lesson: a task (repeat)"
     )
     cmd.add_argument(
         "--root-cause", choices=["confirmed", "suspected"], help="new lesson: how sure the cause is"
     )
-    cmd.add_argument("--after", metavar="ID", help="new lesson: the entry to place it after")
+    cmd.add_argument(
+        "--after",
+        metavar="ID",
+        help="new lesson: the entry to place it after (default: the end of the section whose "
+        "lessons share its tasks or words; refused when none does)",
+    )
     json_flag(cmd)
     color_flag(cmd)
 
@@ -218,13 +226,32 @@ def run_apply(args: argparse.Namespace) -> int:
         preflight(ws, [args.proposal_id])
     result = operations.apply(ws, proposal_id=args.proposal_id)
     text = f"{result['status']}: {result['reason']}"
-    if args.commit and result["status"] == "applied":
+    if args.commit and result["status"] in ("applied", "already-applied"):
         from gotchas.commit import commit_applied
 
-        result["commit"] = commit_applied(ws, [result["proposal_id"]])
-        text += f"\ncommitted {result['commit']}"
-    emit(result, args.json, text)
+        made = commit_applied(ws, [result["proposal_id"]])  # already-applied: finish a stopped commit
+        if made:
+            result["commit"] = made
+            text += f"\ncommitted {made}"
+    emit(result, args.json, f"{text}\nnext: {_after_apply(result, committed='commit' in result)}")
     return 0 if result["status"] in ("applied", "already-applied") else EXIT_HELD
+
+
+def _after_apply(result: ApplyResult, *, committed: bool) -> str:
+    """The command a person runs next, after an apply."""
+    pid = result["proposal_id"]
+    if result["status"] == "refused":
+        if result.get("code") == "hold-not-released":
+            return f"once the hold is released, `gotchas apply {pid}` again (`gotchas check-hold` tells)"
+        return f"`gotchas proposals` shows why; propose again, or `gotchas withdraw {pid}`"
+    report = result["verification"]
+    if report is not None and not report["ok"]:
+        return "`gotchas verify` lists the problems to fix"
+    if committed or result["status"] == "already-applied":
+        return "`gotchas verify`"
+    record = shlex.quote(result["record"])
+    files = f"{record} .claude/gotchas/journal.jsonl .claude/gotchas/proposals/{pid}.json"
+    return f"`gotchas verify`, then `git add {files} && git commit` (or apply with --commit)"
 
 
 def _apply_released(args: argparse.Namespace) -> int:
@@ -233,15 +260,21 @@ def _apply_released(args: argparse.Namespace) -> int:
 
     ws = workspace(args)
     operations.refuse_unresolved_merge(ws)
+    stopped: list[str] = []
     if args.commit:
-        from gotchas.commit import preflight
+        from gotchas.commit import preflight, unfinished
 
         preflight(ws, None)
+        stopped = [p.id for p in unfinished(ws, None)]  # written by a commit that did not finish
     result = pending.apply_released(ws)
-    if args.commit and result["applied"]:
+    if args.commit and (result["applied"] or stopped):
         from gotchas.commit import commit_applied
 
-        result["commit"] = commit_applied(ws, [r["proposal_id"] for r in result["applied"]])
+        made = commit_applied(
+            ws, list(dict.fromkeys([r["proposal_id"] for r in result["applied"]] + stopped))
+        )
+        if made:
+            result["commit"] = made
     lines = [f"applied {r['proposal_id']}: {r['reason']}" for r in result["applied"]]
     if "commit" in result:
         lines.append(f"committed {result['commit']}")
@@ -256,14 +289,25 @@ def _apply_released(args: argparse.Namespace) -> int:
 
 
 def add_proposals(cmd: argparse.ArgumentParser) -> None:
+    shown = cmd.add_mutually_exclusive_group()
+    shown.add_argument("--all", action="store_true", help="also the withdrawn proposals")
+    shown.add_argument("--pending", action="store_true", help="only the pending proposals")
+    shown.add_argument(
+        "--status",
+        choices=["pending", "applied", "superseded", "conflicting", "withdrawn"],
+        help="only the proposals of this status",
+    )
     json_flag(cmd)
 
 
 def run_proposals(args: argparse.Namespace) -> int:
     from gotchas import pending, proposal
+    from gotchas.holds.prose import answer_lines
+    from gotchas.withdraw import select
 
     ws = workspace(args)
-    found = pending.assess(ws)
+    every = pending.assess(ws)
+    found = select(every, "all" if args.all else "pending" if args.pending else args.status)
     rows: list[tuple[str, ...]] = [("PROPOSAL", "STATUS", "KIND", "NEW ID", "HOLD")]
     details: list[str] = []
     for p in found:
@@ -271,14 +315,39 @@ def run_proposals(args: argparse.Namespace) -> int:
         held = f"{p['hold']} ({hold['state']})" if hold else (p["hold"] or "-")
         rows.append((p["proposal_id"], p["status"], p["kind"], p["new_id"], held))
         details.append(f"{p['proposal_id']}: {p['reason']}")
-        for task in hold["tasks"] if hold else []:
-            state, source = task["state"] or "unknown", task["source"] or "-"
-            details.append(f"  {task['task']}: {state} (source: {source})")
-            for item in task["evidence"]:
-                details.append("    " + ", ".join(f"{k}={v}" for k, v in item.items()))
+        if hold and p["status"] == "pending":
+            details += answer_lines({**hold, "release": []}, "  ")
     count = counted(len(found), "proposal")
-    text = "\n".join([*columns(rows), *details, count]) if found else "no stored proposals"
+    hidden = sum(p["status"] == "withdrawn" for p in every) if not (args.all or args.status) else 0
+    if hidden and not args.pending:
+        count += f" ({counted(hidden, 'withdrawn proposal')} not shown; --all shows them)"
+    if found:
+        text = "\n".join([*columns(rows), *details, count])
+    elif every:
+        which = "pending " if args.pending else f"{args.status} " if args.status else ""
+        text = f"no {which}proposals among {counted(len(every), 'stored proposal')}"
+        text += f" ({counted(hidden, 'withdrawn')}; --all shows them)" if hidden else ""
+    else:
+        text = "no stored proposals"
     emit({"proposals": found}, args.json, text)
     for problem in proposal.unreadable(ws.proposals_dir):
         say(f"left out: {problem}")
+    return 0
+
+
+def add_withdraw(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "proposal_id", metavar="PROPOSAL", help="the proposal id (p-...), as `gotchas proposals` shows"
+    )
+    cmd.add_argument("--why", metavar="TEXT", help="why it is withdrawn, kept in the journal")
+    json_flag(cmd)
+
+
+def run_withdraw(args: argparse.Namespace) -> int:
+    from gotchas.withdraw import said, withdraw
+
+    result = withdraw(workspace(args), proposal_id=args.proposal_id, why=args.why)
+    text = f"{result['status']}: {result['proposal_id']} ({said(result['withdrawn'])})"
+    text += f"\nnext: {result['next_step']}"
+    emit(result, args.json, text)
     return 0

@@ -42,6 +42,7 @@ REGISTRY = (
     Command("propose", _PROPOSALS, "propose a supersession (--target-id) or a new lesson; writes only the proposal"),  # noqa: E501
     Command("apply", _PROPOSALS, "apply a stored proposal (exit 3 when refused)"),
     Command("proposals", _PROPOSALS, "list stored proposals: status and hold now, with evidence"),
+    Command("withdraw", _PROPOSALS, "withdraw a stored proposal: never applied after (journalled)"),
     Command("merge-record", _REPOSITORY, "git merge driver for the record: keeps both sides' corrections (exit 1 on conflict)"),  # noqa: E501
     Command("init", _REPOSITORY, "set the repository up: record, .mcp.json, allowed tools, session hook, merge driver"),  # noqa: E501
     Command("session-start", _REPOSITORY, "Claude Code SessionStart hook: report held proposals whose hold is released (reads only)"),  # noqa: E501

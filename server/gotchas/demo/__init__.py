@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 from gotchas.wording import counted
 
 if TYPE_CHECKING:
-    from gotchas.results import ApplyResult, HoldView, ListResult, ProposalResult, VerifyResult
+    from gotchas.results import (
+        AppliedCheckView,
+        ApplyResult,
+        HoldView,
+        ListResult,
+        ProposalResult,
+        VerifyResult,
+    )
 
 TARGET = "a-single-large-llm-generate-deadlocks-the-v1"
 CORRECTION: dict[str, str | list[str]] = {
@@ -68,9 +75,21 @@ def run(interactive: bool) -> int:
         return anyio.run(_walk, repo, interactive)
 
 
+def _verification(report: AppliedCheckView | None) -> str:
+    """What the apply's read-back found, in words."""
+    if not report:
+        return "not run"
+    verdict = "ok" if report["ok"] else "problems: " + ("; ".join(report["problems"]) or "see the record")
+    return (
+        f"{verdict}; {report['entries_before']} → {report['entries_after']} entries, "
+        f"{report['unchanged_entries']} unchanged, new entry {report['new_entry']}"
+    )
+
+
 async def _walk(repo: Path, interactive: bool) -> int:
     from mcp import Client, StdioServerParameters
 
+    from gotchas.holds.prose import answer_lines, evidence_line
     from gotchas.holds.sources.ledger import set_task_state
 
     def step(title: str) -> None:
@@ -94,11 +113,13 @@ async def _walk(repo: Path, interactive: bool) -> int:
         set_task_state(repo, "#664", "running", "demo")
         hold: HoldView = await call("check_hold", {"predicate": "predicate-664-lands"})
         print(f"check_hold(predicate-664-lands) → {hold['state']}")
+        print("\n".join(answer_lines(hold, "  ")))
 
         step("Find the lesson recorded for #664")
         listed: ListResult = await call("list_gotchas", {"task": "#664"})
         for entry in listed["entries"]:
-            print(f"  {entry['id']}  lines {entry['lines']}  {entry['tasks']}")
+            first, last = entry["lines"]
+            print(f"  {entry['id']}  lines {first}-{last}  {', '.join(entry.get('tasks', []))}")
 
         step("Propose the correction (nothing is written yet)")
         proposal: ProposalResult = await call("propose_supersede", CORRECTION)
@@ -113,13 +134,13 @@ async def _walk(repo: Path, interactive: bool) -> int:
         step("#664 lands: a commit on main closes it")
         _git(repo, "commit", "-q", "--allow-empty", "-m", "Cache the tokenizer in _render() (fixes #664)")
         hold = await call("check_hold", {"predicate": "predicate-664-lands"})
-        evidence = hold["tasks"][0]["evidence"][0] if hold["tasks"] else {}
-        print(f"check_hold → {hold['state']}  evidence: {evidence}")
+        evidence = hold["tasks"][0]["evidence"][0] if hold["tasks"] else {"source": "none"}
+        print(f"check_hold → {hold['state']}  evidence: {evidence_line(evidence)}")
 
         step("Apply now, then apply again")
         applied: ApplyResult = await call("apply_supersede", {"proposal_id": proposal["proposal_id"]})
         print(f"apply → {applied['status']}: {applied['reason']}")
-        print(f"verification: {applied['verification']}")
+        print(f"verification: {_verification(applied['verification'])}")
         again: ApplyResult = await call("apply_supersede", {"proposal_id": proposal["proposal_id"]})
         print(f"apply again → {again['status']}: {again['reason']}")
 

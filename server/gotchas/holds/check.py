@@ -7,13 +7,15 @@ that fails becomes evidence carrying its error, never a silent gap.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gotchas.errors import SourceError
 from gotchas.holds import registry
 from gotchas.holds.decision import HoldAnswer, evaluate
-from gotchas.holds.predicate import parse_predicates
+from gotchas.holds.predicate import expand_shorthand, parse_predicates
+from gotchas.holds.release import hints
 from gotchas.holds.sources import Evidence, Observation, Source, SourceFailed, utc_now
 
 if TYPE_CHECKING:
@@ -23,9 +25,11 @@ if TYPE_CHECKING:
 def check_hold(predicate: str, root: Path, config: Config | None = None) -> HoldAnswer:
     """Ask every configured source about every task in ``predicate`` and decide the hold.
 
-    Raises PredicateError for a malformed predicate; source failures become evidence.
+    A task alone (``8244``, ``#8244``, ``owner/repo#8244``) means "that task lands". Raises
+    PredicateError for a malformed predicate; source failures become evidence. A held or
+    unknown answer carries the ways to release it (``release``).
     """
-    predicates = parse_predicates(predicate)
+    predicates = parse_predicates(expand_shorthand(predicate))
     if config is None:
         from gotchas.config import load_config
 
@@ -34,7 +38,8 @@ def check_hold(predicate: str, root: Path, config: Config | None = None) -> Hold
     tasks = list(dict.fromkeys(p.task for p in predicates))
     observations = {task: [observe(source, task) for source in sources] for task in tasks}
     can_report = registry.can_report(config.holds.sources)
-    return evaluate(predicates, observations, checked_at=utc_now(), can_report=can_report)
+    answer = evaluate(predicates, observations, checked_at=utc_now(), can_report=can_report)
+    return dataclasses.replace(answer, release=hints(predicates, answer, config.holds))
 
 
 def observe(source: Source, task: str) -> Observation:

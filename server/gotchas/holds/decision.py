@@ -61,6 +61,7 @@ class HoldAnswer:
     state: HoldState
     tasks: list[TaskVerdict]
     checked_at: str
+    release: tuple[str, ...] = ()  # what would release it, per source (:mod:`gotchas.holds.release`)
 
     def to_view(self) -> HoldView:
         """The answer as the tools and commands return it."""
@@ -69,7 +70,13 @@ class HoldAnswer:
             "state": self.state,
             "tasks": [task.to_view() for task in self.tasks],
             "checked_at": self.checked_at,
+            "release": list(self.release),
         }
+
+    @property
+    def ways_out(self) -> str:
+        """The ways to release it, in one clause ("" when there are none)."""
+        return ("to release it: " + "; or ".join(self.release)) if self.release else ""
 
     @property
     def reason(self) -> str:

@@ -24,6 +24,7 @@ ACCEPTED_PREDICATES = (
 _MAX_LENGTH = 2000
 _WHITESPACE = re.compile(r"\s")
 _ONE = re.compile(r"^predicate-(?P<task>.+)-(?P<kind>lands|terminal)$", re.IGNORECASE)
+_TASK_ALONE = re.compile(r"^(?:[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#|#)?[0-9]+$")
 
 
 @dataclass(frozen=True)
@@ -65,3 +66,15 @@ def _parse_one(part: str, whole: str) -> Predicate:
         ) from None
     kind: PredicateKind = "lands" if match["kind"].lower() == "lands" else "terminal"
     return Predicate(task=task, kind=kind)
+
+
+def expand_shorthand(text: str) -> str:
+    """``8244``, ``#8244`` or ``owner/repo#8244`` alone read as "that task lands"
+    (``predicate-8244-lands``); anything else is returned as it is, for the parser to judge."""
+    stripped = text.strip()
+    if len(stripped) > _MAX_LENGTH or not _TASK_ALONE.match(stripped):
+        return text
+    try:
+        return Predicate(task=normalize(stripped), kind="lands").text
+    except TaskRefError:
+        return text

@@ -10,7 +10,8 @@ Adding a source — say GitLab — is:
 
 1. one new file, ``holds/sources/gitlab.py``: a class with a ``name`` and
    ``observe(task) -> Observation`` that raises ``SourceFailed`` when it cannot answer;
-2. one row in :data:`SOURCES` below, with a factory that builds it from the settings;
+2. one row in :data:`SOURCES` below, with a factory that builds it from the settings and
+   its release hint (what a person does so the source reports the task landed);
 3. its config block in ``config.py``: a ``GitLabConfig`` dataclass, a ``gitlab`` field on
    ``HoldsConfig`` and the function that validates ``[holds.gitlab]``;
 4. its test, ``tests/test_hold_gitlab.py``, beside the others.
@@ -21,13 +22,14 @@ server's open-world hint all follow from the row; nothing else names the source.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gotchas.errors import ConfigError
-from gotchas.holds.sources import TASK_STATES, Observation, Source, SourceFailed, TaskState
+from gotchas.holds.sources import TASK_STATES, Evidence, Observation, Source, SourceFailed, TaskState
 from gotchas.trust import PUBLIC_GITHUB_API, Trust
 
 if TYPE_CHECKING:
@@ -35,14 +37,30 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class ReleaseAsk:
+    """What a source's release hint is asked about: a task its hold waits for (``lands``, or
+    any ``terminal`` state), the project's settings, whether the source is configured here
+    and what it reported about the task."""
+
+    task: str
+    kind: str  # "lands" or "terminal"
+    holds: HoldsConfig
+    configured: bool
+    evidence: Sequence[Evidence] = ()
+
+
+@dataclass(frozen=True)
 class SourceSpec:
-    """One kind of hold source, as the rest of the package needs to know it."""
+    """One kind of hold source, as the rest of the package needs to know it. ``release`` says
+    how a person makes this source report the task done (None: it cannot, or is not
+    configured and has nothing to offer), so every held answer ends with what would release it."""
 
     name: str
     build: Callable[[Path, HoldsConfig, Trust], Source]  # trust: what the user allows here
     can_report: frozenset[TaskState]
     observes: bool  # looks at the system of record, not at what people wrote down
     reaches_network: bool
+    release: Callable[[ReleaseAsk], str | None] = lambda ask: None
 
 
 class NotAllowed:
@@ -117,13 +135,76 @@ def _toml_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+_GITHUB_REF = re.compile(r"^(?:(?P<repo>[^#\s/]+/[^#\s/]+))?#(?P<number>\d+)$")
+
+
+def _ledger_release(ask: ReleaseAsk) -> str | None:
+    if not ask.configured:
+        return None
+    typed = ask.task.removeprefix("#")  # a shell reads a word starting with # as a comment
+    other = " (or abandoned, cancelled, failed)" if ask.kind == "terminal" else ""
+    return f"`gotchas task set {typed} landed`{other}"
+
+
+def _git_release(ask: ReleaseAsk) -> str | None:
+    ref = _GITHUB_REF.match(ask.task)
+    if not ask.configured or ref is None:
+        return None  # git reads only #N and owner/repo#N from commit messages
+    home = ask.holds.github.repo
+    if ref["repo"] and home and ref["repo"].lower() != home.lower():
+        return None  # another repository's task: no commit here closes it
+    branches = [str(e["branch"]) for e in ask.evidence if e.get("source") == "git" and e.get("branch")]
+    branch = branches[0] if branches else ask.holds.git.branch or "the default branch"
+    return f"a commit on {branch} whose message says `closes {ask.task}`"
+
+
+def _github_release(ask: ReleaseAsk) -> str | None:
+    ref = _GITHUB_REF.match(ask.task)
+    if ref is None:
+        return None
+    repo = ref["repo"] or ask.holds.github.repo
+    issue = f"{repo}#{ref['number']}" if repo else ask.task
+    if not ask.configured:
+        return f'add "github" to [holds] sources (and [holds.github]) so closing issue {issue} releases it'
+
+    done = "closed (completed or not planned)" if ask.kind == "terminal" else "closed as completed"
+    return f"issue {issue} {done}, or its pull request merged"
+
+
+def _command_release(ask: ReleaseAsk) -> str | None:
+    if not ask.configured:
+        return None
+    return f"the tracker asked by the [holds.command] program reports {ask.task} landed"
+
+
 SOURCES: tuple[SourceSpec, ...] = (
-    SourceSpec("ledger", _ledger, frozenset(TASK_STATES), observes=False, reaches_network=False),
-    SourceSpec("git", _git, frozenset({"landed"}), observes=True, reaches_network=False),
     SourceSpec(
-        "github", _github, frozenset({"running", "landed", "abandoned"}), observes=True, reaches_network=True
+        "ledger",
+        _ledger,
+        frozenset(TASK_STATES),
+        observes=False,
+        reaches_network=False,
+        release=_ledger_release,
     ),
-    SourceSpec("command", _command, frozenset(TASK_STATES), observes=True, reaches_network=False),
+    SourceSpec(
+        "git", _git, frozenset({"landed"}), observes=True, reaches_network=False, release=_git_release
+    ),
+    SourceSpec(
+        "github",
+        _github,
+        frozenset({"running", "landed", "abandoned"}),
+        observes=True,
+        reaches_network=True,
+        release=_github_release,
+    ),
+    SourceSpec(
+        "command",
+        _command,
+        frozenset(TASK_STATES),
+        observes=True,
+        reaches_network=False,
+        release=_command_release,
+    ),
 )
 """In the order they are documented; ``[holds] sources`` picks and orders them per project."""
 
