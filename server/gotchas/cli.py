@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 COMMANDS = (
     *("list", "outline", "show", "check-hold", "task", "propose", "apply", "proposals", "merge-record"),
-    *("init", "session-start", "history", "verify", "lint", "serve", "demo"),
+    *("init", "session-start", "history", "verify", "lint", "serve", "demo", "check"),
 )
 """Every command's name: a command line that starts with one builds that command's parser alone."""
 
@@ -247,6 +247,7 @@ _PROPOSE_KEYS = (
     "tasks",
     "root_cause",
     "after",
+    "why",
 )
 
 
@@ -276,7 +277,17 @@ def _propose(args: argparse.Namespace) -> int:
     if args.body_file:
         spec["body"] = Path(args.body_file).read_text("utf-8")
     ws = _workspace(args)
-    if spec.get("target_id"):
+    if args.retire:
+        _require(spec, "why")
+        result = operations.propose_retire(
+            ws,
+            target_id=args.retire,
+            why=spec["why"],
+            evidence=spec.get("evidence"),
+            recheck=args.recheck,
+            hold=spec.get("hold"),
+        )
+    elif spec.get("target_id"):
         _require(spec, "task", "title", "body", "diagnostic")
         result = operations.propose_supersede(
             ws,
@@ -424,8 +435,18 @@ def _history(args: argparse.Namespace) -> int:
             )
         if entry["ruled_out"]:
             lines.append("   ruled out: " + "; ".join(entry["ruled_out"]))
+        for marked in entry.get("marks", []):
+            said = marked["why"] or f"still true as of {marked['evidence']}"
+            how = marked["proposal_id"] or "-"
+            lines.append(f"   {marked['kind']} at {marked['at'] or 'when unknown'} ({how}): {said}")
     _emit(result, args.json, "\n".join(lines))
     return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from gotchas.check.command import main as check_main
+
+    return check_main(_workspace(args), args)
 
 
 def _merge_record(args: argparse.Namespace) -> int:
@@ -477,7 +498,7 @@ def _verify(args: argparse.Namespace) -> int:
     from gotchas import lookup
 
     ws = _workspace(args)
-    result = lookup.verify_record(ws)
+    result = lookup.verify_record(ws, history=args.history)
     problems = result["problems"]
     errors = sum(p["severity"] == "error" for p in problems)
     warnings = len(problems) - errors
@@ -706,6 +727,11 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "--root-cause", choices=["confirmed", "suspected"], help="new lesson: how sure the cause is"
     )
     cmd.add_argument("--after", metavar="ID", help="new lesson: the entry to place it after")
+    cmd.add_argument(
+        "--retire", metavar="ID", help="retire: mark this lesson no longer true (--why, --evidence)"
+    )
+    cmd.add_argument("--recheck", action="store_true", help="with --retire: still true as of --evidence REV")
+    cmd.add_argument("--why", help="retire: what changed, one line")
     json_flag(cmd)
 
     _apply_command(command("apply", _apply, "apply a stored proposal (exit 3 when refused)"))
@@ -737,6 +763,11 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "Claude Code SessionStart hook: report held proposals whose hold is released (reads only)",
     )
 
+    cmd = command("check", _check, "find lessons the repository has moved away from (reads only)")
+    from gotchas.check.command import add_arguments
+
+    add_arguments(cmd)
+
     cmd = command("history", _history, "the chain of root-cause hypotheses recorded for a task")
     cmd.add_argument("task", help="#664, 664, owner/repo#664 or ABC-123")
     json_flag(cmd)
@@ -749,6 +780,9 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             "per problem (exit 1 on errors)",
         )
         cmd.add_argument("--strict", action="store_true", help="warnings fail too")
+        cmd.add_argument(
+            "--history", action="store_true", help="also the findings of `gotchas check` (asks git)"
+        )
         cmd.add_argument(
             "--format",
             choices=["text", "github"],

@@ -124,6 +124,60 @@ def propose_supersede(
     return _store(ws, draft, parsed, _hold_preview(ws, hold), check)
 
 
+def propose_retire(
+    ws: Workspace,
+    *,
+    target_id: str,
+    why: str,
+    evidence: str | None = None,
+    recheck: bool = False,
+    hold: str | None = None,
+    record: str | None = None,
+) -> ProposalResult:
+    """Plan marking a lesson no longer true (or re-checked at the commit ``evidence``); the
+    record is not touched. Reviewed, held, applied and verified like a supersede."""
+    from gotchas import retire
+
+    kind: Literal["retire", "recheck"] = "recheck" if recheck else "retire"
+    path = ws.writable_record(record)
+    parsed = ws.load(path)
+    verification.refuse_conflict_markers(parsed)
+    target = parsed.get(target_id)
+    text, proof = retire.checked_why(why, evidence)
+    if kind == "recheck":
+        proof = _commit_of(ws, proof)
+    if retire.marked(target, kind, text, proof):
+        raise InvalidArgument(f"{target.id!r} already carries this {kind} mark; nothing to propose")
+    plan = retire.plan_retire(parsed, target, kind, text, proof)
+    lesson = edit.Lesson(
+        title=target.title, body=text, tasks=target.tasks, root_cause="suspected", evidence=proof
+    )
+    draft, check = _pinned(
+        ws,
+        path,
+        parsed,
+        plan,
+        kind=kind,
+        lesson=lesson,
+        target_sha256=target.sha256,
+        anchor_sha256=_anchor(parsed, target),
+        hold=hold,
+    )
+    return _store(ws, draft, parsed, _hold_preview(ws, hold), check)
+
+
+def _commit_of(ws: Workspace, rev: str | None) -> str:
+    """The full id of the commit a re-check names (default HEAD): the check anchors there."""
+    from gotchas.check.evidence import Repository, checked_rev
+    from gotchas.holds.sources import SourceFailed
+    from gotchas.holds.sources.git import Git
+
+    try:
+        return Repository(Git(ws.root)).state(checked_rev(rev or "HEAD"))[1]
+    except (ValueError, SourceFailed) as exc:
+        raise InvalidArgument(f"a re-check names a commit of this repository: {exc}") from None
+
+
 def _on_target(
     ws: Workspace,
     path: Path,
@@ -320,7 +374,7 @@ def _pinned(
     parsed: Record,
     plan: edit.Plan,
     *,
-    kind: Literal["supersede", "capture", "annotate"],
+    kind: Literal["supersede", "capture", "annotate", "retire", "recheck"],
     lesson: edit.Lesson,
     target_sha256: str | None,
     anchor_sha256: str | None,
@@ -330,7 +384,8 @@ def _pinned(
 ) -> tuple[Proposal, verification.EditCheck]:
     """A draft proposal pinning ``plan``, once its result verifies (InvalidArgument if not)."""
     after = ws.parse(plan.data, near=parsed)
-    check = verification.check_plan(parsed, after, plan, lesson if kind != "annotate" else None)
+    adds = lesson if kind in ("supersede", "capture") else None
+    check = verification.check_plan(parsed, after, plan, adds)
     draft = Proposal.of_plan(
         plan,
         kind=kind,
@@ -593,6 +648,14 @@ def _is_applied(current: Record, stored: Proposal) -> bool:
     A same id and title is not enough: a second correction of the same target with another
     task or body must not be dropped as a duplicate.
     """
+    if stored.kind in ("retire", "recheck") and stored.target_id:
+        from gotchas import retire
+
+        try:
+            target = current.get(stored.target_id)
+        except GotchasError:
+            return False
+        return retire.marked(target, stored.kind, stored.lesson.body, stored.lesson.evidence)
     if stored.kind == "annotate" and stored.target_id and stored.task:
         try:
             target, successor = current.get(stored.target_id), current.get(stored.new_id)
@@ -657,8 +720,8 @@ def _recompute(
 
 def _checked_lesson(stored: Proposal) -> edit.Lesson:
     """The stored lesson, validated as a propose call would have (an annotation adds none)."""
-    if stored.kind == "annotate":
-        return stored.lesson
+    if stored.kind in ("annotate", "retire", "recheck"):
+        return stored.lesson  # a mark adds no lesson; a retire's words are checked when planned
     raw = stored.lesson
     lesson = edit.lesson(
         raw.title, raw.body, raw.tasks, raw.root_cause, raw.diagnostic, raw.ruled_out, raw.evidence
@@ -697,6 +760,12 @@ def _replan(
         except GotchasError:
             raise Conflict(f"conflict: {stored.new_id!r} is no longer in the record; propose again") from None
         plan = edit.plan_annotate(current, anchor, stored.task, successor, stored.red_herring_note)
+    elif stored.kind in ("retire", "recheck"):
+        from gotchas import retire
+
+        if anchor is None:
+            raise Conflict(f"conflict: a {stored.kind} names no target")
+        plan = retire.plan_retire(current, anchor, stored.kind, lesson.body, lesson.evidence)
     elif stored.kind == "supersede":
         if not stored.task or anchor is None or stored.target_id is None:
             raise Conflict("conflict: a supersede names no task or target")
