@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Literal, TypeVar
 
 import anyio
@@ -77,11 +77,8 @@ APPLIES = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
 
-Task = Annotated[str, Field(description="A task reference: #664, 664, owner/repo#664 or ABC-123")]
-RecordArg = Annotated[
-    str | None,
-    Field(description="Path of the lessons file inside the project (default .claude/rules/gotchas.md)"),
-]
+Task = Annotated[str, Field(description="#664, owner/repo#664 or ABC-123")]
+RecordArg = Annotated[str | None, Field(description="Lessons file (default .claude/rules/gotchas.md)")]
 Hold = Annotated[
     str | None,
     Field(description="Optional hold, e.g. predicate-664-lands; apply is refused until it is released"),
@@ -142,9 +139,20 @@ def build(ws: Workspace) -> MCPServer:
     for register in TOOLS:
         register(mcp, ws)
     arguments.refuse_unknown(mcp._tool_manager.list_tools())
+    _untitled(mcp._tool_manager.list_tools())
     _resources(mcp, ws)
     _prompt_and_completion(mcp, ws)
     return mcp
+
+
+def _untitled(tools: Sequence[object]) -> None:
+    """Drop the titles the schema generator gives each argument: they only repeat its name,
+    and every character of the tool list is read by the model on every turn."""
+    for tool in tools:
+        schema = getattr(tool, "parameters", {})
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        schema.pop("title", None)
 
 
 def _reading_tools(mcp: MCPServer, ws: Workspace) -> None:
@@ -154,14 +162,14 @@ def _reading_tools(mcp: MCPServer, ws: Workspace) -> None:
     async def list_gotchas(
         task: Annotated[
             str | None,
-            Field(description="Only entries for this task (#664, owner/repo#664, ABC-123, PM-2026-008)"),
+            Field(description="Only entries for this task (#664, owner/repo#664, ABC-123)"),
         ] = None,
         query: Annotated[str | None, Field(description="Words that must all appear in the entry")] = None,
         status: Annotated[
             str | None,
             Field(
-                description="active, red-herring, open, fixed, resolved, closed, wontfix or superseded "
-                "(as read from Status: lines and title markers), or another status: value"
+                description="active, red-herring, open, fixed, resolved, closed, wontfix, superseded "
+                "or another status: value"
             ),
         ] = None,
         root_cause: Literal["confirmed", "suspected", "none"] | None = None,
@@ -342,6 +350,33 @@ def _verifying_tools(mcp: MCPServer, ws: Workspace) -> None:
         return await _run(lambda: operations.verify_record(ws, record=record))
 
 
+def _check_tools(mcp: MCPServer, ws: Workspace) -> None:
+    """check_record and propose_retire: lessons the repository moved away from, and retiring them."""
+
+    @mcp.tool(title="Find stale lessons", annotations=READ_ONLY)
+    async def check_record() -> dict[str, object]:
+        """Lessons the repo moved away from: cited paths, symbols, scripts that existed when
+        written and are gone; reverted or abandoned tasks; duplicates. Reads only."""
+        from gotchas.check.command import compact, run_check
+
+        return await _run(lambda: compact(run_check(ws)))
+
+    @mcp.tool(title="Propose retiring a lesson", annotations=WRITES_PROPOSAL)
+    async def propose_retire(
+        id: str,
+        why: str,
+        evidence: str | None = None,
+        recheck: Annotated[bool, Field(description="Still true as of commit evidence")] = False,
+        hold: Hold = None,
+    ) -> results.ProposalResult:
+        """Plan marking a lesson no longer true (or re-checked); apply with apply_supersede."""
+        return await _run(
+            lambda: operations.propose_retire(
+                ws, target_id=id, why=why, evidence=evidence, recheck=recheck, hold=hold
+            )
+        )
+
+
 def _history_tools(mcp: MCPServer, ws: Workspace) -> None:
     """history: how a task's root cause evolved."""
 
@@ -362,6 +397,7 @@ TOOLS: tuple[Callable[[MCPServer, Workspace], None], ...] = (
     _applying_tools,
     _verifying_tools,
     _history_tools,
+    _check_tools,
 )
 """Every tool family, in the order the tools are listed."""
 
