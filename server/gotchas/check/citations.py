@@ -50,7 +50,6 @@ _LINE_SUFFIX = re.compile(r":\d+(?:[-:]\d+)?$")
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _SYMBOL = re.compile(rf"^(?:{_IDENT}(?:\.|::|#))*{_IDENT}(?:\(\))?$")
 _ENV_KEY = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_DOTTED_KEY = re.compile(r"^[a-z][a-z0-9_-]*(?:\.[a-z][a-z0-9_-]*)+$")
 _NPM = re.compile(r"^(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?(?P<name>[A-Za-z0-9_:.\-]+)")
 _NPM_BUILTIN = frozenset(
     "install i ci add remove rm uninstall update up exec x dlx create init publish pack link "
@@ -107,7 +106,7 @@ def _in_ticks(code: str, line: int, column: int) -> list[Citation]:
     path = _path(code, line, column)
     if path is not None:
         return [path]
-    if _ENV_KEY.match(code) or _DOTTED_KEY.match(code):
+    if _ENV_KEY.match(code):
         return [Citation("key", code, code, line, column)]
     symbol = _symbol(code)
     if symbol is not None:

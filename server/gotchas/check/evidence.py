@@ -25,6 +25,11 @@ from gotchas.holds.sources.git import SAFE_CONFIG, SAFE_ENV, Commit, Git, parse_
 
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 _REV = re.compile(r"^[A-Za-z0-9_./~^@{}-]{1,200}$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+_KEYWORDS = (
+    "(def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|"
+    "module|macro|sub|object|record|protocol|typedef|alias|export)"
+)
 SCRIPT_FILES = ("package.json", "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile")
 MAX_SCRIPT_FILE = 1 << 20
 
@@ -101,6 +106,29 @@ class Repository:
             commit = where.split(":", 1)[0]
             if commit in found and match:
                 found[commit].add(match)
+        return found
+
+    def defined(self, names: Iterable[str], commits: Sequence[str], exclude: str) -> dict[str, set[str]]:
+        """Which of ``names`` (identifiers) some tracked file *defines* at each commit: a
+        ``def``/``class``/``function``/``const``… before it, or ``name =`` / ``name:`` after.
+        A name the code only uses (a library's API) is not the repository's to lose."""
+        wanted = sorted({n for n in names if _NAME.match(n)})
+        if not wanted or not commits:
+            return {c: set() for c in commits}
+        args = ["grep", "-z", "-o", "-E", "-I", "--no-color", "--no-textconv"]
+        for name in wanted:
+            args += ["-e", f"(^|[^A-Za-z0-9_]){_KEYWORDS}[[:space:]]+{name}([^A-Za-z0-9_]|$)"]
+            args += ["-e", f"(^|[^A-Za-z0-9_.]){name}[\"']?[[:space:]]*(:|=[^=])"]
+        args += [_sha(c) for c in commits]
+        args += ["--", ".", f":(exclude,literal){exclude}"]
+        out = self._run("grep", *args, ok=(0, 1))
+        found: dict[str, set[str]] = {c: set() for c in commits}
+        lookup = set(wanted)
+        for row in out.split("\n"):
+            where, _, match = row.partition("\0")
+            commit = where.split(":", 1)[0]
+            if commit in found:
+                found[commit].update(w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", match) if w in lookup)
         return found
 
     def files(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bytes]:

@@ -176,14 +176,20 @@ def _facts(repo: Repository, cited: Sequence[Cited], now: str, record: str) -> F
     anchor_paths = {a: PathIndex(repo.tree(a)) for a in sorted({c.anchor for c in missing})}
     was = {p for c in missing if (p := anchor_paths[c.anchor].resolve(c.citation.value)) is not None}
     removals: dict[str, Removal] = {}
+    moved: dict[str, dict[str, str]] = {}  # one diff-tree per removing commit, not per path
     for path, commit in repo.removals(was, now).items():
-        renamed = repo.renames(commit.sha).get(path) if commit.parents else None
+        if commit.parents and commit.sha not in moved:
+            moved[commit.sha] = repo.renames(commit.sha)
+        renamed = moved.get(commit.sha, {}).get(path)
         removals[path] = Removal(commit.sha, commit.date, commit.subject, renamed)
     words = [c for c in cited if c.citation.kind in ("symbol", "key")]
     found_now = repo.grep({c.citation.value for c in words}, [now], record)[now]
     gone = [c for c in words if c.citation.value not in found_now]
-    then = repo.grep({c.citation.value for c in gone}, sorted({c.anchor for c in gone}), record)
-    found = {commit: frozenset(names) for commit, names in then.items()}
+    anchors_needed = sorted({c.anchor for c in gone})
+    then = repo.grep({c.citation.value for c in gone}, anchors_needed, record)
+    lost = {c.citation.value for c in gone if c.citation.value in then.get(c.anchor, ())}
+    ours = repo.defined(lost, sorted({c.anchor for c in gone if c.citation.value in lost}), record)
+    found = {commit: frozenset(ours.get(commit, set())) for commit in then}
     found[now] = frozenset(found_now)
     scripts = _scripts(repo, cited, now)
     return Facts(now, now_paths, anchor_paths, found, scripts, removals)
