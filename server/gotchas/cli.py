@@ -764,7 +764,7 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
 
     cmd = command("check", _check, "find lessons the repository has moved away from (reads only)")
-    from gotchas.check.command import add_arguments
+    from gotchas.check.options import add_arguments
 
     add_arguments(cmd)
 

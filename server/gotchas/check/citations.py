@@ -89,8 +89,8 @@ def cite(text: str, first_line: int) -> list[Citation]:
         for match in _PLAIN_PATH.finditer(line):
             if any(a <= match.start() < b for a, b in covered):
                 continue
-            add(_path(match[0], number, match.start() + 1))
-    return found
+            add(_path(match[0], number, match.start() + 1, ticked=False))
+    return sorted(found, key=lambda c: (c.line, c.column))
 
 
 def _in_ticks(code: str, line: int, column: int) -> list[Citation]:
@@ -136,7 +136,7 @@ def _command(code: str, line: int, column: int) -> list[Citation]:
     return []
 
 
-def _path(raw: str, line: int, column: int) -> Citation | None:
+def _path(raw: str, line: int, column: int, *, ticked: bool = True) -> Citation | None:
     """A path citation, its ``:line`` dropped; None unless it looks like a path in a repository."""
     text = raw.rstrip(".,;:)]}>'\"")
     value = _LINE_SUFFIX.sub("", text)
@@ -153,15 +153,17 @@ def _path(raw: str, line: int, column: int) -> Citation | None:
     if "/" not in value.rstrip("/"):
         if extension not in _EXTENSIONS and leaf.lower() not in ("makefile", "dockerfile", "justfile"):
             return None
-    elif not extension and not value.endswith("/") and not _looks_like_dir(value):
+    elif not extension and not value.endswith("/") and not _looks_like_dir(value, ticked):
         return None
     return Citation("path", value.rstrip("/"), raw, line, column)
 
 
-def _looks_like_dir(value: str) -> bool:
-    """``src/api`` is a path; ``and/or``, ``TCP/IP``, ``input/output`` are words."""
+def _looks_like_dir(value: str, ticked: bool) -> bool:
+    """```src/api``` or ``src/api/v2`` is a path; ``and/or``, ``TCP/IP``, ``input/output`` in
+    prose are words: outside backticks a folder needs three parts."""
     parts = value.split("/")
-    return len(parts) >= 2 and all(p and (p[0].islower() or p[0] in "._") for p in parts) and len(value) >= 6
+    lower = all(p and (p[0].islower() or p[0] in "._") for p in parts)
+    return lower and len(parts) >= (2 if ticked else 3)
 
 
 def _symbol(code: str) -> str | None:

@@ -42,20 +42,6 @@ def _at_top(ws: Workspace, top: Path, path: Path) -> str:
     return (ws.root.resolve().relative_to(top.resolve()) / ws.name(path)).as_posix()
 
 
-def add_arguments(cmd: argparse.ArgumentParser) -> None:
-    cmd.add_argument("--at", metavar="REV", help="check the record as it was at this commit (default: now)")
-    cmd.add_argument(
-        "--format",
-        choices=["human", "text", "github"],
-        default="human",
-        help="human: one block per finding; text: `path:line:col: severity code message`; "
-        "github: Actions annotations (default: %(default)s)",
-    )
-    cmd.add_argument("--strict", action="store_true", help="exit 1 on any finding, not only errors")
-    cmd.add_argument("--no-sources", action="store_true", help="do not ask task sources (ledger, command)")
-    cmd.add_argument("--json", action="store_true", help="print the findings as JSON")
-
-
 def main(ws: Workspace, args: argparse.Namespace) -> int:
     """Exit 0 when nothing fails (notices never fail), 1 on an error finding or --strict."""
     report = run_check(ws, rev=args.at, ask_sources=not args.no_sources)
