@@ -34,6 +34,24 @@ def parse_blame(porcelain: str) -> dict[int, str]:
     return anchors
 
 
+def commit_times(porcelain: str) -> dict[str, int]:
+    """Each blamed commit's committer time, from the ``committer-time`` lines porcelain gives
+    once per commit (content lines start with a tab and are never read)."""
+    times: dict[str, int] = {}
+    current = None
+    for row in porcelain.split("\n"):
+        if not row or row[0] == "\t":
+            continue
+        match = _HEADER.match(row)
+        if match is not None:
+            current = match["sha"]
+        elif current is not None and row.startswith("committer-time "):
+            value = row.removeprefix("committer-time ").strip()
+            if value.isdigit():
+                times[current] = int(value)
+    return times
+
+
 def anchor_of(anchors: dict[int, str], line: int, override: str | None = None) -> str | None:
     """The commit a claim on ``line`` is checked at: a re-check's commit when the lesson has one."""
     return override or anchors.get(line)

@@ -26,10 +26,12 @@ from gotchas.holds.sources.git import SAFE_CONFIG, SAFE_ENV, Commit, Git, parse_
 _HEX = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 _REV = re.compile(r"^[A-Za-z0-9_./~^@{}-]{1,200}$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
-_KEYWORDS = (
-    "(def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|"
-    "module|macro|sub|object|record|protocol|typedef|alias|export)"
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEYWORD_BEFORE = re.compile(
+    r"\b(?:def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|module|"
+    r"macro|sub|object|record|protocol|typedef|alias)\s+(?:\([^)]*\)\s*)?\*?$"
 )
+_ASSIGNED_AFTER = re.compile(r"""^["']?\s*(?::(?!:)|=(?!=))""")
 SCRIPT_FILES = ("package.json", "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile")
 MAX_SCRIPT_FILE = 1 << 20
 
@@ -91,12 +93,10 @@ class Repository:
     def grep(self, words: Iterable[str], commits: Sequence[str], exclude: str) -> dict[str, set[str]]:
         """Which of ``words`` occur as whole words in tracked text files at each commit, the
         record itself left out (a lesson must not vouch for itself)."""
-        patterns = sorted(set(words))
+        patterns = sorted({w for w in words if _NAME.match(w)})
         if not patterns or not commits:
             return {c: set() for c in commits}
-        args = ["grep", "-z", "-o", "-w", "-F", "-I", "--no-color", "--no-textconv"]
-        for word in patterns:
-            args += ["-e", word]
+        args = ["grep", "-z", "-o", "-w", "-E", "-I", "--no-color", "--no-textconv", *_alternations(patterns)]
         args += [_sha(c) for c in commits]
         args += ["--", ".", f":(exclude,literal){exclude}"]
         out = self._run("grep", *args, ok=(0, 1))
@@ -108,27 +108,24 @@ class Repository:
                 found[commit].add(match)
         return found
 
-    def defined(self, names: Iterable[str], commits: Sequence[str], exclude: str) -> dict[str, set[str]]:
-        """Which of ``names`` (identifiers) some tracked file *defines* at each commit: a
-        ``def``/``class``/``function``/``const``… before it, or ``name =`` / ``name:`` after.
-        A name the code only uses (a library's API) is not the repository's to lose."""
-        wanted = sorted({n for n in names if _NAME.match(n)})
-        if not wanted or not commits:
+    def defined(self, words: Iterable[str], commits: Sequence[str], exclude: str) -> dict[str, set[str]]:
+        """Which of ``words`` some tracked file *defines* at each commit (see :func:`defines`),
+        from the lines one ``git grep`` prints: a name the code only uses (a library's API)
+        is not the repository's to lose."""
+        patterns = sorted({w for w in words if _NAME.match(w)})
+        if not patterns or not commits:
             return {c: set() for c in commits}
-        args = ["grep", "-z", "-o", "-E", "-I", "--no-color", "--no-textconv"]
-        for name in wanted:
-            args += ["-e", f"(^|[^A-Za-z0-9_]){_KEYWORDS}[[:space:]]+{name}([^A-Za-z0-9_]|$)"]
-            args += ["-e", f"(^|[^A-Za-z0-9_.]){name}[\"']?[[:space:]]*(:|=[^=])"]
+        args = ["grep", "-z", "-w", "-E", "-I", "--no-color", "--no-textconv", *_alternations(patterns)]
         args += [_sha(c) for c in commits]
         args += ["--", ".", f":(exclude,literal){exclude}"]
         out = self._run("grep", *args, ok=(0, 1))
         found: dict[str, set[str]] = {c: set() for c in commits}
-        lookup = set(wanted)
+        lookup = set(patterns)
         for row in out.split("\n"):
-            where, _, match = row.partition("\0")
+            where, _, line = row.partition("\0")
             commit = where.split(":", 1)[0]
-            if commit in found:
-                found[commit].update(w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", match) if w in lookup)
+            if commit in found and line:
+                found[commit].update(defines(line[:2000], lookup))
         return found
 
     def files(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
@@ -219,7 +216,9 @@ class Repository:
         """Commits reachable from ``rev`` that mention any of ``#numbers`` or revert something."""
         if not numbers:
             return []
-        greps = [f"--grep=#{n}" for n in sorted(set(numbers))]
+        ordered = [str(n) for n in sorted(set(numbers))]
+        # one alternation per 200 tasks: git tries each --grep in turn on every message
+        greps = [f"--grep=#({'|'.join(ordered[at : at + 200])})" for at in range(0, len(ordered), 200)]
         out = self._run(
             "log",
             "log",
@@ -229,7 +228,7 @@ class Repository:
             "--no-notes",
             "--topo-order",
             "-z",
-            "-F",
+            "-E",
             "-i",
             *greps,
             "--grep=This reverts commit",
@@ -238,6 +237,30 @@ class Repository:
             "--",
         )
         return parse_log(out)
+
+
+def _alternations(names: Sequence[str], size: int = 200) -> list[str]:
+    """``-e (a|b|…)`` patterns, ``size`` names each: git tries each ``-e`` on every line in
+    turn, so one alternation is far faster than a pattern per name. Names are identifiers
+    (checked by ``_NAME``), so nothing in them is a regular-expression operator."""
+    out: list[str] = []
+    for at in range(0, len(names), size):
+        out += ["-e", "(" + "|".join(names[at : at + size]) + ")"]
+    return out
+
+
+def defines(line: str, names: set[str]) -> set[str]:
+    """Which of ``names`` ``line`` defines: a keyword right before it (``def``, ``class``,
+    ``function``, ``func (r *T)``, ``const``…), or ``=`` / ``:`` right after it (an
+    assignment, a key in a config or object literal)."""
+    out: set[str] = set()
+    for match in _WORD.finditer(line):
+        name = match[0]
+        if name in names and name not in out:
+            before, after = line[: match.start()], line[match.end() :].lstrip()
+            if _KEYWORD_BEFORE.search(before[-80:]) or _ASSIGNED_AFTER.match(after):
+                out.add(name)
+    return out
 
 
 def _sha(value: str) -> str:

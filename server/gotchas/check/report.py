@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,10 +133,11 @@ def _run(
         report.notices.append(f"{record} cannot be read as a lessons file ({exc.message}); nothing checked")
         return
     report.lessons = len(entries)
-    blame = anchors.parse_blame(repo.blame(record, now if rev is not None else None))
+    porcelain = repo.blame(record, now if rev is not None else None)
+    blame = anchors.parse_blame(porcelain)
     live = [e for e in entries if not _field(e, RETIRED)]
     cited = _cited(parsed, live, blame)
-    facts = _facts(repo, cited, now, record)
+    facts = _facts(repo, cited, now, record, anchors.commit_times(porcelain))
     found = findings.stale(cited, facts)
     found += findings.tasks(
         [(e.id, e.start_line, e.tasks, e.red_herring_for) for e in live],
@@ -169,12 +170,37 @@ def _cited(parsed: Record, live: Sequence[Entry], blame: dict[int, str]) -> list
     return out
 
 
-def _facts(repo: Repository, cited: Sequence[Cited], now: str, record: str) -> Facts:
+def _split_anchors(
+    missing: Sequence[Cited], times: Mapping[str, int]
+) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """For each missing value, the newest anchor it is cited at, and its other anchors.
+
+    A value is looked up at its newest anchor first, and at its older ones only when it was
+    there: a library name or another service's path cited by a hundred lessons costs one
+    tree, not a hundred. (A value already gone at its newest anchor is taken as never
+    ours: that lesson was written without it, and older ones are not looked at.)"""
+    by_value: dict[str, set[str]] = {}
+    for c in missing:
+        by_value.setdefault(c.citation.value, set()).add(c.anchor)
+    newest = {v: max(a, key=lambda x: (times.get(x, 0), x)) for v, a in by_value.items()}
+    return newest, {v: a - {newest[v]} for v, a in by_value.items()}
+
+
+def _facts(
+    repo: Repository, cited: Sequence[Cited], now: str, record: str, times: Mapping[str, int]
+) -> Facts:
     now_paths = PathIndex(repo.tree(now))
     pathish = [c for c in cited if c.citation.kind == "path" or c.citation.runner == "script"]
     missing = [c for c in pathish if now_paths.resolve(c.citation.value) is None]
-    anchor_paths = {a: PathIndex(repo.tree(a)) for a in sorted({c.anchor for c in missing})}
-    was = {p for c in missing if (p := anchor_paths[c.anchor].resolve(c.citation.value)) is not None}
+    newest, older = _split_anchors(missing, times)
+    anchor_paths = {a: PathIndex(repo.tree(a)) for a in sorted(set(newest.values()))}
+    again = {a for v, a_set in older.items() if anchor_paths[newest[v]].resolve(v) for a in a_set}
+    anchor_paths |= {a: PathIndex(repo.tree(a)) for a in sorted(again - set(anchor_paths))}
+    was = {
+        p
+        for c in missing
+        if c.anchor in anchor_paths and (p := anchor_paths[c.anchor].resolve(c.citation.value)) is not None
+    }
     removals: dict[str, Removal] = {}
     moved: dict[str, dict[str, str]] = {}  # one diff-tree per removing commit, not per path
     for path, commit in repo.removals(was, now).items():
@@ -185,11 +211,12 @@ def _facts(repo: Repository, cited: Sequence[Cited], now: str, record: str) -> F
     words = [c for c in cited if c.citation.kind in ("symbol", "key")]
     found_now = repo.grep({c.citation.value for c in words}, [now], record)[now]
     gone = [c for c in words if c.citation.value not in found_now]
-    anchors_needed = sorted({c.anchor for c in gone})
-    then = repo.grep({c.citation.value for c in gone}, anchors_needed, record)
-    lost = {c.citation.value for c in gone if c.citation.value in then.get(c.anchor, ())}
-    ours = repo.defined(lost, sorted({c.anchor for c in gone if c.citation.value in lost}), record)
-    found = {commit: frozenset(ours.get(commit, set())) for commit in then}
+    newest, older = _split_anchors(gone, times)
+    values = {c.citation.value for c in gone}
+    ours = repo.defined(values, sorted(set(newest.values())), record)
+    again = {a for v, a_set in older.items() if v in ours[newest[v]] for a in a_set} - set(ours)
+    ours |= repo.defined(values, sorted(again), record) if again else {}
+    found = {commit: frozenset(names) for commit, names in ours.items()}
     found[now] = frozenset(found_now)
     scripts = _scripts(repo, cited, now)
     return Facts(now, now_paths, anchor_paths, found, scripts, removals)
