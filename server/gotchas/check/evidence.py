@@ -152,8 +152,9 @@ class Repository:
             at += size + 1
         return contents
 
-    def removals(self, paths: Iterable[str], rev: str) -> dict[str, Commit]:
-        """For each path gone at ``rev``: the newest commit reachable from it that deleted it."""
+    def removals(self, paths: Iterable[str], rev: str, since: str | None = None) -> dict[str, Commit]:
+        """For each path gone at ``rev``: the newest commit reachable from it that deleted it,
+        looked for among the commits ``since`` (an anchor, the oldest asked about) does not reach."""
         wanted = sorted(set(paths))
         if not wanted:
             return {}
@@ -169,6 +170,7 @@ class Repository:
             "-z",
             "--format=%x01%H%x1f%P%x1f%cI%x1f%s",
             _sha(rev),
+            *([f"^{_sha(since)}"] if since else []),
             "--",
             *(f":(literal){p}" for p in wanted),
         )
@@ -185,31 +187,38 @@ class Repository:
                     removed[name] = commit
         return removed
 
-    def renames(self, commit: str) -> dict[str, str]:
-        """Old path → new path for what git sees as renamed by ``commit`` (against its first parent)."""
+    def renames(self, commits: Iterable[str]) -> dict[str, dict[str, str]]:
+        """For each commit, old path → new path for what git sees as renamed by it (against
+        its first parent): one ``git diff-tree --stdin`` for all of them."""
+        wanted = sorted({_sha(c) for c in commits})
+        if not wanted:
+            return {}
         out = self._run(
             "diff-tree",
             "diff-tree",
+            "--stdin",
             "-r",
             "-M",
             "-z",
             "--name-status",
-            "--no-commit-id",
             "--no-ext-diff",
             "--no-textconv",
-            _sha(commit),
+            stdin="".join(f"{c}\n" for c in wanted),
         )
+        moved: dict[str, dict[str, str]] = {c: {} for c in wanted}
+        current: dict[str, str] | None = None
         fields = out.split("\0")
-        moved: dict[str, str] = {}
         at = 0
         while at < len(fields):
-            status = fields[at]
-            if status.startswith(("R", "C")) and at + 2 < len(fields):
-                if status.startswith("R"):
-                    moved[fields[at + 1]] = fields[at + 2]
+            token = fields[at].strip("\n")
+            if token in moved:  # where a status is due, a requested commit id starts its diff
+                current, at = moved[token], at + 1
+            elif token[:1] in ("R", "C") and at + 2 < len(fields):
+                if token.startswith("R") and current is not None:
+                    current[fields[at + 1]] = fields[at + 2]
                 at += 3
             else:
-                at += 2
+                at += 2 if token else 1
         return moved
 
     def task_history(self, numbers: Sequence[int], rev: str) -> list[Commit]:

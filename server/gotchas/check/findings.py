@@ -9,6 +9,7 @@ never a finding, whatever the lesson says about it.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,8 +59,13 @@ class PathIndex:
     to wherever their author stood.
     """
 
-    def __init__(self, files: Iterable[str]) -> None:
+    def __init__(self, files: Iterable[str], *, indexed: bool = True) -> None:
         self.files = frozenset(files)
+        self._tails: dict[str, str] | None = None
+        if indexed:
+            self._tails = self._index()
+
+    def _index(self) -> dict[str, str]:
         tails: dict[str, str] = {}
         for name in self.files:
             parts = name.split("/")
@@ -67,11 +73,18 @@ class PathIndex:
                 tails.setdefault("/".join(parts[start:]), name)
             for end in range(1, len(parts)):  # each directory above it
                 tails.setdefault("/".join(parts[:end]), name)
-        self._tails = tails
+        return tails
 
     def resolve(self, path: str) -> str | None:
-        """A tracked file the citation stands for (None: it does not resolve)."""
-        return self._tails.get(path)
+        """A tracked file the citation stands for (None: it does not resolve). An index not
+        built (a tree asked about a few paths) is scanned instead."""
+        if self._tails is not None:
+            return self._tails.get(path)
+        if path in self.files:
+            return path
+        tail, folder = "/" + path, path + "/"
+        # the same answers as the index: the file, a tail of it, or a directory from the top
+        return next((f for f in sorted(self.files) if f.endswith(tail) or f.startswith(folder)), None)
 
 
 @dataclass(frozen=True)
@@ -320,33 +333,57 @@ def duplicates(
             )
         elif key:
             by_title[key] = entry_id
-    sized = sorted(
-        (
-            (len(words), entry_id, line, words)
-            for entry_id, line, _, text in lessons
-            if len(words := claim_words(text)) >= 8
-        ),
-        key=lambda item: item[0],
-    )
-    for at, (size, entry_id, line, words) in enumerate(sized):
-        for other_size, other_id, _, other_words in reversed(sized[:at]):
-            if other_size < size * threshold:
-                break
-            if (other_id, entry_id) in paired or (entry_id, other_id) in paired:
-                continue
-            same = len(words & other_words) / len(words | other_words)
-            if same >= threshold:
-                paired.add((other_id, entry_id))
-                out.append(
-                    Finding(
-                        "duplicate-lesson",
-                        severity,
-                        entry_id,
-                        line,
-                        1,
-                        f"near-identical to {other_id} ({same:.0%} of words shared): "
-                        "keep one (retire the other)",
-                        {"same_as": other_id, "by": "text"},
-                    )
-                )
+    claims = [
+        (entry_id, line, words) for entry_id, line, _, text in lessons if len(words := claim_words(text)) >= 8
+    ]
+    for at, other in _similar_pairs([words for _, _, words in claims], threshold):
+        entry_id, line, words = claims[at]
+        other_id, _, other_words = claims[other]
+        if (other_id, entry_id) in paired or (entry_id, other_id) in paired:
+            continue
+        same = len(words & other_words) / len(words | other_words)
+        paired.add((other_id, entry_id))
+        out.append(
+            Finding(
+                "duplicate-lesson",
+                severity,
+                entry_id,
+                line,
+                1,
+                f"near-identical to {other_id} ({same:.0%} of words shared): keep one (retire the other)",
+                {"same_as": other_id, "by": "text"},
+            )
+        )
     return out
+
+
+def _similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tuple[int, int]]:
+    """Pairs (later, earlier) of ``sets`` with a Jaccard similarity of ``threshold`` or more.
+
+    Prefix filtering: with each set's words ordered rarest first, two sets that similar
+    must share a word among the first ``len - ceil(threshold * len) + 1`` of each, so only
+    sets sharing such a word are compared; 500 lessons cost a few hundred comparisons.
+    """
+    counts: dict[str, int] = {}
+    for words in sets:
+        for word in words:
+            counts[word] = counts.get(word, 0) + 1
+    index: dict[str, list[int]] = {}
+    found: list[tuple[int, int]] = []
+    for at, words in enumerate(sets):
+        ordered = sorted(words, key=lambda w: (counts[w], w))
+        prefix = ordered[: len(ordered) - math.ceil(threshold * len(ordered)) + 1]
+        seen: set[int] = set()
+        for word in prefix:
+            for other in index.get(word, ()):
+                if other in seen:
+                    continue
+                seen.add(other)
+                small, big = sorted((len(words), len(sets[other])))
+                if (
+                    small >= big * threshold
+                    and len(words & sets[other]) / len(words | sets[other]) >= threshold
+                ):
+                    found.append((at, other))
+            index.setdefault(word, []).append(at)
+    return found

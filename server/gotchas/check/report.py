@@ -193,21 +193,20 @@ def _facts(
     pathish = [c for c in cited if c.citation.kind == "path" or c.citation.runner == "script"]
     missing = [c for c in pathish if now_paths.resolve(c.citation.value) is None]
     newest, older = _split_anchors(missing, times)
-    anchor_paths = {a: PathIndex(repo.tree(a)) for a in sorted(set(newest.values()))}
+    anchor_paths = {a: PathIndex(repo.tree(a), indexed=False) for a in sorted(set(newest.values()))}
     again = {a for v, a_set in older.items() if anchor_paths[newest[v]].resolve(v) for a in a_set}
-    anchor_paths |= {a: PathIndex(repo.tree(a)) for a in sorted(again - set(anchor_paths))}
+    anchor_paths |= {a: PathIndex(repo.tree(a), indexed=False) for a in sorted(again - set(anchor_paths))}
     was = {
         p
         for c in missing
         if c.anchor in anchor_paths and (p := anchor_paths[c.anchor].resolve(c.citation.value)) is not None
     }
-    removals: dict[str, Removal] = {}
-    moved: dict[str, dict[str, str]] = {}  # one diff-tree per removing commit, not per path
-    for path, commit in repo.removals(was, now).items():
-        if commit.parents and commit.sha not in moved:
-            moved[commit.sha] = repo.renames(commit.sha)
-        renamed = moved.get(commit.sha, {}).get(path)
-        removals[path] = Removal(commit.sha, commit.date, commit.subject, renamed)
+    oldest = min((c.anchor for c in missing), key=lambda a: (times.get(a, 0), a), default=None)
+    removed = repo.removals(was, now, oldest)
+    moved = repo.renames(c.sha for c in removed.values() if c.parents)
+    removals = {
+        path: Removal(c.sha, c.date, c.subject, moved.get(c.sha, {}).get(path)) for path, c in removed.items()
+    }
     words = [c for c in cited if c.citation.kind in ("symbol", "key")]
     found_now = repo.grep({c.citation.value for c in words}, [now], record)[now]
     gone = [c for c in words if c.citation.value not in found_now]
