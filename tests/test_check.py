@@ -184,15 +184,26 @@ def test_duplicate_lessons_by_title_and_by_text(project: Project) -> None:
 
 
 def test_library_symbols_and_other_repositories_paths_are_never_flagged(project: Project) -> None:
-    project.commit("code", {"app/main.py": "import requests\nrequests.get('x')\n"})
+    project.commit(
+        "code",
+        {
+            "app/main.py": "import requests\nrequests.get('x')\n",
+            "pnpm-lock.yaml": "  expr-eval: 2.0.2\n  left_pad_util: 1.0\n",
+            "app/cfg.js": "module.exports = { rules: { 'no-eval': 'error' } }\n",
+        },
+    )
     text = (
+        "Never call `eval()` or `left_pad_util()`; "
         "Use `requests.get` with a timeout, `useEffect()` cleanup, `numpy/core/multiarray.py`, "
         "other-service/api/handler.go:40, `json_normalize()`, `npm run storybook`, `make release`, "
         "`DATABASE_URL`, https://example.com/src/a.py and `./bin/not-here.sh`."
     )
     written = project.commit("lessons", {RECORD: record(lesson("Libraries", text))})
     assert project.check(rev=written).findings == []
-    project.commit("Unrelated work", {"app/other.py": "y = 2\n", "app/main.py": "x = 1\n"})
+    project.commit(
+        "Unrelated work",
+        {"app/other.py": "y = 2\n", "app/main.py": "x = 1\n", "pnpm-lock.yaml": None, "app/cfg.js": None},
+    )
     assert project.check().findings == []  # requests.get left app/main.py, but was never ours
 
 

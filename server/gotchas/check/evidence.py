@@ -31,6 +31,12 @@ _KEYWORD_BEFORE = re.compile(
     r"\b(?:def|class|function|func|fn|const|let|var|val|type|interface|struct|enum|trait|module|"
     r"macro|sub|object|record|protocol|typedef|alias)\s+(?:\([^)]*\)\s*)?\*?$"
 )
+_JOINED = frozenset("-./@$")
+# Lock files and checksums name other projects' packages, never this repository's code.
+_NOT_OURS = tuple(
+    f":(exclude,glob){pattern}"
+    for pattern in ("**/*.lock", "**/*-lock.json", "**/*-lock.yaml", "**/*.sum", "**/npm-shrinkwrap.json")
+)
 _ASSIGNED_AFTER = re.compile(r"""^["']?\s*(?::(?!:)|=(?!=))""")
 SCRIPT_FILES = ("package.json", "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile")
 MAX_SCRIPT_FILE = 1 << 20
@@ -98,7 +104,7 @@ class Repository:
             return {c: set() for c in commits}
         args = ["grep", "-z", "-o", "-w", "-E", "-I", "--no-color", "--no-textconv", *_alternations(patterns)]
         args += [_sha(c) for c in commits]
-        args += ["--", ".", f":(exclude,literal){exclude}"]
+        args += ["--", ".", f":(exclude,literal){exclude}", *_NOT_OURS]
         out = self._run("grep", *args, ok=(0, 1))
         found: dict[str, set[str]] = {c: set() for c in commits}
         for row in out.split("\n"):
@@ -117,7 +123,7 @@ class Repository:
             return {c: set() for c in commits}
         args = ["grep", "-z", "-w", "-E", "-I", "--no-color", "--no-textconv", *_alternations(patterns)]
         args += [_sha(c) for c in commits]
-        args += ["--", ".", f":(exclude,literal){exclude}"]
+        args += ["--", ".", f":(exclude,literal){exclude}", *_NOT_OURS]
         out = self._run("grep", *args, ok=(0, 1))
         found: dict[str, set[str]] = {c: set() for c in commits}
         lookup = set(patterns)
@@ -267,6 +273,8 @@ def defines(line: str, names: set[str]) -> set[str]:
         name = match[0]
         if name in names and name not in out:
             before, after = line[: match.start()], line[match.end() :].lstrip()
+            if before[-1:] in _JOINED or line[match.end() : match.end() + 1] in _JOINED:
+                continue  # part of a longer name: ``expr-eval``, ``a.eval``, ``x/eval``
             if _KEYWORD_BEFORE.search(before[-80:]) or _ASSIGNED_AFTER.match(after):
                 out.add(name)
     return out
