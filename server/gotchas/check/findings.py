@@ -307,18 +307,21 @@ def claim_words(text: str) -> frozenset[str]:
 def duplicates(
     lessons: Sequence[tuple[str, int, str, str]], threshold: float = 0.9, severity: Severity = "warning"
 ) -> list[Finding]:
-    """Active lessons (id, line, title, text) with the same title or near-identical words.
-
-    Near-identical is a Jaccard similarity of ``threshold`` or more over at least eight
-    words; only lessons whose word counts are that close are compared, in size order.
+    """Active lessons (id, line, title, text) that make the same claim: the same title over
+    texts sharing at least half their words (two table rows both titled ``id`` are not one
+    claim), or near-identical texts: a Jaccard similarity of ``threshold`` or more over at
+    least eight words (found by :func:`_similar_pairs`).
     """
     out: list[Finding] = []
-    by_title: dict[str, str] = {}
+    by_title: dict[str, list[tuple[str, frozenset[str]]]] = {}
     paired: set[tuple[str, str]] = set()
-    for entry_id, line, title, _ in lessons:
+    for entry_id, line, title, text in lessons:
         key = " ".join(w.casefold() for w in _WORDS.findall(title))
-        if key and key in by_title:
-            first = by_title[key]
+        words = claim_words(text)
+        first = next((e for e, w in by_title.get(key, []) if _jaccard(words, w) >= 0.5), None)
+        if key:
+            by_title.setdefault(key, []).append((entry_id, words))
+        if first is not None:
             paired.add((first, entry_id))
             out.append(
                 Finding(
@@ -331,8 +334,6 @@ def duplicates(
                     {"same_as": first, "by": "title"},
                 )
             )
-        elif key:
-            by_title[key] = entry_id
     claims = [
         (entry_id, line, words) for entry_id, line, _, text in lessons if len(words := claim_words(text)) >= 8
     ]
@@ -355,6 +356,10 @@ def duplicates(
             )
         )
     return out
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
 
 
 def _similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tuple[int, int]]:
