@@ -143,12 +143,18 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values)
 
 
-def time_cmd(cmd: Sequence[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> float:
-    """Wall time of one subprocess run, in seconds; fails loudly on a non-zero exit."""
+def time_cmd(
+    cmd: Sequence[str],
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    codes: Sequence[int] = (0,),
+) -> float:
+    """Wall time of one subprocess run, in seconds; fails loudly on an exit code not in
+    ``codes`` (a linter exits 1 when it finds problems)."""
     start = time.perf_counter()
     proc = subprocess.run(list(cmd), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
+    if proc.returncode not in codes:
         raise RuntimeError(f"{cmd[0]} exited {proc.returncode}: {proc.stderr.decode()[-500:]}")
     return elapsed
 
@@ -393,6 +399,22 @@ def memory_server_cmd() -> list[str]:
     return [str(base / "node_modules" / ".bin" / "mcp-server-memory")]
 
 
+MARKDOWNLINT_PACKAGE = "markdownlint-cli2@0.24.1"
+
+
+def markdownlint_cmd() -> list[str]:
+    """``markdownlint-cli2``, the linter people already run in the same pre-commit slot,
+    installed into bench/out/markdownlint on demand (npm)."""
+    base = OUT / "markdownlint"
+    script = base / "node_modules" / ".bin" / "markdownlint-cli2"
+    if not script.exists():
+        base.mkdir(parents=True, exist_ok=True)
+        print(f"bench: installing {MARKDOWNLINT_PACKAGE} into bench/out/markdownlint ...", file=sys.stderr)
+        npm = ["npm", "install", "--silent", "--no-audit", "--no-fund", "--prefix", str(base)]
+        subprocess.run([*npm, MARKDOWNLINT_PACKAGE], check=True)
+    return [str(script)]
+
+
 def parse_only_cmd(record: Path) -> list[str]:
     """A bare markdown-it-py parse of ``record`` (CommonMark block rules only), as its own process.
 
@@ -426,8 +448,8 @@ def quick_and_before(description: str) -> tuple[bool, Path | None]:
     )
     args = parser.parse_args()
     before = args.before.resolve() if args.before else None
-    if before is not None and not (before / "server" / "gotchas" / "cli.py").is_file():
-        parser.error(f"--before {before}: no server/gotchas/cli.py there")
+    if before is not None and not (before / "server" / "gotchas" / "__init__.py").is_file():
+        parser.error(f"--before {before}: no server/gotchas there")
     return bool(args.quick), before
 
 

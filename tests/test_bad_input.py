@@ -55,6 +55,7 @@ def supersede(ws: Workspace, **change: Any) -> Any:
     args = good(**change)
     return operations.propose_supersede(
         ws,
+        no_hold=True,
         target_id=args["target_id"],
         task=args["task"],
         title=args["title"],
@@ -264,7 +265,7 @@ def test_a_missing_record(project: Path) -> None:
 
 def propose_cli(**change: Any) -> list[str]:
     args = good(**change)
-    out = ["propose", "--json"]
+    out = ["propose", "--no-hold", "--json"]
     for key in ("target_id", "task", "title", "body", "diagnostic", "evidence"):
         out += [f"--{key.replace('_', '-')}", args[key]]
     for item in args["ruled_out"]:
@@ -300,7 +301,7 @@ def cli_case(project: Path, name: str) -> tuple[list[str], str]:
         (project / RECORD).write_bytes((project / RECORD).read_bytes() + b"\n\xc3\x28\n")
         return ["apply", pid, "--json"], "record-encoding"
     if name == "confirmed-capture-no-diagnostic":
-        args = ["propose", "--title", "T", "--body", "B", "--tasks", "#7", "--root-cause"]
+        args = ["propose", "--no-hold", "--title", "T", "--body", "B", "--tasks", "#7", "--root-cause"]
         return [*args, "confirmed"], "invalid-argument"
     if name == "outside-root":
         return propose_cli(record="../outside.md"), "path-outside-root"
@@ -313,7 +314,7 @@ def cli_case(project: Path, name: str) -> tuple[list[str], str]:
     if name == "from-json-unknown-key":
         spec = project.parent / "spec.json"
         spec.write_text(json.dumps({**good(), "root_cause_typo": "x"}), "utf-8")
-        return ["propose", "--from-json", str(spec)], "invalid-argument"
+        return ["propose", "--no-hold", "--from-json", str(spec)], "invalid-argument"
     raise AssertionError(name)
 
 

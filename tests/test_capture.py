@@ -11,7 +11,8 @@ from support.project import RECORD
 
 
 def capture(root: Path, title: str, *extra: str) -> dict[str, object]:
-    done = gotchas(root, "propose", "--title", title, "--body", "What happened.", *extra, "--json")
+    args = ["propose", "--no-hold", "--title", title, "--body", "What happened."]
+    done = gotchas(root, *args, *extra, "--json")
     assert done.returncode == 0, done.stderr
     proposed = json.loads(done.stdout)
     applied = gotchas(root, "apply", str(proposed["proposal_id"]), "--json")
@@ -27,6 +28,7 @@ def test_the_first_lesson_creates_the_record(tmp_path: Path) -> None:
     proposed = gotchas(
         root,
         "propose",
+        "--no-hold",
         "--title",
         "Pin the CUDA toolkit",
         "--body",

@@ -170,7 +170,7 @@ def test_duplicate_lessons_by_title_and_by_text(project: Project) -> None:
         {
             RECORD: record(
                 lesson("Retries hide timeouts", words),
-                lesson("Retries Hide Timeouts!", "The retry loop hides timeouts from the caller: log every attempt."),
+                lesson("Retries Hide Timeouts!", "The retry loop hides timeouts from the caller: log it."),
                 lesson("Unrelated", "Same title as the last one, but a claim of its own entirely."),
                 lesson("Log each retry", words + " please"),
                 lesson("Unrelated", "Nothing in common with the others at all, really nothing here."),

@@ -94,9 +94,6 @@ def test_read_only_commands_load_neither_markdown_it_nor_the_edit_machinery(
 
 
 LISTING_NEEDS_NONE = (
-    "dataclasses",  # loads inspect, ast, dis and tokenize; gotchas.values builds the same classes
-    "inspect",
-    "typing",  # the annotations are for the checker: gotchas.values stands in for NamedTuple
     "typing_extensions",
     "gotchas.results",  # the output shapes are for the checker and the server's schemas
     "gotchas.verification",
@@ -154,3 +151,30 @@ def test_the_edit_machinery_loads_markdown_it_only_when_asked() -> None:
         timeout=120,
     )
     assert done.stdout.strip() == "False", done.stderr[-2000:]
+
+
+
+def loaded_command_modules(root: Path, *argv: str) -> set[str]:
+    """The command modules in ``sys.modules`` once ``gotchas <argv>`` has run (the parser
+    imports them with ``importlib``, which ``-X importtime`` does not report)."""
+    program = (
+        "import sys\nfrom gotchas.cli import main\nfrom gotchas.cli.registry import REGISTRY\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\nmodules = {c.module for c in REGISTRY}\n"
+        "print('LOADED', *sorted(m for m in modules if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, *argv], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("LOADED")]
+    return set(line.split()[1:])
+
+
+def test_a_command_line_imports_its_own_command_module_alone(project_repo: Path) -> None:
+    """The registry names each command's module; only the named one is imported."""
+    from gotchas.cli.registry import REGISTRY
+
+    assert loaded_command_modules(project_repo, "list", "--json") == {"gotchas.cli.listing"}
+    assert loaded_command_modules(project_repo, "check-hold", "predicate-664-lands") == {"gotchas.cli.holds"}
+    assert loaded_command_modules(project_repo, "outline") == {"gotchas.cli.listing"}
+    every = {command.module for command in REGISTRY}
+    assert loaded_command_modules(project_repo, "no-such-command") == every  # the whole parser

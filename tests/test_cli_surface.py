@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from gotchas.cli import _parser
+from gotchas.cli.parser import build as _parser
 from gotchas.server import build
 from gotchas.workspace import Workspace
 from support.clients import HOLD, git, land_task, make_scenario_repo, run_gotchas
@@ -258,3 +258,30 @@ def test_a_command_line_builds_its_own_command_exactly_as_the_whole_parser_does(
 
 def _described(parser: argparse.ArgumentParser) -> list[tuple[str, dict[str, object]]]:
     return [(where, {k: v for k, v in vars(a).items() if k != "container"}) for where, a in _actions(parser)]
+
+
+def test_with_json_an_error_is_a_json_object_on_stdout(repo: Path) -> None:
+    """A script reading stdout gets an answer it can parse, and the exit code still tells."""
+    done = cli(repo, "show", "no-such-entry", "--json")
+    assert done.returncode == 1
+    error = json.loads(done.stdout)
+    assert error["code"] == "entry-not-found"
+    assert "no-such-entry" in error["message"]
+    assert error["hint"] == "`gotchas list` shows the ids"
+    assert done.stderr.startswith("gotchas: entry-not-found: ")
+    bad = cli(repo, "apply", "--json")
+    assert bad.returncode == 2
+    assert json.loads(bad.stdout)["code"] == "invalid-argument"
+    plain = cli(repo, "show", "no-such-entry")
+    assert plain.returncode == 1 and plain.stdout == ""
+
+
+def test_gotchas_mcp_help_names_itself() -> None:
+    import subprocess
+    import sys
+
+    program = "import sys; from gotchas.entry import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run([sys.executable, "-c", program, "--help"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: gotchas-mcp ")
+    assert "gotchas serve" not in done.stdout and "--http" in done.stdout

@@ -17,7 +17,7 @@ JOURNAL = ".claude/gotchas/journal.jsonl"
 
 
 def propose(root: Path, task: str, title: str, target: str = TARGET) -> dict[str, Any]:
-    args = ["propose", "--json", "--target-id", target, "--task", task, "--title", title]
+    args = ["propose", "--no-hold", "--json", "--target-id", target, "--task", task, "--title", title]
     args += ["--body", f"What {task} really taught.", "--diagnostic", f"how to recognise {task}'s cause"]
     result: dict[str, Any] = json.loads(run_gotchas(root, *args).stdout)
     return result

@@ -107,6 +107,7 @@ def test_eight_cli_applies_of_independent_captures_all_land(root: Path) -> None:
             cli(
                 root,
                 "propose",
+                "--no-hold",
                 "--title",
                 f"Captured note on {SUBJECTS[n - 1]}",
                 "--body",
@@ -147,7 +148,7 @@ def test_eight_cli_applies_of_independent_captures_all_land(root: Path) -> None:
         assert before[entry.start : entry.end] in after
 
     events = journal.read(root / ".claude" / "gotchas" / "journal.jsonl")
-    assert sorted(e["status"] for e in events) == ["applied"] * N
+    assert sorted(str(e["status"]) for e in events) == ["applied"] * N
     # applying all of them again writes nothing
     again = [finish(cli(root, "apply", p["proposal_id"], "--json")) for p in proposals[:2]]
     assert [r["status"] for _, r, _ in again] == ["already-applied"] * 2
@@ -189,6 +190,7 @@ def supersede(ws: Workspace, target: str, n: int, title: str | None = None) -> A
     # title variety, and that is not what these tests are about (see test_corpus_supersede).
     return operations.propose_supersede(
         ws,
+        no_hold=True,
         target_id=target,
         task=f"#{900 + n}",
         title=title or f"What really broke {SUBJECTS[n - 1]}",

@@ -160,7 +160,8 @@ def test_a_custom_merge_driver_is_kept_and_reported(root: Path) -> None:
 
 
 def capture(root: Path, task: str, title: str) -> None:
-    args = ["propose", "--json", "--title", title, "--body", f"What {task} showed.", "--tasks", task]
+    args = ["propose", "--no-hold", "--json", "--title", title, "--body", f"What {task} showed."]
+    args += ["--tasks", task]
     proposed = json.loads(run_gotchas(root, *args, "--root-cause", "suspected").stdout)
     run_gotchas(root, "apply", proposed["proposal_id"])
     git(root, "add", "-A")

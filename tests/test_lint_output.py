@@ -110,10 +110,17 @@ def test_github_format_prints_workflow_annotations(tmp_path: Path) -> None:
 
 def test_annotation_text_is_escaped(tmp_path: Path) -> None:
     """A message with a newline or percent sign cannot break out of its annotation."""
-    from gotchas.cli import _problem_line
+    from gotchas.cli.verify import problem_line
+    from gotchas.results import ProblemView
 
-    problem = {"severity": "error", "code": "x", "entry": "a,b", "line": 3, "message": "50%\nnext"}
-    assert _problem_line("dir:1/f.md", problem, "github") == (
+    problem: ProblemView = {
+        "severity": "error",
+        "code": "x",
+        "entry": "a,b",
+        "line": 3,
+        "message": "50%\nnext",
+    }
+    assert problem_line("dir:1/f.md", problem, "github") == (
         "::error file=dir%3A1/f.md,line=3,col=1,title=x::a,b: 50%25%0Anext"
     )
 

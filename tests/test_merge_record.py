@@ -43,7 +43,7 @@ def ids(root: Path) -> list[str]:
 
 
 def correct(root: Path, target: str, task: str, title: str) -> str:
-    args = ["propose", "--json", "--target-id", target, "--task", task, "--title", title]
+    args = ["propose", "--no-hold", "--json", "--target-id", target, "--task", task, "--title", title]
     args += ["--body", f"What {task} really taught.", "--diagnostic", f"how to recognise {task}'s cause"]
     proposed: dict[str, Any] = json.loads(run_gotchas(root, *args).stdout)
     run_gotchas(root, "apply", proposed["proposal_id"], "--commit")
@@ -150,7 +150,8 @@ def test_a_human_edit_of_the_lines_a_correction_touches_is_a_conflict(origin: Pa
 
 
 def capture(root: Path, task: str, title: str) -> str:
-    args = ["propose", "--json", "--title", title, "--body", f"What {task} showed.", "--tasks", task]
+    args = ["propose", "--no-hold", "--json", "--title", title, "--body", f"What {task} showed."]
+    args += ["--tasks", task]
     proposed: dict[str, Any] = json.loads(run_gotchas(root, *args, "--root-cause", "suspected").stdout)
     run_gotchas(root, "apply", proposed["proposal_id"], "--commit")
     return str(proposed["new_id"])

@@ -9,6 +9,7 @@ import asyncio
 import email
 import json
 import re
+import subprocess
 import sys
 import tarfile
 import tomllib
@@ -122,6 +123,63 @@ def test_the_core_wheel_alone_runs_the_cli_and_the_linter(builds: Builds, tmp_pa
     names = {p["name"].lower() for p in json.loads(installed.splitlines()[0])}
     assert names == {"gotchas", "markdown-it-py", "mdurl", "typing-extensions"}, names
     assert not (bin_dir / "gotchas-mcp").exists()
+
+
+def test_every_command_runs_from_the_core_wheel_alone(builds: Builds, tmp_path: Path) -> None:
+    """Each registered command, run as a new user would after `pip install gotchas`: it works,
+    or (serve, demo) says in one line that it needs gotchas-mcp; never a missing module."""
+    from gotchas.cli.registry import COMMANDS
+
+    bin_dir = venv(tmp_path, builds, "gotchas")
+    repo = tmp_path / "repo"
+    record = make_scenario_repo(repo)
+    for side in ("base", "ours", "theirs"):
+        (tmp_path / side).write_bytes(record.read_bytes())
+    target = "a-single-large-llm-generate-deadlocks-the-v1"
+    ran: set[str] = set()
+
+    def gotchas(*argv: str, codes: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [str(bin_dir / "gotchas"), *argv], cwd=repo, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode in codes, f"{argv} exited {done.returncode}: {done.stderr}"
+        for sign in ("Traceback", "ModuleNotFoundError", "internal error"):
+            assert sign not in done.stderr, (argv, done.stderr)
+        ran.add(argv[0])
+        return done
+
+    assert json.loads(gotchas("list", "--json").stdout)["total"] > 1
+    assert f"({target})" in gotchas("outline").stdout
+    assert json.loads(gotchas("show", target, "--json").stdout)["id"] == target
+    held = json.loads(gotchas("check-hold", "predicate-664-lands", "--json", codes=(0, 3, 4, 5)).stdout)
+    assert held["predicate"] == "predicate-664-lands"
+    gotchas("task", "set", "#664", "running", "--by", "tester")
+    assert json.loads(gotchas("task", "show", "#664", "--json").stdout)["history"][0]["state"] == "running"
+    proposed = json.loads(
+        gotchas(
+            "propose",
+            *("--target-id", target, "--task", "#664", "--title", "Tokenizer reloads starve generation"),
+            *("--body", "A reload per call starved generation.", "--diagnostic", "profile one call"),
+            *("--no-hold", "--json"),
+        ).stdout
+    )
+    assert proposed["status"] == "proposed", proposed
+    listed = json.loads(gotchas("proposals", "--json").stdout)["proposals"]
+    assert [p["proposal_id"] for p in listed] == [proposed["proposal_id"]]
+    applied = json.loads(gotchas("apply", proposed["proposal_id"], "--json").stdout)
+    assert applied["status"] == "applied", applied
+    assert len(json.loads(gotchas("history", "#664", "--json").stdout)["entries"]) == 2
+    assert "ok" in gotchas("verify").stdout
+    assert "ok" in gotchas("lint").stdout
+    assert "would change" in gotchas("init", "--dry-run").stdout
+    gotchas("session-start")
+    sides = [str(tmp_path / side) for side in ("base", "ours", "theirs")]
+    gotchas("merge-record", *sides)
+    for command in ("serve", "demo"):
+        refused = gotchas(command, *(["--no-pause"] if command == "demo" else []), codes=(1,))
+        assert "install gotchas-mcp" in refused.stderr, refused.stderr
+        assert len(refused.stderr.splitlines()) == 1, refused.stderr
+    assert ran == set(COMMANDS), set(COMMANDS) ^ ran
 
 
 def test_the_server_wheel_in_a_fresh_venv_speaks_mcp(builds: Builds, tmp_path: Path) -> None:

@@ -35,8 +35,7 @@ def propose(
     args += ["--body", CORRECTION_BODY, "--diagnostic", CORRECTION_DIAGNOSTIC]
     for item in CORRECTION_RULED_OUT:
         args += ["--ruled-out", item]
-    if hold:
-        args += ["--hold", hold]
+    args += ["--hold", hold] if hold else ["--no-hold"]
     result: dict[str, Any] = json.loads(run_gotchas(root, *args).stdout)
     return result
 
@@ -137,7 +136,7 @@ def test_a_newer_proposal_supersedes_an_older_one_and_a_changed_target_conflicts
 
 
 def propose_lesson(root: Path, title: str) -> dict[str, Any]:
-    args = ["propose", "--json", "--title", title, "--body", "Pin the allocator's arena size."]
+    args = ["propose", "--json", "--no-hold", "--title", title, "--body", "Pin the allocator's arena size."]
     result: dict[str, Any] = json.loads(
         run_gotchas(root, *args, "--tasks", "800", "--root-cause", "suspected").stdout
     )

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from gotchas import workspace
+from gotchas import confined, workspace
 from gotchas.errors import UnsafePath
 from support.clients import (
     CORRECTION_BODY,
@@ -384,6 +384,7 @@ def _supersede(root: Path, run: Callable[..., subprocess.CompletedProcess[str]])
     proposed = run(
         root,
         "propose",
+        "--no-hold",
         "--target-id",
         "a-single-large-llm-generate-deadlocks-the-v1",
         "--task",
@@ -506,7 +507,7 @@ def test_concurrent_ledger_writes_lose_nothing(repo: Path) -> None:
     ],
 )
 def test_links_and_junctions_are_told_from_files(mode: int, attributes: int, tag: int, link: bool) -> None:
-    assert workspace.redirects(mode, attributes, tag) is link
+    assert confined.redirects(mode, attributes, tag) is link
 
 
 @pytest.fixture
@@ -542,7 +543,7 @@ def test_a_file_swapped_for_a_link_in_the_instant_of_the_open_is_refused(
 
     _swap_during_open(monkeypatch, "a.md", swap)
     with pytest.raises(UnsafePath, match="replaced while it was opened"):
-        workspace._open_beneath_by_path(root, "notes/a.md", os.O_RDONLY)
+        confined.open_beneath_by_path(root, "notes/a.md", os.O_RDONLY)
 
 
 @pytest.mark.usefixtures("without_nofollow")
@@ -562,7 +563,7 @@ def test_a_folder_swapped_for_a_link_in_the_instant_of_the_open_is_refused(
 
     _swap_during_open(monkeypatch, "a.md", swap)
     with pytest.raises(UnsafePath):
-        workspace._open_beneath_by_path(root, "notes/a.md", os.O_RDONLY)
+        confined.open_beneath_by_path(root, "notes/a.md", os.O_RDONLY)
 
 
 @pytest.mark.usefixtures("without_nofollow")
@@ -575,7 +576,7 @@ def test_a_link_planted_where_a_file_is_created_is_not_followed(
 
     _swap_during_open(monkeypatch, "new.lock", lambda: (root / "state/new.lock").symlink_to(target))
     with pytest.raises(UnsafePath):
-        workspace._open_beneath_by_path(root, "state/new.lock", os.O_RDWR | os.O_CREAT)
+        confined.open_beneath_by_path(root, "state/new.lock", os.O_RDWR | os.O_CREAT)
     assert not target.exists()
 
 
@@ -583,7 +584,7 @@ def test_a_link_planted_where_a_file_is_created_is_not_followed(
 def test_a_name_that_is_not_one_plain_entry_is_refused(tmp_path: Path, name: str) -> None:
     (tmp_path / "notes").mkdir()
     with pytest.raises(UnsafePath):
-        workspace._open_beneath_by_path(tmp_path, f"notes/{name}", os.O_RDONLY)
+        confined.open_beneath_by_path(tmp_path, f"notes/{name}", os.O_RDONLY)
 
 
 # --- the server ---------------------------------------------------------------------------------

@@ -315,7 +315,7 @@ def test_a_paragraph_entry_gets_a_lead_paragraph_successor_and_its_caveat_after_
 
 def edit_caveat() -> str:
     return (
-        "> **Red herring for #7.** Its advice did not fix that task. The confirmed cause is in "
+        "> **Red herring for #7.** The confirmed cause is in "
         "\u201cConfirmed cause\u201d (`confirmed-cause`), just below. "
         "This entry may still hold for other tasks."
     )

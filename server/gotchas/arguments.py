@@ -47,20 +47,3 @@ def refuse_unknown(tools: list[Any]) -> None:
     for tool in tools:
         tool.fn_metadata.arg_model = strict_model(tool.name, tool.fn_metadata.arg_model)
         tool.parameters["additionalProperties"] = False
-
-
-LIST_ARGUMENTS = frozenset({"ruled_out", "tasks"})
-
-
-def json_types_problem(spec: dict[str, Any]) -> str | None:
-    """What in a ``--from-json`` object has the wrong type: lists must be lists of strings
-    (``"ruled_out": "abc"`` is not three items), everything else a string or null."""
-    for key, value in spec.items():
-        if value is None:
-            continue
-        if key in LIST_ARGUMENTS:
-            if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-                return f'--from-json: {key} must be a list of strings, like ["{key}-one", "{key}-two"]'
-        elif not isinstance(value, str):
-            return f"--from-json: {key} must be a string, got {type(value).__name__}"
-    return None

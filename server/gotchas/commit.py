@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gotchas.errors import CommitFailed, GotchasError, RecordUncommitted
+from gotchas.errors import CommitFailed, GotchasError, RecordUncommitted, UnsafePath
 from gotchas.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -67,11 +68,16 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def preflight(ws: Workspace, records: Sequence[Path] = ()) -> Git:
-    """Git for the project, refusing before anything is written when a commit cannot be made
-    or would carry changes of ``records`` that are not ours."""
+def preflight(ws: Workspace, proposal_ids: Sequence[str] | None = ()) -> Git:
+    """Git for the project, refusing before anything is written when a commit cannot be made,
+    would carry changes of the proposals' records that are not ours, or would stage any file
+    that is not a regular file reached without a symlink (``None``: every stored proposal)."""
     from gotchas.holds.sources import SourceFailed
     from gotchas.holds.sources.git import Git
+
+    records = records_of(ws, proposal_ids) if proposal_ids != () else []
+    for path in staged_paths(ws, proposal_ids) if proposal_ids != () else []:
+        refuse_link(ws, path)
 
     git = Git(ws.root)
     try:
@@ -136,12 +142,59 @@ def records_of(ws: Workspace, proposal_ids: Sequence[str] | None) -> list[Path]:
     return paths
 
 
+def staged_paths(ws: Workspace, proposal_ids: Sequence[str] | None) -> list[Path]:
+    """Every path a commit of these proposals would stage, as written under the root (never
+    resolved): the records they name, the journal and their proposal files."""
+    from gotchas import proposal
+
+    found = (
+        proposal.stored(ws.proposals_dir)
+        if proposal_ids is None
+        else [proposal.load(ws.proposals_dir, pid) for pid in proposal_ids]
+    )
+    paths = [ws.journal_path]
+    for p in found:
+        paths += [ws.root / (p.record or ws.default_record), ws.proposals_dir / f"{p.id}.json"]
+    return list(dict.fromkeys(paths))
+
+
+def refuse_link(ws: Workspace, path: Path) -> None:
+    """``UnsafePath`` unless every component of ``path`` below the root is a real folder and
+    the path itself a regular file (or absent, as a journal not yet written is).
+
+    A committed symlink in place of the journal (``journal.jsonl -> ../../.env``) would make
+    ``--commit`` stage the file it points to; the path is checked as written, never resolved.
+    """
+    name = ws.name(path) if path.is_absolute() else path.as_posix()
+    here = ws.root
+    parts = name.split("/")
+    for depth, part in enumerate(parts):
+        here = here / part
+        try:
+            info = os.lstat(here)
+        except FileNotFoundError:
+            return
+        last = depth == len(parts) - 1
+        if stat.S_ISLNK(info.st_mode):
+            raise UnsafePath(
+                f"{'/'.join(parts[: depth + 1])} is a symbolic link; --commit stages only regular "
+                "files reached without one; nothing was written"
+            )
+        if not (stat.S_ISREG(info.st_mode) if last else stat.S_ISDIR(info.st_mode)):
+            raise UnsafePath(
+                f"{'/'.join(parts[: depth + 1])} is not a regular "
+                f"{'file' if last else 'folder'}; --commit stages only regular files; nothing was written"
+            )
+
+
 def commit(ws: Workspace, paths: Sequence[Path], text: str) -> str:
     """Commit ``paths`` (inside the root) at their current bytes on the current branch; the sha."""
     from gotchas.holds.sources import SourceFailed
 
     git = preflight(ws)
-    names = sorted({ws.name(ws.inside(path)) for path in paths if path.is_file()})
+    for path in paths:  # again at the last moment: a link may have appeared since the preflight
+        refuse_link(ws, path)
+    names = sorted({ws.name(path) for path in paths if path.exists()})
     head = git.run("rev-parse", "--verify", "--quiet", "HEAD", check=False).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="gotchas-index-") as folder:
         index = {"GIT_INDEX_FILE": os.path.join(folder, "index")}
@@ -166,7 +219,8 @@ def commit(ws: Workspace, paths: Sequence[Path], text: str) -> str:
 def _stage(git: Git, root: Path, name: str, index: dict[str, str]) -> str:
     """Our file's bytes as a blob (no clean filter runs) in the temporary index; its cacheinfo."""
     sha = git.run("hash-object", "-w", "--no-filters", "--", str(root / name), env=index).stdout.strip()
-    entry = f"100644,{sha},{name}"
+    executable = os.lstat(root / name).st_mode & 0o111
+    entry = f"{'100755' if executable else '100644'},{sha},{name}"
     git.run("update-index", "--add", "--cacheinfo", entry, env=index)
     return entry
 
@@ -176,11 +230,8 @@ def corrections_of(ws: Workspace, proposal_ids: Sequence[str]) -> tuple[list[Cor
     from gotchas import proposal
 
     found = [proposal.load(ws.proposals_dir, pid) for pid in proposal_ids]
-    paths = [ws.journal_path]
-    for p in found:
-        paths += [ws.writable_record(p.record), ws.proposals_dir / f"{p.id}.json"]
     corrections = [Correction(p.id, p.task, p.target_id, p.new_id, p.lesson.title) for p in found]
-    return corrections, list(dict.fromkeys(paths))
+    return corrections, staged_paths(ws, proposal_ids)
 
 
 def commit_applied(ws: Workspace, proposal_ids: Sequence[str]) -> str:

@@ -13,9 +13,10 @@ import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 
+from gotchas.confined import read_confined
 from gotchas.errors import ConfigError, GotchasError
 from gotchas.holds import registry
-from gotchas.workspace import CONFIG_PATH, DEFAULT_RECORD, read_confined
+from gotchas.layout import CONFIG_PATH, DEFAULT_RECORD
 
 DEFAULT_SOURCES: tuple[str, ...] = ("ledger", "git")
 DEFAULT_GITHUB_API = "https://api.github.com"

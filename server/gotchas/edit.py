@@ -276,17 +276,17 @@ def _eol_of(record: Record, entry: Entry) -> bytes:
 def _caveat(
     task: str, title: str, ruled_out: Sequence[str], new_id: str, note: str | None, where: str
 ) -> str:
+    # Only what is known goes into the durable record: the task, what was ruled out *for it*
+    # (the session's words, said as such) and where the confirmed cause is. Never a claim about
+    # what this entry advised: the ruled-out causes need not be what it said.
     text = _one_line(note, "red_herring_note")
     if not text:
-        failed = "; ".join(ruled_out)
-        text = (
-            f"What this entry advises failed there ({failed})."
-            if failed
-            else ("Its advice did not fix that task.")
-        )
+        failed = "; ".join(" ".join(cause.split()) for cause in ruled_out if cause.strip())
+        text = f"Ruled out for {task}: {failed}." if failed else ""
     title = " ".join(title.split())
+    said = f"{text} " if text else ""
     return (
-        f"> **Red herring for {task}.** {text} The confirmed cause is in "
+        f"> **Red herring for {task}.** {said}The confirmed cause is in "
         f"\u201c{title}\u201d (`{new_id}`), {where}. This entry may still hold for other tasks."
     )
 

@@ -27,4 +27,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     from gotchas.cli import main as cli_main
 
-    return cli_main(["serve", *args])
+    return cli_main(["serve", *args], prog="gotchas-mcp")

@@ -21,6 +21,12 @@ class GotchasError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    @property
+    def hint(self) -> str | None:
+        """What to do, where the message says it: messages read "what is wrong; what to do"."""
+        _, sep, rest = self.message.partition("; ")
+        return rest if sep and rest else None
+
 
 class RecordNotFound(GotchasError):
     code = "record-not-found"
@@ -70,6 +76,13 @@ class ForgedStructure(InvalidArgument):
     """Lesson text that would create structure (a heading, a rule, a field line) in the record."""
 
     code = "forged-structure"
+
+
+class NeedsServerStack(GotchasError):
+    """A command that runs the MCP server (``serve``, ``demo``) in an install without its stack:
+    the core distribution is the CLI and linter alone."""
+
+    code = "needs-gotchas-mcp"
 
 
 class ConflictMarkers(GotchasError):

@@ -18,16 +18,10 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 
 from gotchas import table
 from gotchas.link import Link, parse_links  # the supersede link lives in gotchas.link
-from gotchas.patterns import lazy
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass
 
 __all__ = [
     "ALIASES",
@@ -45,8 +39,8 @@ __all__ = [
 
 SEPARATOR = " · "
 
-_PREFIX = lazy(r"^\s{0,3}(?:>[ \t]?){0,3}[ \t]{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
-_SEGMENT = lazy(
+_PREFIX = re.compile(r"^\s{0,3}(?:>[ \t]?){0,3}[ \t]{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?")
+_SEGMENT = re.compile(
     r"^(?P<b1>\*\*|__)?(?P<key>[^\W\d_][\w.'/ -]{0,39}?)(?P<b2>\*\*|__)?\s*"
     r"(?:(?::(?P<b3>\*\*|__)?\s+)|(?:：(?P<b4>\*\*|__)?\s*))(?P<value>\S.*)"
 )
@@ -91,7 +85,7 @@ class Field:
     raw_key: str
 
 
-_KEY_GAPS = lazy(r"[\s_]+")
+_KEY_GAPS = re.compile(r"[\s_]+")
 # A key is at most 40 characters, so a field's colon sits within its first 48.
 _COLON_WITHIN = 48
 
@@ -173,7 +167,7 @@ def is_plain_field_line(line: str) -> bool:
     return key in KNOWN or len(match["key"].split()) <= 3
 
 
-_ROOT_CAUSE = lazy(r"^\W*(confirmed|suspected)\b", re.IGNORECASE)
+_ROOT_CAUSE = re.compile(r"^\W*(confirmed|suspected)\b", re.IGNORECASE)
 
 
 def parse_root_cause(value: str) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from gotchas import journal, link, taskref
 from gotchas.fields import parse_line
@@ -45,7 +45,7 @@ def _entry(
     parsed: Record,
     entry: Entry,
     task: str,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[Mapping[str, object]],
     git_times: Mapping[tuple[str, str], tuple[str, str]],
 ) -> HistoryEntry:
     by_id = {e.id: e for e in parsed.entries}
@@ -75,14 +75,14 @@ def _entry(
     return view
 
 
-def _marks(entry: Entry, events: Sequence[Mapping[str, Any]]) -> list[MarkView]:
+def _marks(entry: Entry, events: Sequence[Mapping[str, object]]) -> list[MarkView]:
     """The lesson's ``retired:`` and ``rechecked:`` lines, each with its apply event if journaled."""
     out: list[MarkView] = []
     for f in entry.fields:
         if f.key not in ("retired", "rechecked"):
             continue
         kind: Literal["retire", "recheck"] = "retire" if f.key == "retired" else "recheck"
-        event: Mapping[str, Any] = next(
+        event: Mapping[str, object] = next(
             (
                 e
                 for e in reversed(events)
@@ -114,7 +114,7 @@ def _ruled_out(entry: Entry) -> list[str]:
     ]
 
 
-def _applied(event: Mapping[str, Any], old: str, new: str, task: str) -> bool:
+def _applied(event: Mapping[str, object], old: str, new: str, task: str) -> bool:
     return (
         event.get("status") == "applied"
         and event.get("target_id") == old
@@ -127,7 +127,7 @@ def _when(
     old: Entry,
     new: Entry,
     task: str,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[Mapping[str, object]],
     git_times: Mapping[tuple[str, str], tuple[str, str]],
 ) -> SupersededView:
     for event in events:
@@ -147,7 +147,7 @@ def _when(
     return SupersededView(id=new.id, at=None, by=None, source=None, proposal_id=None, commit=None)
 
 
-def _needs_git(chain: Sequence[Entry], task: str, events: Sequence[Mapping[str, Any]]) -> bool:
+def _needs_git(chain: Sequence[Entry], task: str, events: Sequence[Mapping[str, object]]) -> bool:
     """Whether some link of the chain has no journal event, so git must be asked when."""
     for entry in chain:
         for ln in entry.supersedes:

@@ -1,6 +1,6 @@
 """The journal: an append-only log of every apply outcome, one JSON object per line.
 
-Written under the record lock through :func:`gotchas.workspace.append_jsonl`, so lines
+Written under the record lock through :func:`gotchas.confined.append_jsonl`, so lines
 from concurrent processes never interleave. Every event says what it was about (``kind``,
 ``task``, ``target_id``, ``new_id``) and who did it (``actor``), so the story of a
 correction can be told later (``history``). It is evidence for people and for that story;
@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gotchas import json_text
-from gotchas.workspace import append_jsonl, read_confined
+from gotchas.confined import append_jsonl, read_confined
 
 if TYPE_CHECKING:
     from gotchas.proposal import Proposal
@@ -49,13 +49,13 @@ def append(path: Path, event: Mapping[str, object]) -> None:
     append_jsonl(path, event, sort_keys=True)
 
 
-def read(path: Path) -> list[dict[str, Any]]:
+def read(path: Path) -> list[dict[str, object]]:
     """Every readable event, in order; a line that is not a JSON object is skipped."""
     try:
         text = read_confined(path).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
-    events = []
+    events: list[dict[str, object]] = []
     for line in text.splitlines():
         try:
             event = json_text.loads(line)

@@ -9,16 +9,12 @@ disagree about what a link is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gotchas import taskref
-from gotchas.patterns import lazy
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass
 
 if TYPE_CHECKING:
     from gotchas.record import Entry, Record
@@ -57,7 +53,7 @@ def marks_line(task: str, new_id: str) -> str:
 
 # --- parsing ------------------------------------------------------------------------------
 
-_LINK = lazy(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^()]*)\))?")
+_LINK = re.compile(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^()]*)\))?")
 """A scope stops at the next parenthesis either way, so unclosed ``(`` runs stay linear."""
 
 

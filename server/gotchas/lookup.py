@@ -8,9 +8,10 @@ so a one-shot listing starts quickly (``operations`` re-exports both for the ser
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gotchas import query, surface
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.results import EntryDetail, ListResult, VerifyResult
     from gotchas.workspace import Workspace

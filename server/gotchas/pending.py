@@ -116,7 +116,7 @@ def _summary(
         summary["status"], summary["reason"] = "conflicting", f"the record cannot be read: {current}"
         summary["code"] = current.code
         return summary
-    if operations.is_applied(current, p):
+    if operations.is_applied(current, stored=p):
         summary["status"], summary["reason"] = "applied", f"{p.new_id!r} is in the record"
         return summary
     if newer is not None:
@@ -125,7 +125,7 @@ def _summary(
         summary["reason"] = f"{newer.id} is a newer proposal for {p.target_id!r} and {p.task}"
         return summary
     try:
-        operations.replan(ws, current, p)
+        operations.replan(ws, current=current, stored=p)
         hold = _hold(ws, p, holds)
     except GotchasError as exc:
         summary["status"], summary["reason"], summary["code"] = "conflicting", str(exc), exc.code

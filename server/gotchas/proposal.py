@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Literal
 
 from gotchas import json_text, surface
+from gotchas.atomic import write_atomic
+from gotchas.confined import read_confined
 from gotchas.edit import Insertion, Lesson, Plan
 from gotchas.errors import GotchasError, ProposalInvalid, ProposalNotFound, shown
-from gotchas.workspace import read_confined, write_atomic
 
 FORMAT = "gotchas-proposal/1"
 _ID = re.compile(r"^p-[0-9a-f]{12}$")

@@ -7,6 +7,7 @@ carries ids, places and the metadata that decides relevance, never bodies.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from gotchas import status as statuses
 from gotchas import taskref
@@ -15,7 +16,6 @@ from gotchas.fields import Link
 from gotchas.record import Entry, Record
 from gotchas.wording import counted
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gotchas.results import EntryDetail, EntrySummary, FieldView, LinkView, ListResult
 else:  # a TypedDict called is a dict: the shapes are for the checker and the server's schemas

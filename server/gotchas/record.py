@@ -8,7 +8,7 @@ reassemble the input exactly (``segments``). Invalid UTF-8 and binary data are r
 from __future__ import annotations
 
 import bisect
-import gc
+import dataclasses
 import hashlib
 import itertools
 import operator
@@ -17,25 +17,18 @@ import sys
 import unicodedata
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import cached_property, lru_cache
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
 
-from gotchas import blocks, moved, outline, scanner, status, surface, taskref
+from gotchas import blocks, ids, moved, outline, scanner, status, surface, taskref
 from gotchas.errors import AmbiguousEntry, EntryNotFound, RecordEncodingError, RecordUnreadable, shown
 from gotchas.fields import Field, parse_line, parse_root_cause, parse_row
 from gotchas.link import Link, parse_links
-from gotchas.patterns import lazy
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import dataclasses
-    from dataclasses import dataclass
-    from typing import Literal
-else:  # the same classes, without loading dataclasses
-    from gotchas import values as dataclasses
-    from gotchas.values import dataclass
-
+MAX_ID_LENGTH = ids.MAX_ID_LENGTH
+slugify = ids.slugify  # the one slug, for edits
 BOM = b"\xef\xbb\xbf"
-MAX_ID_LENGTH = 48
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
@@ -331,29 +324,10 @@ def parse(
     ``reuse`` keeps how each section read, for such an edit; a process that reads once and
     exits turns it off and reads a little faster (the same record, less kept).
 
-    The cyclic garbage collector is paused meanwhile: the parse makes a token or two per
-    line, none of them cyclic garbage, and full collections over them cost a third of the time.
     """
-    with collector_paused():
-        parsed = _parse(data, entry_style, near, reuse)
+    parsed = _parse(data, entry_style, near, reuse)
     keys = taskref.declared_keys(task_keys)
     return dataclasses.replace(parsed, task_keys=keys) if keys else parsed
-
-
-class collector_paused:
-    """The cyclic collector off for a ``with`` block, and back on after it if it was on.
-
-    A parse makes objects by the thousand and no cyclic garbage; collections meanwhile would
-    walk them all, for nothing. (A class, not ``contextlib``: the listing path does not load it.)
-    """
-
-    def __enter__(self) -> None:
-        self.was_on = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *_: object) -> None:
-        if self.was_on:
-            gc.enable()
 
 
 def _parse(data: bytes, entry_style: str | None, near: Record | None = None, keep: bool = True) -> Record:
@@ -509,7 +483,7 @@ def _blank(lines: Sequence[str], span: tuple[int, int]) -> list[str]:
     return blanked
 
 
-THEMATIC_BREAK = lazy(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
+THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
 
 
 def _content_end(bare: Sequence[str], span: outline.Span) -> int:
@@ -646,9 +620,9 @@ def _entries(
             continue
         end, found = _fields(bare, marks, skip, span)
         drafts.append((span, end, found, None))
-    ids = _assign_ids([(span.title, fields) for span, _, fields, _ in drafts])
+    assigned = ids.assign([(span.title, fields) for span, _, fields, _ in drafts])
     entries = []
-    for (span, end, fields, old), (entry_id, explicit) in zip(drafts, ids, strict=True):
+    for (span, end, fields, old), (entry_id, explicit) in zip(drafts, assigned, strict=True):
         if old is not None and reuse is not None:
             entries.append(reuse.moved(span, old, entry_id, explicit))
             continue
@@ -671,7 +645,7 @@ def _fields(
 
 
 # Bytes that can make an ``id:`` field, in lower case: ``id``, then only what a key's tail, a bold
-# mark or white space can be, then a colon (``_explicit_id``; ``fields.normalize_key``).
+# mark or white space can be, then a colon (``ids.explicit_id``; ``fields.normalize_key``).
 _ID_FIELD_BYTES = re.compile(rb"id[ _*\s\x80-\xff]*(?::|\xef\xbc\x9a)")
 # A dash after a digit and white space or ``#``, read backwards (``_dashes_after_digits``).
 _DASHES_BACKWARDS = tuple(
@@ -679,8 +653,8 @@ _DASHES_BACKWARDS = tuple(
     for dash in (b"-", "–".encode(), "—".encode())
 )
 _ASCII = bytes(range(128))
-_WIDE_DIGIT_OR_SPACE = lazy(r"(?![\x00-\x7f])[\d\s]")
-_TRAILING_DIGITS = lazy(r"\d+$")
+_WIDE_DIGIT_OR_SPACE = re.compile(r"(?![\x00-\x7f])[\d\s]")
+_TRAILING_DIGITS = re.compile(r"\d+$")
 
 
 def _dashes_after_digits(data: bytes) -> Iterator[int]:
@@ -765,8 +739,7 @@ class _Unread:
     def read(self) -> tuple[Entry, ...]:
         bare, literal = self.bare, self.literal
         if self.done is None and bare is not None and literal is not None:
-            with collector_paused():
-                self.done = tuple(_entries(self.data, self.starts, bare, self.spans, literal, self.matter))
+            self.done = tuple(_entries(self.data, self.starts, bare, self.spans, literal, self.matter))
             self.bare = self.literal = None  # what the entries were read from is no longer needed
             self.some = {}
         assert self.done is not None  # set before ``bare`` is dropped, by whichever thread read
@@ -842,7 +815,7 @@ class _Unread:
             lines = {bisect.bisect_right(starts, m.start()) - 1 for m in found}
             named = set(self._spans_at(lines))
             marks, skip = literal.marks, self._skip()
-            self.ids = _assign_ids(
+            self.ids = ids.assign(
                 [
                     (span.title, _fields(bare, marks, skip, span)[1] if index in named else ())
                     for index, span in enumerate(self.spans)
@@ -946,57 +919,6 @@ def _bold_status(data: bytes, start: int, end: int) -> status.Status | None:
     if data.find(b"tatus", start, end) == -1 and data.find(b"TATUS", start, end) == -1:
         return None
     return status.from_bold_line(data[start:end].decode("utf-8"))
-
-
-def _assign_ids(drafts: Sequence[tuple[str, tuple[Field, ...]]]) -> list[tuple[str, bool]]:
-    """Explicit ``id:`` fields win; other entries get a title slug, ``-2``, ``-3``… in file order."""
-    explicit = [_explicit_id(fields) for _, fields in drafts]
-    taken = {value for value in explicit if value}
-    out: list[tuple[str, bool]] = []
-    for (title, _), given in zip(drafts, explicit, strict=True):
-        if given:
-            out.append((given, True))
-            continue
-        base = slugify(title)
-        candidate, n = base, 1
-        while candidate in taken:
-            n += 1
-            candidate = f"{base}-{n}"
-        taken.add(candidate)
-        out.append((candidate, False))
-    return out
-
-
-def _explicit_id(fields: Sequence[Field]) -> str | None:
-    for field in fields:
-        if field.key == "id":
-            value = field.value.strip("`*_ ")
-            return value or None
-    return None
-
-
-_MARKUP = lazy(r"<[^>]*>|\]\([^)]*\)")
-_NON_WORD = lazy(r"[\W_]+")
-# ``_NON_WORD`` over ASCII: every character but a letter or a digit becomes a gap
-_ASCII_GAPS = bytes(c if c < 128 and chr(c).isalnum() else 32 for c in range(256))
-
-
-@lru_cache(maxsize=1 << 14)  # a server parses the same titles after every edit
-def slugify(title: str) -> str:
-    """Lower-case words joined by ``-``; letters of any script kept; at most 48 characters."""
-    text = (title if title.isascii() else unicodedata.normalize("NFKC", title)).lower()
-    if "<" in text or "](" in text:
-        text = _MARKUP.sub(" ", text)
-    text = text.replace("'", "").replace("’", "")
-    if text.isascii():  # the same slug without a regular expression: most titles, many times
-        slug = "-".join(text.encode().translate(_ASCII_GAPS).decode().split())
-    else:
-        slug = _NON_WORD.sub("-", text).strip("-")
-    if len(slug) > MAX_ID_LENGTH:
-        slug = slug[:MAX_ID_LENGTH].rsplit("-", 1)[0]
-    if not slug:
-        slug = "entry-" + hashlib.sha256(title.encode("utf-8")).hexdigest()[:8]
-    return slug
 
 
 def _suggestions(given: str, ids: list[str]) -> list[str]:

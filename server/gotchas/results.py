@@ -259,3 +259,13 @@ class HistoryResult(TypedDict):
     record: str
     entries: list[HistoryEntry]
     current: str | None
+
+
+class LedgerLineView(TypedDict):
+    """One line of the task ledger, as ``gotchas task`` prints it with ``--json``."""
+
+    task: str
+    state: str
+    at: str
+    by: str
+    line: int

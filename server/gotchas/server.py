@@ -62,10 +62,11 @@ class _Lazy:
 
 
 if TYPE_CHECKING:
-    from gotchas import operations
+    from gotchas import operations, pending
     from gotchas import query as listing
 else:
     operations = _Lazy("gotchas.operations")
+    pending = _Lazy("gotchas.pending")
     listing = _Lazy("gotchas.query")
 
 
@@ -83,7 +84,7 @@ Task = Annotated[str, Field(description="#664, owner/repo#664 or ABC-123")]
 RecordArg = Annotated[str | None, Field(description="Lessons file (default .claude/rules/gotchas.md)")]
 Hold = Annotated[
     str | None,
-    Field(description="Optional hold, e.g. predicate-664-lands; apply is refused until it is released"),
+    Field(description="Apply waits for it; default: until the task(s) land; 'none': no hold"),
 ]
 
 
@@ -321,7 +322,7 @@ def _proposing_tools(mcp: MCPServer, ws: Workspace) -> None:
         superseded by a newer proposal for the same entry and task, or conflicting) and its
         hold evaluated now with the evidence. A pending proposal whose hold is released is
         ready for apply_supersede. Reads only."""
-        return {"proposals": await _run(lambda: operations.list_proposals(ws))}
+        return {"proposals": await _run(lambda: pending.assess(ws))}
 
 
 def _applying_tools(mcp: MCPServer, ws: Workspace) -> None:

@@ -9,7 +9,8 @@ error needs no argument threaded through.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Literal
 

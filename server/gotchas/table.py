@@ -9,20 +9,14 @@ column is a first column of bare numbers or ids (``12``, ``L-055``, ``#7``) besi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-
-from gotchas.patterns import lazy
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass
+from dataclasses import dataclass
 
 CONTINUATION = "↳"
-DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_ID_CELL = lazy(r"^(?P<stem>[^\W\d_]{1,12}[-_]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)\.?$")
-_WRAPPER = lazy(r"^(\*\*|__|`)(.+)\1$")
+DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_ID_CELL = re.compile(r"^(?P<stem>[^\W\d_]{1,12}[-_]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)\.?$")
+_WRAPPER = re.compile(r"^(\*\*|__|`)(.+)\1$")
 
 
 def raw_cells(line: str) -> list[str]:
@@ -101,7 +95,7 @@ def id_cell(text: str) -> IdCell | None:
     )
 
 
-_CODE_LINE = lazy(r"^(?: {4}|\t| {1,3}\t)")
+_CODE_LINE = re.compile(r"^(?: {4}|\t| {1,3}\t)")
 
 
 def rows_end(lines: Sequence[str], first: int, end: int) -> int:

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import re
 
-from gotchas.patterns import lazy
-
-_UNSAFE = lazy(
+_UNSAFE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"  # C0 but LF/TAB/CR, DEL, C1, bidi
     "|\r(?!\n)"  # a CR that is not the first half of a CRLF line ending
 )
-_JSON_UNSAFE = lazy("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(match: re.Match[str]) -> str:

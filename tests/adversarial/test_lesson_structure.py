@@ -65,7 +65,7 @@ ALLOWED_BODIES = {
 
 def propose(root: Path, **change: Any) -> ProposalResult:
     args = {**GOOD, **change}
-    return operations.propose_supersede(Workspace(root), **args)
+    return operations.propose_supersede(Workspace(root), **args, no_hold=True)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -108,6 +108,7 @@ def test_a_new_lesson_is_held_to_the_same_rule(project: Path) -> None:
     with pytest.raises(errors.ForgedStructure):
         operations.propose_lesson(
             Workspace(project),
+            no_hold=True,
             title="A new lesson",
             body="Text.\n\n## Section",
             tasks=["#7"],
@@ -129,6 +130,7 @@ def test_the_cli_reports_the_refusal_on_one_line(project: Path) -> None:
     done = cli(
         project,
         "propose",
+        "--no-hold",
         "--target-id",
         TARGET,
         "--task",
@@ -297,6 +299,7 @@ def test_the_cli_refuses_a_forged_note_on_one_line(project: Path) -> None:
     done = cli(
         project,
         "propose",
+        "--no-hold",
         "--target-id",
         TARGET,
         "--task",

@@ -74,6 +74,7 @@ def test_any_proposal_is_a_typed_refusal_or_verifies(
         try:
             result = operations.propose_supersede(
                 Workspace(root),
+                no_hold=True,
                 target_id=TARGET,
                 task=task,
                 title=title,

@@ -172,6 +172,7 @@ def scene(tmp_path_factory: pytest.TempPathFactory) -> Scene:
     made = run(
         template,
         "propose",
+        "--no-hold",
         "--target-id",
         TARGET,
         "--task",

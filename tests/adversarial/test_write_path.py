@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from gotchas import errors, journal, operations, proposal, verification, workspace
+from gotchas import atomic, errors, journal, layout, operations, proposal, verification, workspace
 from gotchas.edit import Insertion, apply_insertions
 from gotchas.workspace import Workspace
 from support.project import RECORD, TARGET, git_init
@@ -42,6 +42,7 @@ def supersede(
 ) -> Any:
     return operations.propose_supersede(
         Workspace(root),
+        no_hold=True,
         target_id=TARGET,
         task=task,
         title=title,
@@ -53,6 +54,7 @@ def supersede(
 def capture(root: Path, after: str, n: int) -> Any:
     return operations.propose_lesson(
         Workspace(root),
+        no_hold=True,
         title=f"Captured lesson number {n}",
         body=f"What happened in run {n}, and what to do.",
         tasks=[f"#9{n:02d}"],
@@ -165,6 +167,7 @@ def test_a_record_argument_may_not_name_a_file_the_project_runs(project: Path, r
     with pytest.raises(errors.UnsafePath):
         operations.propose_lesson(
             Workspace(project),
+            no_hold=True,
             title="A lesson",
             body="text",
             tasks=["#1"],
@@ -182,6 +185,7 @@ def test_a_configured_record_inside_git_is_refused(project: Path) -> None:
     with pytest.raises(errors.UnsafePath):
         operations.propose_lesson(
             Workspace.discover(root=str(project), environ={}),
+            no_hold=True,
             title="A lesson",
             body="text",
             tasks=["#1"],
@@ -357,7 +361,7 @@ def _write_after_the_compare(
     """Append ``lines[i]`` to the record right after the i-th compare, before its rename: the
     instant an editor or a script appending by path hits the old file. With ``then_new``, the
     compare after the first one is preceded by an append to the new file (already renamed)."""
-    real = workspace._unchanged
+    real = atomic._unchanged
     calls: list[int] = []
 
     def compare_then_write(folder: int, leaf: str, shown: str, expect: workspace.Snapshot) -> int | None:
@@ -371,7 +375,7 @@ def _write_after_the_compare(
                 out.write(lines[len(calls) - 1])
         return held
 
-    monkeypatch.setattr(workspace, "_unchanged", compare_then_write)
+    monkeypatch.setattr(atomic, "_unchanged", compare_then_write)
     return calls
 
 
@@ -435,7 +439,7 @@ def test_a_change_between_the_read_and_the_rename_is_rebased_not_overwritten(
 ) -> None:
     made = capture(project, ENTRIES[0], 3)
     path = project / RECORD
-    real = workspace._write_and_rename
+    real = atomic._write_and_rename
     calls: list[int] = []
 
     def edit_then_write(*args: Any) -> tuple[workspace.Snapshot, int | None]:
@@ -445,7 +449,7 @@ def test_a_change_between_the_read_and_the_rename_is_rebased_not_overwritten(
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(workspace, "_write_and_rename", edit_then_write)
+    monkeypatch.setattr(atomic, "_write_and_rename", edit_then_write)
     result = operations.apply(Workspace(project), proposal_id=made["proposal_id"])
     assert result["status"] == "applied"
     assert result["rebased"]
@@ -567,6 +571,7 @@ def test_a_fifo_as_record_is_refused_without_hanging(project: Path) -> None:
         try:
             operations.propose_lesson(
                 Workspace(project),
+                no_hold=True,
                 title="A lesson",
                 body="text",
                 tasks=["#1"],
@@ -624,11 +629,11 @@ def test_orphaned_temp_files_are_cleaned_and_ignored_by_git(project: Path) -> No
     made = supersede(project)
     temp = state(project) / "tmp"
     temp.mkdir(parents=True, exist_ok=True)
-    old = temp / f".gotchas.md{workspace.TEMP_MARK}999-dead.tmp"
-    fresh = temp / f".gotchas.md{workspace.TEMP_MARK}998-live.tmp"
+    old = temp / f".gotchas.md{layout.TEMP_MARK}999-dead.tmp"
+    fresh = temp / f".gotchas.md{layout.TEMP_MARK}998-live.tmp"
     bait = project / "keep.txt"
     bait.write_text("keep")
-    link = temp / f".x{workspace.TEMP_MARK}1-link.tmp"
+    link = temp / f".x{layout.TEMP_MARK}1-link.tmp"
     for path in (old, fresh):
         path.write_bytes(b"half a record")
     link.symlink_to(bait)

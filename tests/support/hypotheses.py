@@ -51,4 +51,5 @@ def correct(ws: Workspace, target: str, n: int, *, hold: str | None = None) -> A
         diagnostic=spec["diagnostic"],
         ruled_out=spec["ruled_out"],
         hold=hold,
+        no_hold=hold is None,
     )

@@ -11,14 +11,18 @@ from __future__ import annotations
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gotchas.wording import counted
 
+if TYPE_CHECKING:
+    from gotchas.results import ApplyResult, HoldView, ListResult, ProposalResult, VerifyResult
+
 TARGET = "a-single-large-llm-generate-deadlocks-the-v1"
-CORRECTION: dict[str, Any] = {
+CORRECTION: dict[str, str | list[str]] = {
     "target_id": TARGET,
     "task": "#664",
     "title": "Per-call tokenizer reloads in `_render()` starve generation — cache the tokenizer",
@@ -78,8 +82,9 @@ async def _walk(repo: Path, interactive: bool) -> int:
     params = StdioServerParameters(command=sys.executable, args=["-m", "gotchas", "serve"], cwd=str(repo))
     async with Client(params) as client:
 
-        async def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
-            result = await client.call_tool(name, args)
+        async def call(name: str, args: Mapping[str, object]) -> Any:
+            """The tool's structured result: the shape :mod:`gotchas.results` names for it."""
+            result = await client.call_tool(name, dict(args))
             if result.is_error:
                 raise SystemExit(f"demo: {name} failed: {result.content}")
             return dict(result.structured_content or {})
@@ -87,22 +92,22 @@ async def _walk(repo: Path, interactive: bool) -> int:
         print(f"Scratch project: {repo}\nServer: gotchas serve (stdio), driven as a client would.")
         step("#664 is still running; the ledger says so")
         set_task_state(repo, "#664", "running", "demo")
-        hold = await call("check_hold", {"predicate": "predicate-664-lands"})
+        hold: HoldView = await call("check_hold", {"predicate": "predicate-664-lands"})
         print(f"check_hold(predicate-664-lands) → {hold['state']}")
 
         step("Find the lesson recorded for #664")
-        listed = await call("list_gotchas", {"task": "#664"})
+        listed: ListResult = await call("list_gotchas", {"task": "#664"})
         for entry in listed["entries"]:
             print(f"  {entry['id']}  lines {entry['lines']}  {entry['tasks']}")
 
         step("Propose the correction (nothing is written yet)")
-        proposal = await call("propose_supersede", CORRECTION)
+        proposal: ProposalResult = await call("propose_supersede", CORRECTION)
         print(proposal["diff"])
         unchanged = (repo / ".claude/rules/gotchas.md").read_bytes() == before
         print(f"record unchanged after propose: {unchanged}")
 
         step("Apply while #664 is held")
-        refused = await call("apply_supersede", {"proposal_id": proposal["proposal_id"]})
+        refused: ApplyResult = await call("apply_supersede", {"proposal_id": proposal["proposal_id"]})
         print(f"apply → {refused['status']}: {refused['reason']}")
 
         step("#664 lands: a commit on main closes it")
@@ -112,14 +117,14 @@ async def _walk(repo: Path, interactive: bool) -> int:
         print(f"check_hold → {hold['state']}  evidence: {evidence}")
 
         step("Apply now, then apply again")
-        applied = await call("apply_supersede", {"proposal_id": proposal["proposal_id"]})
+        applied: ApplyResult = await call("apply_supersede", {"proposal_id": proposal["proposal_id"]})
         print(f"apply → {applied['status']}: {applied['reason']}")
         print(f"verification: {applied['verification']}")
-        again = await call("apply_supersede", {"proposal_id": proposal["proposal_id"]})
+        again: ApplyResult = await call("apply_supersede", {"proposal_id": proposal["proposal_id"]})
         print(f"apply again → {again['status']}: {again['reason']}")
 
         step("Verify the record")
-        verdict = await call("verify_record", {})
+        verdict: VerifyResult = await call("verify_record", {})
         print(
             f"verify_record → ok={verdict['ok']}, {verdict['entries']} entries, "
             f"{counted(len(verdict['problems']), 'warning')}"

@@ -1,6 +1,6 @@
 """The task ledger: ``.claude/gotchas/tasks.jsonl``, one JSON object per line, append-only.
 
-Appending one line per change through :func:`gotchas.workspace.append_jsonl` (an
+Appending one line per change through :func:`gotchas.confined.append_jsonl` (an
 exclusive lock, a single ``O_APPEND`` write) keeps concurrent writers from losing or
 interleaving each other's lines, and a history nobody rewrites doubles as the audit
 trail: the latest line for a task wins.
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gotchas import json_text, locking
+from gotchas.confined import append_jsonl, open_beneath
 from gotchas.errors import GotchasError, InvalidArgument
 from gotchas.holds.sources import (
     TASK_STATES,
@@ -24,9 +25,9 @@ from gotchas.holds.sources import (
     parse_state,
     utc_now,
 )
+from gotchas.layout import LEDGER_FILE, ledger_path
 from gotchas.taskref import normalize
 from gotchas.wording import counted
-from gotchas.workspace import LEDGER_FILE, append_jsonl, ledger_path, open_beneath
 
 LEDGER_PATH = LEDGER_FILE
 _MAX_BY = 200

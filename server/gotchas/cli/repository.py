@@ -1,0 +1,73 @@
+"""``init``, ``merge-record`` and ``session-start``: how the record joins a repository, its git
+merges and Claude Code's sessions."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from gotchas.cli.options import json_flag, workspace
+from gotchas.cli.output import emit, say
+from gotchas.errors import GotchasError
+
+
+def add_merge_record(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("base", help="%%O: the common ancestor's version")
+    cmd.add_argument("ours", help="%%A: our version; the merge is written here")
+    cmd.add_argument("theirs", help="%%B: their version")
+    cmd.add_argument("path", nargs="?", help="%%P: the record's path, for messages")
+
+
+def run_merge_record(args: argparse.Namespace) -> int:
+    """The git merge driver: exit 0 merged (into %A), 1 conflict markers left in %A."""
+    from gotchas import merge
+
+    try:  # the three versions are read as the repository pins its record (entries = …)
+        read: merge.Read = workspace(args).parse_as_edit
+    except GotchasError as exc:
+        say(f"{exc.message}; reading the record unpinned")
+        read = merge.read_guessed
+    status, line = merge.run(
+        Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours, read
+    )
+    say(line)
+    return status
+
+
+def add_init(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("--dry-run", action="store_true", help="print the changes without making them")
+    json_flag(cmd)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from gotchas import initialize
+
+    changes = initialize.run(workspace(args), dry_run=args.dry_run)
+    verb = "would change" if args.dry_run else "changed"
+    lines = [f"{'kept' if c.kept else verb} {c.target}: {c.what}" for c in changes]
+    if all(c.kept for c in changes):
+        lines.append("nothing to change: already set up")
+    view = {
+        "dry_run": args.dry_run,
+        "changes": [{"target": c.target, "what": c.what, "kept": c.kept} for c in changes],
+    }
+    emit(view, args.json, "\n".join(lines))
+    return 0
+
+
+def add_session_start(cmd: argparse.ArgumentParser) -> None:
+    """No options beyond ``--root`` and ``--record``: Claude Code runs it as it is."""
+
+
+def run_session_start(args: argparse.Namespace) -> int:
+    """The SessionStart hook: always exit 0, print nothing unless proposals are ready."""
+    from gotchas import session_start
+
+    try:
+        text = session_start.hook_output(workspace(args))
+    except Exception:  # a failing hook must not stop the session from starting
+        return 0
+    if text:
+        sys.stdout.write(text + "\n")
+    return 0
