@@ -144,7 +144,9 @@ def _run(
         _task_facts(repo, live, now, ask_sources),
     )
     active = [e for e in live if not e.superseded_by and e.status != "superseded"]
-    found += findings.duplicates([(e.id, e.start_line, e.title, parsed.text(e)) for e in active])
+    # a same title counts within one section: rows titled `id` in two tables are two claims
+    titled = [(e.id, e.start_line, f"{e.section or ''} / {e.title}", parsed.text(e)) for e in active]
+    found += findings.duplicates(titled)
     report.findings = sorted((_severity(f, errors) for f in found), key=lambda f: (f.line, f.column, f.code))
 
 
