@@ -237,10 +237,10 @@ def test_git_calls_are_batched_not_per_lesson(project: Project) -> None:
     assert len([f for f in report.findings if f.code == "stale-path"]) == 20
     assert len([f for f in report.findings if f.code == "stale-symbol"]) == 20
     calls = report.git_calls
-    assert calls["blame"] == 1 and calls["ls-tree"] == 2  # now, and the one anchor
+    assert calls["blame"] == 1 and calls["ls-tree"] == 1  # now: the anchor's files were asked by name
+    assert calls["cat-file"] == 3  # the anchor's files, the script files now and at the anchor
     assert calls["grep"] == 2  # now, and definitions at the anchor of what is gone
     assert calls["diff-tree"] == 1 and calls["log"] == 2  # removals, and the tasks' history
-    assert calls["cat-file"] == 2  # the script files now, and at the anchor
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:

@@ -134,6 +134,22 @@ class Repository:
                 found[commit].update(defines(line[:2000], lookup))
         return found
 
+    def kinds(self, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """``blob`` or ``tree`` for each (commit, path) that names one, from one
+        ``git cat-file --batch-check`` (paths here never hold a newline or a space)."""
+        wanted = sorted({(c, p) for c, p in pairs if p and not any(ch in p for ch in "\n\r\0")})
+        if not wanted:
+            return {}
+        out = self._run(
+            "cat-file", "cat-file", "--batch-check", stdin="".join(f"{_sha(c)}:{p}\n" for c, p in wanted)
+        )
+        found: dict[tuple[str, str], str] = {}
+        for pair, row in zip(wanted, out.splitlines(), strict=False):
+            parts = row.split()
+            if len(parts) == 3 and parts[1] in ("blob", "tree"):
+                found[pair] = parts[1]
+        return found
+
     def files(self, wanted: Iterable[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
         """The bytes of ``path`` at ``commit`` for each pair that names a file; one call."""
         pairs = sorted(set(wanted))

@@ -172,6 +172,21 @@ def _cited(parsed: Record, live: Sequence[Entry], blame: dict[int, str]) -> list
     return out
 
 
+def _anchor_trees(repo: Repository, pairs: set[tuple[str, str]]) -> dict[str, PathIndex]:
+    """What each anchor holds of the paths asked of it: an anchor where every path is a file
+    exactly as cited needs no listing (one ``cat-file --batch-check`` tells); one where some
+    path is a directory, a tail of a path, or missing gets its tracked files listed."""
+    kinds = repo.kinds(pairs)
+    trees: dict[str, PathIndex] = {}
+    for anchor in sorted({a for a, _ in pairs}):
+        asked = {v for a, v in pairs if a == anchor}
+        if all(kinds.get((anchor, v)) == "blob" for v in asked):
+            trees[anchor] = PathIndex(asked, indexed=False)
+        else:
+            trees[anchor] = PathIndex(repo.tree(anchor), indexed=False)
+    return trees
+
+
 def _split_anchors(
     missing: Sequence[Cited], times: Mapping[str, int]
 ) -> tuple[dict[str, str], dict[str, set[str]]]:
@@ -195,9 +210,9 @@ def _facts(
     pathish = [c for c in cited if c.citation.kind == "path" or c.citation.runner == "script"]
     missing = [c for c in pathish if now_paths.resolve(c.citation.value) is None]
     newest, older = _split_anchors(missing, times)
-    anchor_paths = {a: PathIndex(repo.tree(a), indexed=False) for a in sorted(set(newest.values()))}
-    again = {a for v, a_set in older.items() if anchor_paths[newest[v]].resolve(v) for a in a_set}
-    anchor_paths |= {a: PathIndex(repo.tree(a), indexed=False) for a in sorted(again - set(anchor_paths))}
+    anchor_paths = _anchor_trees(repo, {(a, v) for v, a in newest.items()})
+    again = {(a, v) for v, a_set in older.items() if anchor_paths[newest[v]].resolve(v) for a in a_set}
+    anchor_paths |= _anchor_trees(repo, again)
     was = {
         p
         for c in missing
@@ -215,8 +230,8 @@ def _facts(
     newest, older = _split_anchors(gone, times)
     values = {c.citation.value for c in gone}
     ours = repo.defined(values, sorted(set(newest.values())), record)
-    again = {a for v, a_set in older.items() if v in ours[newest[v]] for a in a_set} - set(ours)
-    ours |= repo.defined(values, sorted(again), record) if again else {}
+    later = {a for v, a_set in older.items() if v in ours[newest[v]] for a in a_set} - set(ours)
+    ours |= repo.defined(values, sorted(later), record) if later else {}
     found = {commit: frozenset(names) for commit, names in ours.items()}
     found[now] = frozenset(found_now)
     scripts = _scripts(repo, cited, now)
