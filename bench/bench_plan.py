@@ -45,12 +45,14 @@ def timed(action: Callable[[], object]) -> float:
 
 def bench(report: Report, name: str, data: bytes, runs: int) -> None:
     parsed = record.parse(data)
-    lesson = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look")
+    lesson = edit.lesson(
+        "Confirmed cause", body="It was the cache.", tasks=["#7"], root_cause="confirmed", diagnostic="look"
+    )
     targets = parsed.entries[:: max(1, len(parsed.entries) // runs)][:runs]
     cycle = iter(targets * 2)
     plans, parses = common.interleaved(
         runs,
-        lambda: timed(lambda: edit.plan_supersede(parsed, next(cycle), "#7", lesson)),
+        lambda: timed(lambda: edit.plan_supersede(parsed, target=next(cycle), task="#7", new=lesson)),
         lambda: timed(lambda: record.parse(data)),
     )
     report.ratio(f"plan_supersede / parse ({name})", common.median(plans), common.median(parses), BAR)

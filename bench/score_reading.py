@@ -17,8 +17,10 @@ task its label does not list, and that each entry's normalised status is the lab
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,8 @@ class Score:
     tasks_extra: int = 0
     statuses: int = 0
     statuses_right: int = 0
+    right_unsure: int = 0  # files read right that say the reading is a guess
+    wrong_unsure: int = 0  # files read wrong that say so
     misses: list[str] = field(default_factory=list)
 
     @property
@@ -66,6 +70,11 @@ class Score:
             f"exact {self.exact}/{self.files}  precision {self.precision:.3f}  "
             f"recall {self.recall:.3f}  F1 {self.f1:.3f}"
         )
+        wrong = self.files - self.exact
+        lines.append(
+            f"unsure notice: {self.wrong_unsure}/{wrong} wrongly read files carry it, "
+            f"{self.right_unsure}/{self.exact} rightly read files do"
+        )
         if self.tasks or self.statuses:
             lines.append(
                 f"tasks {self.tasks_found}/{self.tasks} found, {self.tasks_extra} extra  "
@@ -73,7 +82,7 @@ class Score:
             )
         return "\n".join(lines)
 
-    def add(self, name: str, label: dict[str, Any], got: set[int]) -> None:
+    def add(self, name: str, label: dict[str, Any], got: set[int], notice: str | None = None) -> None:
         want = {1} if label["kind"] == "single-lesson" else {e["line"] for e in label["entries"]}
         self.files += 1
         self.true_pos += len(want & got)
@@ -81,20 +90,41 @@ class Score:
         self.false_neg += len(want - got)
         if got == want:
             self.exact += 1
+            self.right_unsure += notice is not None
         else:
+            self.wrong_unsure += notice is not None
             self.misses.append(
                 f"miss {name}: {label['kind']}/{label['unit']} "
                 f"extra {sorted(got - want)} missing {sorted(want - got)}"
             )
 
 
-def score(shared: Path) -> Score:
-    corpus = shared / "corpus"
+FOLDERS = ("corpus", "corpus-more")
+
+
+def repository(name: str) -> str:
+    """The repository a corpus file came from: its name up to the second ``__``."""
+    return "__".join(name.split("__")[:2])
+
+
+def held_out(name: str) -> bool:
+    """The fixed split by repository, chosen before any rule was written against it: a third
+    of the hash space (sha256 of the repository name) is held out."""
+    return int(hashlib.sha256(repository(name).encode()).hexdigest(), 16) % 3 == 0
+
+
+def score(shared: Path, folders: Sequence[str] = ("corpus",), part: str = "all") -> Score:
+    """The labelled files of ``folders``; ``part``: ``all``, ``dev`` or ``held-out``."""
     result = Score()
-    for label_path in sorted((corpus / "labels").glob("*.json")):
-        label = json.loads(label_path.read_text(encoding="utf-8"))
-        data = (corpus / "real" / label["file"]).read_bytes()
-        result.add(label["file"], label, {e.start_line for e in record.parse(data).entries})
+    for folder in folders:
+        corpus = shared / folder
+        for label_path in sorted((corpus / "labels").glob("*.json")):
+            label = json.loads(label_path.read_text(encoding="utf-8"))
+            if part != "all" and held_out(label["file"]) != (part == "held-out"):
+                continue
+            parsed = record.parse((corpus / "real" / label["file"]).read_bytes())
+            unsure = parsed.reading.notice if parsed.reading is not None else None
+            result.add(label["file"], label, {e.start_line for e in parsed.entries}, unsure)
     return result
 
 
@@ -149,7 +179,15 @@ def main() -> int:
     if not (args.shared / "corpus" / "labels").is_dir():
         print(f"no labelled corpus under {args.shared}", file=sys.stderr)
         return 2
-    print(score(args.shared).table())
+    for folder in FOLDERS:
+        print(f"== {folder}")
+        print(score(args.shared, (folder,)).table())
+    print("== both folders")
+    print(score(args.shared, FOLDERS).table().splitlines()[-2])
+    print(score(args.shared, FOLDERS).table().splitlines()[-1])
+    for part in ("dev", "held-out"):
+        found = score(args.shared, FOLDERS, part).table().splitlines()
+        print(f"== repository split, {part} part: " + found[-2] + " | " + found[-1])
     return 0
 
 

@@ -204,9 +204,9 @@ def test_a_record_that_became_invalid_utf8_between_propose_and_apply(project: Pa
 
 def test_superseding_with_a_suspected_cause_is_refused_with_an_explanation(project: Path) -> None:
     parsed = record_model.parse((project / RECORD).read_bytes())
-    suspected = edit.lesson("Maybe the tokenizer", "Perhaps.", ["#664"], "suspected")
+    suspected = edit.lesson("Maybe the tokenizer", body="Perhaps.", tasks=["#664"], root_cause="suspected")
     with pytest.raises(errors.InvalidArgument, match="only a confirmed root cause") as caught:
-        edit.plan_supersede(parsed, parsed.get(TARGET), "#664", suspected)
+        edit.plan_supersede(parsed, target=parsed.get(TARGET), task="#664", new=suspected)
     assert "propose_lesson" in caught.value.message
     assert (project / RECORD).read_bytes() == FIXTURE.read_bytes()
 
@@ -387,7 +387,7 @@ async def test_mcp_tools_answer_is_error_with_the_code(project: Path) -> None:
         ("apply_supersede", {"proposal_id": "../../etc/passwd"}, "proposal-not-found"),
         ("apply_supersede", {"proposal_id": pid}, "proposal-invalid"),
         ("get_gotcha", {"id": "no-such-entry"}, "entry-not-found"),
-        ("list_gotchas", {"record": ".claude"}, "record-unreadable"),
+        ("list_gotchas", {"record": ".claude"}, "unsafe-path"),  # a record argument names a lessons file
     ]
     async with Client(build(ws)) as client:
         for tool, arguments, code in cases:

@@ -10,12 +10,18 @@ from gotchas import edit, record, verification
 from gotchas.errors import InvalidArgument
 from support.rendered import caveat_problems
 
-LESSON = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look at the cache")
+LESSON = edit.lesson(
+    "Confirmed cause",
+    body="It was the cache.",
+    tasks=["#7"],
+    root_cause="confirmed",
+    diagnostic="look at the cache",
+)
 
 
 def supersede(data: bytes, target: str = "old") -> tuple[record.Record, edit.Plan]:
     parsed = record.parse(data)
-    return parsed, edit.plan_supersede(parsed, parsed.get(target), "#7", LESSON)
+    return parsed, edit.plan_supersede(parsed, target=parsed.get(target), task="#7", new=LESSON)
 
 
 @pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
@@ -53,9 +59,9 @@ def test_list_item_target_gets_a_list_item_successor() -> None:
 
 def test_suspected_cause_cannot_supersede() -> None:
     parsed = record.parse(b"## Old\n\nid: old\n")
-    guess = edit.lesson("Guess", "maybe", ["#7"], "suspected")
+    guess = edit.lesson("Guess", body="maybe", tasks=["#7"], root_cause="suspected")
     with pytest.raises(InvalidArgument, match="confirmed"):
-        edit.plan_supersede(parsed, parsed.get("old"), "#7", guess)
+        edit.plan_supersede(parsed, target=parsed.get("old"), task="#7", new=guess)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +78,7 @@ def test_bad_lessons_are_refused(
     title: str, body: str, root_cause: str, diagnostic: str | None, message: str
 ) -> None:
     with pytest.raises(InvalidArgument, match=message):
-        edit.lesson(title, body, ["#1"], root_cause, diagnostic)
+        edit.lesson(title, body=body, tasks=["#1"], root_cause=root_cause, diagnostic=diagnostic)
 
 
 def test_diff_shows_only_the_change() -> None:
@@ -200,9 +206,16 @@ def test_any_supersede_verifies_and_keeps_every_outside_byte(data: bytes, pick: 
     if not writable:
         return
     target = pick.draw(st.sampled_from(writable))
-    lesson = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look", ["chunking"])
+    lesson = edit.lesson(
+        "Confirmed cause",
+        body="It was the cache.",
+        tasks=["#7"],
+        root_cause="confirmed",
+        diagnostic="look",
+        ruled_out=["chunking"],
+    )
     try:
-        plan = edit.plan_supersede(parsed, target, "#7", lesson)
+        plan = edit.plan_supersede(parsed, target=target, task="#7", new=lesson)
     except InvalidArgument:
         return
     after = record.parse(plan.data)
@@ -220,9 +233,11 @@ def test_any_supersede_verifies_and_keeps_every_outside_byte(data: bytes, pick: 
 def test_any_capture_verifies_wherever_it_goes(data: bytes, pick: st.DataObject) -> None:
     parsed = record.parse(data)
     after = pick.draw(st.sampled_from([None, *parsed.entries]))
-    lesson = edit.lesson("Captured cause", "Body line.\n\nSecond paragraph.", ["#8"], "suspected")
+    lesson = edit.lesson(
+        "Captured cause", body="Body line.\n\nSecond paragraph.", tasks=["#8"], root_cause="suspected"
+    )
     try:
-        plan = edit.plan_capture(parsed, lesson, after)
+        plan = edit.plan_capture(parsed, new=lesson, after=after)
     except InvalidArgument:
         return
     check = verification.check_edit(parsed, record.parse(plan.data), plan, lesson)
@@ -241,7 +256,7 @@ def test_any_annotation_changes_only_its_target(data: bytes, pick: st.DataObject
         return
     target = pick.draw(st.sampled_from(writable))
     successor = pick.draw(st.sampled_from([e for e in parsed.entries if e.id != target.id]))
-    plan = edit.plan_annotate(parsed, target, "#7", successor)
+    plan = edit.plan_annotate(parsed, target=target, task="#7", successor=successor)
     check = verification.check_edit(parsed, record.parse(plan.data), plan, None)
     assert check.ok, (check.problems, data, plan.data)
     assert plan.data[: target.start] == data[: target.start]
@@ -294,32 +309,43 @@ FOUND = [
 def test_found_cases_supersede_and_capture_verify(data: bytes, which: int) -> None:
     parsed = record.parse(data)
     target = parsed.entries[which]
-    lesson = edit.lesson("Confirmed cause", "It was the cache.", ["#7"], "confirmed", "look", ["chunking"])
-    plan = edit.plan_supersede(parsed, target, "#7", lesson)
+    lesson = edit.lesson(
+        "Confirmed cause",
+        body="It was the cache.",
+        tasks=["#7"],
+        root_cause="confirmed",
+        diagnostic="look",
+        ruled_out=["chunking"],
+    )
+    plan = edit.plan_supersede(parsed, target=target, task="#7", new=lesson)
     after = record.parse(plan.data)
     check = verification.check_edit(parsed, after, plan, lesson)
     assert check.ok, check.problems
     assert caveat_problems(plan.data, after.get(target.id), "#7") == []
     for successor in [e for e in parsed.entries if e.id != target.id]:
-        plan = edit.plan_annotate(parsed, target, "#7", successor)
+        plan = edit.plan_annotate(parsed, target=target, task="#7", successor=successor)
         check = verification.check_edit(parsed, record.parse(plan.data), plan, None)
         assert check.ok, check.problems
-    captured = edit.lesson("Captured cause", "Body line.\n\nSecond paragraph.", ["#8"], "suspected")
+    captured = edit.lesson(
+        "Captured cause", body="Body line.\n\nSecond paragraph.", tasks=["#8"], root_cause="suspected"
+    )
     for anchor in (None, target):
-        plan = edit.plan_capture(parsed, captured, anchor)
+        plan = edit.plan_capture(parsed, new=captured, after=anchor)
         check = verification.check_edit(parsed, record.parse(plan.data), plan, captured)
         assert check.ok, check.problems
 
 
-# Found by the capture property test and not fixed yet: a new lesson captured at the end
-# changes how an earlier `---` block is read; one captured after an empty heading that setext
-# headings follow moves them.
+# Found by the capture property test: a new lesson captured at the end changes how an earlier
+# `---` block is read (not fixed yet); one captured after an empty heading that setext headings
+# follow moved them while it took their underlines for rules between lessons (fixed).
+GAP = pytest.mark.xfail(strict=True, reason="the capture changes how entries around it are read")
 CAPTURE_GAPS = [
     pytest.param(
         b"# Lessons\n\n## Lesson 0 title\n\n```\n# not a heading\n```\n---\nPlain prose line.\n\n"
         b"## Lesson 1 title\n\n- a bullet\n---\nPlain prose line.\n",
         None,
         id="rule-after-a-bullet-splits-once-a-block-follows",
+        marks=GAP,
     ),
     pytest.param(
         b"# The cache must be warm before timing\n\nTimings on a cold cache mislead.\n\n## Problem\n\n"
@@ -330,12 +356,13 @@ CAPTURE_GAPS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="the capture changes how entries around it are read")
 @pytest.mark.parametrize(("data", "after"), CAPTURE_GAPS)
 def test_a_capture_leaves_every_entry_as_it_was(data: bytes, after: int | None) -> None:
     parsed = record.parse(data)
-    captured = edit.lesson("Captured cause", "Body line.\n\nSecond paragraph.", ["#8"], "suspected")
-    plan = edit.plan_capture(parsed, captured, None if after is None else parsed.entries[after])
+    captured = edit.lesson(
+        "Captured cause", body="Body line.\n\nSecond paragraph.", tasks=["#8"], root_cause="suspected"
+    )
+    plan = edit.plan_capture(parsed, new=captured, after=None if after is None else parsed.entries[after])
     check = verification.check_edit(parsed, record.parse(plan.data), plan, captured)
     assert check.ok, check.problems
 
@@ -349,7 +376,7 @@ def test_a_table_whose_body_repeats_its_header_keeps_its_rows_when_a_row_is_adde
     data = b"# Lessons\n\n## Lesson 0 title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
     data += b"| a | b |\n|---|---|\n| 1 | 2 |\n"
     parsed = record.parse(data)
-    captured = edit.lesson("Captured cause", "Body line.", ["#8"], "suspected")
-    plan = edit.plan_capture(parsed, captured, parsed.entries[-1])
+    captured = edit.lesson("Captured cause", body="Body line.", tasks=["#8"], root_cause="suspected")
+    plan = edit.plan_capture(parsed, new=captured, after=parsed.entries[-1])
     check = verification.check_edit(parsed, record.parse(plan.data), plan, captured)
     assert check.ok, check.problems

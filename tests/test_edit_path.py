@@ -55,8 +55,8 @@ def test_insertions_spliced_by_offset_are_the_joined_lines(
     parsed = record.parse(data)
     count = len(parsed.line_starts) - 1
     insertions = [edit.Insertion(min(at, count), tuple(new)) for at, new in places]
-    spliced = edit._apply(data, edit._lines(parsed), insertions, ending.encode())
-    joined = b"".join(edit._new_lines(data.splitlines(keepends=True), insertions, ending.encode()))
+    spliced = edit.splice.apply_lines(data, edit.lines.lines_of(parsed), insertions, ending.encode())
+    joined = b"".join(edit.splice.new_lines(data.splitlines(keepends=True), insertions, ending.encode()))
     assert spliced == joined
 
 
@@ -64,7 +64,7 @@ def test_insertions_spliced_by_offset_are_the_joined_lines(
 @given(st.lists(line, max_size=14), st.lists(eol, min_size=1, max_size=3), st.booleans())
 def test_lines_cut_by_line_starts_are_the_split_lines(lines: list[str], ends: list[str], final: bool) -> None:
     data = _text(lines, ends, final)
-    cut = edit._lines(record.parse(data))
+    cut = edit.lines.lines_of(record.parse(data))
     split = data.splitlines(keepends=True)
     assert list(cut) == split
     assert len(cut) == len(split)

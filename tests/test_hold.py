@@ -284,8 +284,14 @@ timeout = 12.5
     assert config.holds.command.timeout == 12.5
 
 
-def test_other_top_level_tables_are_left_to_their_owners(tmp_path: Path) -> None:
-    assert parse_config("[journal]\nkeep = 10\n", tmp_path).holds.sources == ("ledger", "git")
+def test_an_unknown_top_level_table_is_refused_naming_the_known_keys(tmp_path: Path) -> None:
+    """A key the file does not know is a typo or a setting that does nothing: refused."""
+    from gotchas.errors import UnknownConfigKey
+
+    with pytest.raises(UnknownConfigKey, match="unknown key 'journal'; known: checkboxes, entries, holds"):
+        parse_config("[journal]\nkeep = 10\n", tmp_path)
+    with pytest.raises(UnknownConfigKey, match="unknown key 'hold'; did you mean 'holds'"):
+        parse_config('[hold]\nsources = ["git"]\n', tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -84,9 +84,14 @@ def test_pull_requests_are_read_for_merged_at(
     assert list(github.paths()) == [f"/repos/{REPO}/issues/700", f"/repos/{REPO}/pulls/700"]
 
 
-def test_an_owner_repo_task_is_asked_of_its_own_repository(tmp_path: Path, github: FakeGitHub) -> None:
+def test_an_owner_repo_task_is_asked_only_of_the_configured_repository(
+    tmp_path: Path, github: FakeGitHub
+) -> None:
     github.issues["other/thing", 5] = issue(5, state="closed", state_reason="completed", repo="other/thing")
-    assert source(tmp_path, github).observe("other/thing#5").state == "landed"
+    github.issues[REPO, 5] = issue(5, state="closed", state_reason="completed")
+    assert source(tmp_path, github).observe("other/thing#5").state is None
+    assert github.requests == []
+    assert source(tmp_path, github).observe(f"{REPO.upper()}#5").state == "landed"
 
 
 def test_tracker_keys_are_not_github_issues(tmp_path: Path, github: FakeGitHub) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gotchas import ids, record
+from gotchas import record
 from gotchas.fields import Field, parse_line
+from gotchas.record import ids
 
 
 def searched_from_two(drafts: list[tuple[str, tuple[Field, ...]]]) -> list[tuple[str, bool]]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gotchas import initialize
+from gotchas import handshake, initialize
 from support.clients import RECORD_PATH, git, git_env, gotchas, make_scenario_repo, run_gotchas
 
 
@@ -51,11 +51,12 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     assert "merge.gotchas" not in git(root, "config", "--local", "--list")
 
     done = run_gotchas(root, "init")
-    assert done.stdout.count("\n") == len(planned) and "changed .mcp.json" in done.stdout
+    assert done.stdout.count("\n") == len(planned) + 1 and "changed .mcp.json" in done.stdout
+    assert done.stdout.splitlines()[-1] == initialize.NEXT
     assert (root / ".claude/rules/gotchas.md").read_text("utf-8").startswith("# Gotchas")
-    assert json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]["args"] == [
-        "gotchas-mcp"
-    ]
+    server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
+    assert server in (handshake.SERVER, handshake.installed_server())
+    assert handshake.answers(server, root) is None, "the server written answers an MCP initialize"
     settings = json.loads((root / ".claude/settings.json").read_text("utf-8"))
     assert "mcp__gotchas__history" in settings["permissions"]["allow"]
     assert "mcp__gotchas__apply_supersede" not in settings["permissions"]["allow"]
@@ -66,14 +67,14 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     assert ".claude/gotchas/journal.jsonl merge=union" in attributes
     driver = git(root, "config", "merge.gotchas.driver").strip()
     python, args = shlex.split(driver)[0], shlex.split(driver)[1:]
-    assert driver.startswith("'") and args == ["-m", "gotchas", "merge-record", "%O", "%A", "%B", "%P"]
+    assert driver.startswith("'") and args == ["-m", "gotchas", "merge-record", "--", "%O", "%A", "%B", "%P"]
     assert Path(python).is_absolute() and Path(python).samefile(sys.executable)
     assert git(root, "check-attr", "merge", ".claude/rules/gotchas.md").strip().endswith("merge: gotchas")
     assert run_gotchas(root, "verify").returncode == 0
 
     before = tree(root)
     again = run_gotchas(root, "init")
-    assert again.stdout.strip() == "nothing to change: already set up"
+    assert again.stdout.splitlines() == ["nothing to change: already set up", initialize.NEXT]
     assert tree(root) == before
 
 
@@ -138,7 +139,7 @@ def test_the_attributes_line_names_exactly_a_record_with_spaces_or_specials(root
     # the name's glob characters are literal: a file the glob would match is not the record
     if "*" in name:
         assert attribute(name.replace("*", "X*Y")) == "unspecified"
-    assert run_gotchas(root, "init").stdout.strip() == "nothing to change: already set up"
+    assert run_gotchas(root, "init").stdout.splitlines()[0] == "nothing to change: already set up"
 
 
 def test_a_quoted_path_is_c_style_and_a_plain_one_is_left_plain() -> None:
@@ -193,3 +194,23 @@ def test_the_configured_driver_merges_with_no_gotchas_on_path(tmp_path: Path) ->
     text = (a / RECORD_PATH).read_text("utf-8")
     assert "Warm caches hide" in text and "CI runners reuse" in text and "<<<<<<<" not in text
     assert run_gotchas(a, "verify").returncode == 0
+
+
+@pytest.mark.parametrize("answers", [False, True])
+def test_the_server_is_the_published_one_only_when_uvx_starts_it(root: Path, answers: bool) -> None:
+    """A ``uvx`` that cannot resolve ``gotchas-mcp`` leaves this installation's command in
+    ``.mcp.json``; one that answers the MCP initialize is written as the README adds it."""
+    bin_dir = root.parent / "bin"
+    bin_dir.mkdir()
+    reply = '{"jsonrpc": "2.0", "id": 1, "result": {"serverInfo": {"name": "gotchas"}}}'
+    body = (
+        f"echo '{reply}'"
+        if answers
+        else "echo 'error: gotchas-mcp was not found in the registry' >&2; exit 2"
+    )
+    (bin_dir / "uvx").write_text(f"#!/bin/sh\ncat >/dev/null\n{body}\n", "utf-8")
+    (bin_dir / "uvx").chmod(0o755)
+    done = gotchas(root, "init", PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert done.returncode == 0, done.stderr
+    server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
+    assert server == (handshake.SERVER if answers else handshake.installed_server())

@@ -72,8 +72,14 @@ def test_link_errors_match_on_generated_records(
 def test_a_plan_check_is_reused_only_for_the_same_parses() -> None:
     data = _render([("a", [], [], False, "suspected", True), ("b", [], [], False, "suspected", True)])
     before = record.parse(data)
-    lesson = edit.lesson("The real cause", "It was the cache.", ["#7"], "confirmed", "the log says so")
-    plan = edit.plan_supersede(before, before.get("a"), "#7", lesson)
+    lesson = edit.lesson(
+        "The real cause",
+        body="It was the cache.",
+        tasks=["#7"],
+        root_cause="confirmed",
+        diagnostic="the log says so",
+    )
+    plan = edit.plan_supersede(before, target=before.get("a"), task="#7", new=lesson)
     after = record.parse(plan.data)
     first = verification.check_plan(before, after, plan, lesson)
     assert first.ok and verification.check_plan(before, after, plan, lesson) is first

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
 from gotchas.server import build
+from gotchas.terminal import width
 from gotchas.workspace import Workspace
 from support.clients import gotchas as cli
+from support.clients import gotchas_exe, isolated_env
+from support.project import write_record
 
 
 def test_cli_lists_six_and_filters_by_task(repo: Path) -> None:
@@ -22,8 +26,8 @@ def test_cli_lists_six_and_filters_by_task(repo: Path) -> None:
     assert [e["id"] for e in only_601["entries"]] == ["crashed-runs-leave-an-orphaned-vllm-enginecore"]
     again = json.loads(cli(repo, "list", "--json").stdout)
     assert [e["id"] for e in again["entries"]] == [e["id"] for e in everything["entries"]]
-    table = cli(repo, "list").stdout
-    assert table.splitlines()[-1] == "6 entries"
+    piped = cli(repo, "list").stdout.splitlines()
+    assert [row.split("\t")[0] for row in piped] == [e["id"] for e in everything["entries"]]
 
 
 def test_cli_pages_with_a_cursor_bound_to_the_bytes(repo: Path) -> None:
@@ -127,3 +131,201 @@ def test_every_real_file_lists_through_the_cli_unchanged(tmp_path: Path) -> None
         ids = [e["id"] for e in json.loads(first.stdout)["entries"]]
         assert ids == [e["id"] for e in json.loads(again.stdout)["entries"]], source.name
         assert copy.read_bytes() == source.read_bytes(), source.name
+
+
+# --- output in the ecosystem's idiom ---------------------------------------------------------
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+CORRECTED = """\
+# Gotchas
+
+## Serving
+
+### A single large generate() deadlocks the engine, so chunk it into batches of two thousand
+
+tasks: #8244
+red-herring-for: #8244 · superseded-by: per-call-tokenizer-reloads-starved-generation (for #8244)
+
+Split the prompts.
+
+### Per-call tokenizer reloads starved generation
+
+tasks: #8244 · root-cause: confirmed · supersedes: a-single-large-generate-deadlocks-the-engine-so (for #8244)
+diagnostic: profile one render call
+
+Cache the tokenizer.
+
+## Build
+
+### Pin the wheel index
+tasks: #12
+"""
+
+
+def on_terminal(root: Path, *args: str, columns: int = 200, **env: str) -> tuple[int, str]:
+    """``gotchas`` run with a pseudo-terminal ``columns`` wide as its standard output (what a
+    person sees), with nothing of the caller's colour or width settings; ``env`` adds them."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    settings = ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "TERM")
+    environ = {k: v for k, v in isolated_env(root.parent / "home").items() if k not in settings}
+    environ.update(TERM="xterm-256color", **env)
+    with subprocess.Popen(
+        [gotchas_exe(), *args],
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        env=environ,
+    ) as process:
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.close(master)
+        code = process.wait(timeout=60)
+    return code, b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+@pytest.fixture
+def corrected(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    write_record(root, CORRECTED.encode())
+    (tmp_path / "home").mkdir()
+    return root
+
+
+def test_a_piped_listing_is_tab_separated_rows(corrected: Path) -> None:
+    done = cli(corrected, "list")
+    assert done.returncode == 0 and "\x1b" not in done.stdout
+    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    # no header, no count: id, lines, tasks, state, group, title
+    assert [len(row) for row in rows] == [6, 6, 6]
+    old, new, pin = rows
+    assert old[:5] == [old[0], "5-10", "#8244", "red herring", "Serving"]
+    assert new[3] == "confirmed" and new[4] == "Serving"
+    assert pin == ["pin-the-wheel-index", "21-22", "#12", "", "Build", "Pin the wheel index"]
+    assert cli(corrected, "list", "--format", "tsv").stdout == done.stdout
+    assert json.loads(cli(corrected, "list", "--format", "json").stdout) == json.loads(
+        cli(corrected, "list", "--json").stdout
+    )
+
+
+def test_a_listing_on_a_terminal_fits_its_width(corrected: Path) -> None:
+    for columns in (80, 100, 60):
+        code, shown = on_terminal(corrected, "list", COLUMNS=str(columns), NO_COLOR="1")
+        lines = shown.splitlines()
+        assert code == 0 and lines[0].split()[:3] == ["ID", "LINES", "TASKS"]
+        assert all(width(line) <= columns for line in lines), (columns, shown)
+        assert lines[-1] == "3 entries"
+    # the terminal's own width when COLUMNS does not say; titles cut with … where they must be
+    _, wide = on_terminal(corrected, "list", columns=120, NO_COLOR="1")
+    assert max(width(line) for line in wide.splitlines()) <= 120
+    assert "A single large generate() deadlocks the" in wide and "…" in wide
+    _, widest = on_terminal(corrected, "list", columns=250, NO_COLOR="1")
+    assert "…" not in widest
+    assert (
+        "A single large generate() deadlocks the engine, so chunk it into batches of two thousand" in widest
+    )
+
+
+def test_a_table_shows_groups_short_states_and_single_lines(corrected: Path) -> None:
+    shown = cli(corrected, "list", "--format", "table", COLUMNS="250").stdout.splitlines()
+    header, *rows, count = shown
+    assert header.split() == ["ID", "LINES", "TASKS", "STATE", "TITLE"]
+    assert rows[0] == "Serving" and rows[3] == "Build"
+    old, pin = rows[1], rows[4]
+    assert old.split("  ")[0].startswith("a-single-large-generate") and " red herring " in old
+    assert "superseded" not in old and "→" not in old and "per-call" not in old  # show tells that
+    assert pin.split()[:3] == ["pin-the-wheel-index", "21-22", "#12"]
+    assert count == "3 entries"
+    one_line = cli(corrected, "list", "--format", "table", "--task", "#12", COLUMNS="250")
+    assert one_line.stdout.splitlines()[2].split()[1] == "21-22"
+    old_id = old.split()[0]
+    assert (
+        "superseded-by: per-call-tokenizer-reloads-starved-generation (for #8244)"
+        in cli(corrected, "show", old_id).stdout
+    )
+    single = corrected / ".claude/rules/gotchas.md"
+    single.write_text("# G\n\n- **Pin the index** tasks: #12\n- **Cache it** tasks: #13\n", encoding="utf-8")
+    listed = cli(corrected, "list", "--format", "table", COLUMNS="250").stdout.splitlines()
+    assert listed[0].split() == ["ID", "LINES", "TASKS", "TITLE"]  # all plainly active: no STATE
+    assert [row.split()[1] for row in listed[2:4]] == ["3", "4"]  # one line: 3, not 3-3
+
+
+def test_colour_on_a_terminal_only_and_never_with_no_color(corrected: Path) -> None:
+    _, coloured = on_terminal(corrected, "list")
+    assert SGR.search(coloured)
+    assert SGR.sub("", coloured) == on_terminal(corrected, "list", NO_COLOR="1")[1]
+    assert "\x1b" not in on_terminal(corrected, "list", NO_COLOR="1")[1]
+    assert "\x1b" not in on_terminal(corrected, "list", "--color", "never")[1]
+    assert "\x1b" not in cli(corrected, "list", "--format", "table").stdout
+    assert SGR.search(cli(corrected, "list", "--format", "table", "--color", "always").stdout)
+    assert SGR.search(cli(corrected, "list", "--format", "table", FORCE_COLOR="1").stdout)
+    assert "\x1b" not in on_terminal(corrected, "list", "--json")[1]
+
+
+def test_a_coloured_table_still_escapes_what_the_record_says(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    hostile = "# G\n\n## Evil \x1b]0;owned\x07 group\n\n### Clear \x1b[2J now \u202egnp.exe\n\ntasks: #1\n"
+    write_record(root, hostile.encode())
+    (tmp_path / "home").mkdir()
+    _, shown = on_terminal(root, "list", "--color", "always")
+    assert "\\x1b]0;owned\\x07" in shown and "\\u202e" in shown and "\u202e" not in shown
+    assert "\x1b]" not in shown and "\x07" not in shown and "\x1b[2J" not in shown
+    assert set(re.findall(r"\x1b\[[^m]*m", shown)) <= {m[0] for m in SGR.finditer(shown)}
+    assert not re.search(r"\x1b(?!\[[0-9;]*m)", shown)  # every escape left is a colour we wrote
+
+
+def test_a_proposed_diff_is_coloured_on_a_terminal_only(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write_record(root, CORRECTED.encode())
+    (tmp_path / "home").mkdir()
+    from support.clients import git
+
+    git(root, "init", "-q", "-b", "main")
+    propose = (
+        "propose", "--title", "Evil title", "--body", "Cache it.", "--tasks", "#7",
+        "--root-cause", "confirmed", "--diagnostic", "seen in the log", "--no-hold",
+    )  # fmt: skip
+    code, shown = on_terminal(root, *propose)
+    assert code == 0
+    added = [line for line in shown.splitlines() if "Evil" in line and "###" in line]
+    assert added and all(line.startswith("\x1b[32m+") for line in added)
+    assert any(line.startswith("\x1b[1m+++") for line in shown.splitlines())
+    assert set(re.findall(r"\x1b[^m]*m", shown)) <= {m[0] for m in SGR.finditer(shown)}
+    plain = cli(root, *propose)
+    assert "\x1b" not in plain.stdout and "\n+### Evil title\n" in plain.stdout
+    _, no_color = on_terminal(root, *propose, NO_COLOR="1")
+    assert "\x1b[" not in no_color
+
+
+def test_wide_characters_are_counted_as_the_terminal_shows_them(tmp_path: Path) -> None:
+    import unicodedata
+
+    def shown_width(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    root = tmp_path / "project"
+    title = "分块生成会让引擎死锁所以要把提示分成两千条一批" * 2
+    write_record(root, f"# G\n\n### {title}\n\ntasks: #1\n\n### Pin it\n\ntasks: #2\n".encode())
+    (tmp_path / "home").mkdir()
+    for columns in (200, 120, 70):
+        lines = cli(root, "list", "--format", "table", COLUMNS=str(columns)).stdout.splitlines()
+        assert all(shown_width(line) <= columns for line in lines), (columns, lines)
+        # the id is 92 columns wide (its slug keeps the script): whole at 120, cut at 70
+        assert any(("…" in line) == (columns < 92) and "分块" in line for line in lines), lines

@@ -169,6 +169,7 @@ def test_every_command_runs_from_the_core_wheel_alone(builds: Builds, tmp_path: 
     applied = json.loads(gotchas("apply", proposed["proposal_id"], "--json").stdout)
     assert applied["status"] == "applied", applied
     assert len(json.loads(gotchas("history", "#664", "--json").stdout)["entries"]) == 2
+    assert json.loads(gotchas("view", "--json").stdout)["summary"]["superseded"] == 1
     assert "ok" in gotchas("verify").stdout
     assert "ok" in gotchas("lint").stdout
     assert "would change" in gotchas("init", "--dry-run").stdout
@@ -217,13 +218,13 @@ def test_the_pinned_extra_pins_everything_the_server_runs_on(builds: Builds, tmp
 
 def test_uvx_runs_the_server_and_the_cli_from_the_local_build(builds: Builds, tmp_path: Path) -> None:
     """`uvx gotchas-mcp` (the conventional route; the local builds stand in for the registry),
-    `uvx --from gotchas-mcp gotchas …`, `uvx --from gotchas gotchas …`, and pre-warming."""
+    `uvx gotchas …`, `uvx --from gotchas gotchas …`, and pre-warming."""
     env = builds.env(tmp_path / "home")
     repo = tmp_path / "repo"
     make_scenario_repo(repo)
     assert "--http" in run(["uvx", "gotchas-mcp", "--help"], env=env)
     assert served_tools("uvx", ["gotchas-mcp", "--root", str(repo)], env=env) >= TOOLS
-    listed = run(["uvx", "--from", "gotchas-mcp", "gotchas", "--root", str(repo), "list"], env=env)
+    listed = run(["uvx", "gotchas", "--root", str(repo), "list"], env=env)  # the README's route
     assert "a-single-large-llm-generate-deadlocks-the-v1" in listed
     linted = run(["uvx", "--from", "gotchas", "gotchas", "--root", str(repo), "lint"], env=env)
     assert "ok" in linted

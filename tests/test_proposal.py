@@ -18,12 +18,14 @@ def planned() -> tuple[edit.Plan, Proposal]:
     parsed = record.parse(SCENARIO.read_bytes())
     lesson = edit.lesson(
         "Per-call tokenizer reloads starve generation",
-        "Cache the tokenizer.",
-        ["#664"],
-        "confirmed",
-        "profile one render call",
+        body="Cache the tokenizer.",
+        tasks=["#664"],
+        root_cause="confirmed",
+        diagnostic="profile one render call",
     )
-    plan = edit.plan_supersede(parsed, parsed.get(TARGET), "#664", lesson, "chunking did not help")
+    plan = edit.plan_supersede(
+        parsed, target=parsed.get(TARGET), task="#664", new=lesson, note="chunking did not help"
+    )
     draft = Proposal.of_plan(
         plan,
         kind="supersede",

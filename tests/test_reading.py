@@ -67,3 +67,10 @@ def test_a_pinned_lessons_section_limits_the_reading() -> None:
     data = b"# Guide\n\n## Setup\n\n- run make\n\n## Traps\n\n- **Port in use** - stop the old one.\n"
     assert [e.title for e in record.parse(data, "list@Traps").entries] == ["Port in use"]
     assert [e.title for e in record.parse(data, "@Traps").entries] == ["Port in use"]
+
+
+def test_the_reading_knows_the_entry_fields_the_record_model_knows() -> None:
+    """The reading names this tool's field keys itself (it sits below the record model)."""
+    from gotchas import fields, vocabulary
+
+    assert vocabulary.ENTRY_FIELD_KEYS == fields.KNOWN

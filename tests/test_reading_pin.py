@@ -1,5 +1,6 @@
 """The pin ``gotchas outline`` prints keeps the reading: written into ``.claude/gotchas.toml``,
-the file lists the same entries, on every file of the shared corpus and of the held-out set.
+the file lists the same entries, on every file of the shared corpus (both folders) and of the
+held-out set.
 
 The corpus lives beside the repository (``../shared``); without it these cases skip, and in
 CI (``CI=true``) they fail instead.
@@ -17,14 +18,22 @@ from gotchas import outline, record
 from gotchas.config import load_config
 from gotchas.workspace import CONFIG_PATH
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+FOLDERS = (SHARED / "corpus" / "real", SHARED / "corpus-more" / "real")
+CORPUS = FOLDERS[0]
 HELD_OUT = Path(__file__).parent / "fixtures" / "reading" / "variations"
 
 
 def _corpus_files() -> list[str]:
     if not CORPUS.is_dir():
         return ["<absent>"]
-    return sorted(p.name for p in CORPUS.iterdir() if p.is_file() and p.suffix not in (".tsv", ".json"))
+    return sorted(
+        f"{folder.parent.name}/{p.name}"
+        for folder in FOLDERS
+        if folder.is_dir()
+        for p in folder.iterdir()
+        if p.is_file() and p.suffix not in (".tsv", ".json")
+    )
 
 
 def _held_out_files() -> list[str]:
@@ -58,7 +67,7 @@ def test_the_pin_keeps_the_reading_of_every_corpus_file(tmp_path: Path, name: st
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-    check(tmp_path, (CORPUS / name).read_bytes())
+    check(tmp_path, (SHARED / name.split("/", maxsplit=1)[0] / "real" / name.split("/")[1]).read_bytes())
 
 
 @pytest.mark.parametrize("name", _held_out_files())
@@ -128,3 +137,88 @@ def test_the_lines_outline_prints_pin_the_listing_in_a_real_repository(tmp_path:
     again = json.loads(cli(root, "outline", "--json").stdout)
     assert again["pinned"] is True
     assert [e["line"] for e in again["entries"]] == [e["line"] for e in decision["entries"]] == [5, 7]
+
+
+RETRO = """# Retro: payments outage
+
+## Summary
+
+Checkout failed for forty minutes.
+
+## What went wrong
+
+### Retries doubled charges
+
+No idempotency key on the charge call.
+
+### Alerts fired late
+
+The error-rate alert averaged over an hour.
+
+## What went right
+
+- **Rollback was quick** — one command, two minutes.
+- **Status page** — updated within five minutes.
+
+## Changelog
+
+- 2026-01-03: first draft
+- 2026-01-04: added timeline
+"""
+
+
+def _config(project: Path, text: str) -> str | None:
+    (project / CONFIG_PATH).parent.mkdir(parents=True, exist_ok=True)
+    (project / CONFIG_PATH).write_text(text, encoding="utf-8")
+    return load_config(project).entries
+
+
+def _titles(data: str, pin: str | None) -> list[str]:
+    return [e.title for e in record.parse(data.encode("utf-8"), pin).entries]
+
+
+def test_a_unit_per_section_through_a_real_config(tmp_path: Path) -> None:
+    pin = _config(tmp_path, '[sections]\n"What went wrong" = "h3"\n"What went right" = "list"\n')
+    assert _titles(RETRO, pin) == [
+        "Retries doubled charges",
+        "Alerts fired late",
+        "Rollback was quick",
+        "Status page",
+    ]
+
+
+def test_sections_left_out_through_a_real_config(tmp_path: Path) -> None:
+    unpinned = _titles(RETRO, None)
+    pin = _config(tmp_path, '[sections]\n"Changelog" = "none"\n"Summary" = "none"\n')
+    pinned = record.parse(RETRO.encode("utf-8"), pin)
+    titles = [e.title for e in pinned.entries]
+    assert not any("2026-01" in t for t in titles)
+    assert set(titles) <= set(unpinned) | {"Retries doubled charges", "Alerts fired late"}
+    assert pinned.reading is not None
+    assert {n.title for n in pinned.reading.left_out if n.what == "pinned"} == {"Changelog", "Summary"}
+
+
+def test_a_mixed_reading_through_a_real_config(tmp_path: Path) -> None:
+    """The file's unit pinned (h2 lessons), one section read otherwise and one left out (the
+    report's summary stays out as detection leaves it)."""
+    pin = _config(
+        tmp_path, 'entries = "h2"\n\n[sections]\n"What went right" = "list"\n"Changelog" = "none"\n'
+    )
+    assert _titles(RETRO, pin) == ["What went wrong", "Rollback was quick", "Status page"]
+
+
+def test_a_section_pinned_auto_is_read_by_detection(tmp_path: Path) -> None:
+    pin = _config(tmp_path, 'entries = "h2"\n\n[sections]\n"What went wrong" = "auto"\n')
+    titles = _titles(RETRO, pin)
+    assert "Retries doubled charges" in titles and "What went wrong" not in titles
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['[sections]\n"What went wrong" = "h9"\n', '[sections]\n"" = "h3"\n', 'sections = "h3"\n'],
+)
+def test_a_bad_section_pin_is_a_config_error(tmp_path: Path, text: str) -> None:
+    from gotchas.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        _config(tmp_path, text)

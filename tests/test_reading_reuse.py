@@ -142,9 +142,15 @@ def test_a_chain_of_supersedes_reads_as_full_parses_each_time() -> None:
     rnd = random.Random(5)
     for n in range(12):
         target = rnd.choice(near.entries)
-        lesson = edit.lesson(f"The real cause {n}", "It was the cache.", ["#7"], "confirmed", "the log")
+        lesson = edit.lesson(
+            f"The real cause {n}",
+            body="It was the cache.",
+            tasks=["#7"],
+            root_cause="confirmed",
+            diagnostic="the log",
+        )
         try:
-            plan = edit.plan_supersede(near, target, "#7", lesson)
+            plan = edit.plan_supersede(near, target=target, task="#7", new=lesson)
         except Exception:  # a target the planner refuses
             continue
         spliced = record.parse(plan.data, near=near)

@@ -35,13 +35,14 @@ INSPECTOR_TEST = "tests/test_readme_inspector.py::test_the_readme_inspector_comm
 # Run by another test, which names the same command or its local-build equivalent.
 COVERED = {
     "uvx gotchas-mcp": UVX_ROUTES,
-    "uvx --from gotchas-mcp gotchas list": UVX_ROUTES,
+    "uvx gotchas list": UVX_ROUTES,
     "uvx --from 'gotchas-mcp[pinned]' gotchas-mcp": UVX_ROUTES,
     "pip install gotchas-mcp": f"{PACKAGING}::test_the_server_wheel_in_a_fresh_venv_speaks_mcp",
     "./scripts/demo": "tests/test_readme_commands.py::test_the_demo_walks_through_the_correction",
     f"{INSPECTOR} --method tools/list": INSPECTOR_TEST,
-    f"{INSPECTOR} --method tools/call --tool-name list_gotchas --tool-arg task=#664 "
-    "--tool-arg record=server/gotchas/demo/record.md": INSPECTOR_TEST,
+    "npx @modelcontextprotocol/inspector@2.12.0 --cli -e GOTCHAS_RECORD=server/gotchas/demo/record.md "
+    "--config .mcp.json --server gotchas --method tools/call --tool-name list_gotchas "
+    "--tool-arg task=#664": INSPECTOR_TEST,
     "gotchas serve --http": "tests/test_http.py::test_a_real_client_works_over_streamable_http",
     "GOTCHAS_TOKEN=$(openssl rand -hex 32) gotchas serve --http --host 0.0.0.0 --allowed-host "
     "lessons.example.com": (

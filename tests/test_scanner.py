@@ -163,9 +163,9 @@ html_doc = st.lists(st.one_of(lines(HTML), st.sampled_from(HTML), st.sampled_fro
 
 
 def _views(data: bytes) -> tuple[list[str], list[str]]:
-    bare = record._bare_lines(record.decode(data))
-    matter = record._front_matter(bare)
-    return (bare if matter is None else record._blank(bare, matter)), bare
+    bare = record.lines.bare_lines(record.decode(data))
+    matter = record.lines.front_matter(bare)
+    return (bare if matter is None else record.lines.blank(bare, matter)), bare
 
 
 @contextmanager

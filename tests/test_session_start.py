@@ -50,7 +50,7 @@ def test_silent_while_held_then_names_the_released_proposal(root: Path) -> None:
     output = json.loads(done.stdout)["hookSpecificOutput"]
     assert output["hookEventName"] == "SessionStart"
     text = output["additionalContext"]
-    assert pid in text and f"supersedes {TARGET} for #664" in text and HOLD in text
+    assert f'"{pid}"' in text and f'supersedes "{TARGET}" for "#664"' in text and f'"{HOLD}"' in text
     assert "apply_supersede" in text and "verify_record" in text and "gotchas apply --released" in text
     assert tree(root) == before, "the hook writes nothing"
 

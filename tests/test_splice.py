@@ -90,7 +90,7 @@ def _reference(data: bytes) -> blocks.BlockMap:
     if data.startswith(record.BOM):
         lines[0] = lines[0][1:]
     bare = [line.rstrip("\r\n") for line in lines]
-    matter = record._front_matter(bare)
+    matter = record.lines.front_matter(bare)
     if matter is not None:
         lines = ["\n" if matter[0] <= n < matter[1] else line for n, line in enumerate(lines)]
     return blocks.scan("".join(lines), bare)
@@ -100,9 +100,9 @@ def _windows_agree(data: bytes) -> None:
     reference = _reference(data)
     parsed = record.parse(data)
     assert parsed.block_map == reference
-    bare = record._bare_lines(record.decode(data))
-    matter = record._front_matter(bare)
-    view = bare if matter is None else record._blank(bare, matter)
+    bare = record.lines.bare_lines(record.decode(data))
+    matter = record.lines.front_matter(bare)
+    view = bare if matter is None else record.lines.blank(bare, matter)
     for chunk in (1, 2, 3, 5, 8, 13):
         assert blocks.scan_lines(view, bare, chunk) == reference, chunk
 
@@ -153,9 +153,15 @@ def test_a_supersede_parses_the_same_spliced_in_a_long_record() -> None:
         lines += [f"### Lesson {n}", "", f"tasks: #{n + 1} · root-cause: suspected", "", "- a point", ""]
     data = "\n".join(lines).encode()
     before = record.parse(data)
-    lesson = edit.lesson("The real cause", "It was the cache.", ["#7"], "confirmed", "the log says so")
+    lesson = edit.lesson(
+        "The real cause",
+        body="It was the cache.",
+        tasks=["#7"],
+        root_cause="confirmed",
+        diagnostic="the log says so",
+    )
     for target in before.entries[::37]:
-        plan = edit.plan_supersede(before, target, "#7", lesson)
+        plan = edit.plan_supersede(before, target=target, task="#7", new=lesson)
         spliced = record.parse(plan.data, near=before)
         assert spliced == record.parse(plan.data)
         assert spliced.block_map == record.parse(plan.data).block_map
@@ -206,4 +212,4 @@ def test_line_starts_near_an_edit_are_those_of_the_whole_text(
     at = min(at, len(before))
     after = before[:at] + inserted.encode() + before[at + removed :]
     near = record.parse(before)
-    assert list(record._line_starts_near(near, after)) == list(record._line_starts(after))
+    assert list(record.parsing._line_starts_near(near, after)) == list(record.lines.line_starts(after))

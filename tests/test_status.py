@@ -72,6 +72,11 @@ FIELDS = [
     ("won't fix", "wontfix", None),
     ("superseded", "superseded", None),
     ("In review", "in review", None),
+    ("Under investigation.", "open", None),
+    ("**In progress**", "open", None),
+    ("Investigating — see #12", "open", None),
+    ("en cours", "open", None),
+    ("active", "active", None),  # the default, kept as written
 ]
 
 

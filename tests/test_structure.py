@@ -2,9 +2,6 @@
 interpreter machinery, no module over 700 lines, at most 3 ``dict[str, Any]`` under
 ``server/``, and the operations keyword-only after their first parameter.
 
-Each rule is checked twice while other work is in flight: strictly on every module but the
-ones :data:`PENDING` names (that part must pass now), and on every module (marked
-``xfail`` until those modules land; remove the mark and the entry in :data:`PENDING` then).
 """
 
 from __future__ import annotations
@@ -14,31 +11,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 SERVER = Path(__file__).resolve().parents[1] / "server"
 PACKAGE = SERVER / "gotchas"
-
-PENDING = {
-    "cycles": {"gotchas.blocks", "gotchas.scanner", "gotchas.fields", "gotchas.link"},
-    "size": {"gotchas.edit", "gotchas.reading", "gotchas.record"},
-    "dict_any": {
-        "gotchas.initialize",
-        "gotchas.endpoint",
-        "gotchas.outline",
-        "gotchas.moved",
-    },
-}
-"""Modules other work is changing now: the blocks/scanner and fields/link cycles, the splits
-of edit, reading and record, and the ``dict[str, Any]`` of initialize, endpoint, outline
-and moved."""
-
-PENDING_CYCLES = "pending: the blocks<->scanner cycle (reading work) and fields<->link (model work)"
-PENDING_SIZE = "pending: the splits of edit.py and record.py (model work) and reading.py (reading work)"
-PENDING_DICT_ANY = (
-    "pending: dict[str, Any] in initialize.py and endpoint.py (security work), moved.py (model work) "
-    "and outline.py (reading work)"
-)
 
 MAX_LINES = 700
 MAX_DICT_ANY = 3
@@ -181,46 +155,27 @@ def positional_operations() -> list[str]:
     return found
 
 
-# --- the rules, on every module but those other work is changing ------------------------------
+# --- the rules, on every module -----------------------------------------------------------------
 
 
-def test_no_import_cycle_outside_the_pending_modules() -> None:
-    left = [group for group in import_cycles() if not set(group) <= PENDING["cycles"]]
-    assert left == []
+def test_no_import_cycle() -> None:
+    assert import_cycles() == []
 
 
 def test_no_private_interpreter_machinery() -> None:
     assert list(private_machinery()) == []
 
 
-def test_no_module_over_700_lines_outside_the_pending_modules() -> None:
-    assert {n: c for n, c in long_modules().items() if n not in PENDING["size"]} == {}
-
-
-def test_dict_str_any_only_in_the_pending_modules() -> None:
-    assert {n: c for n, c in dict_any().items() if n not in PENDING["dict_any"]} == {}
-
-
-def test_operations_take_keywords_after_their_first_parameter() -> None:
-    assert positional_operations() == []
-
-
-# --- the same rules on every module: pass once the pending work has landed -------------------
-
-
-@pytest.mark.xfail(strict=False, reason=PENDING_CYCLES)
-def test_no_import_cycle() -> None:
-    assert import_cycles() == []
-
-
-@pytest.mark.xfail(strict=False, reason=PENDING_SIZE)
 def test_no_module_over_700_lines() -> None:
     assert long_modules() == {}
 
 
-@pytest.mark.xfail(strict=False, reason=PENDING_DICT_ANY)
 def test_at_most_three_dict_str_any_under_server() -> None:
     assert sum(dict_any().values()) <= MAX_DICT_ANY, dict_any()
+
+
+def test_operations_take_keywords_after_their_first_parameter() -> None:
+    assert positional_operations() == []
 
 
 # --- the checks themselves can fail ------------------------------------------------------------

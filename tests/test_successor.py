@@ -26,7 +26,13 @@ from support.rendered import caveat_problems, list_is_tight, list_tightness
 
 FIXTURES = Path(__file__).parent / "fixtures" / "successor"
 TASK = "#7"
-LESSON = edit.lesson("Confirmed cause", "It was the cache.", [TASK], "confirmed", "look at the cache")
+LESSON = edit.lesson(
+    "Confirmed cause",
+    body="It was the cache.",
+    tasks=[TASK],
+    root_cause="confirmed",
+    diagnostic="look at the cache",
+)
 
 
 def read_cases(path: Path) -> list[tuple[str, str, str, str]]:
@@ -69,7 +75,7 @@ def supersede(data: bytes, target_id: str) -> tuple[record.Record, record.Entry,
     target_id, pin = split_target(target_id)
     parsed = record.parse(data, pin)
     target = parsed.get(target_id)
-    return parsed, target, edit.plan_supersede(parsed, target, TASK, LESSON)
+    return parsed, target, edit.plan_supersede(parsed, target=target, task=TASK, new=LESSON)
 
 
 def gutter(data: bytes, plan: edit.Plan) -> str:
@@ -236,18 +242,18 @@ def test_bullets_opening_with_versioned_names_give_the_successor_no_number() -> 
     )
     parsed = record.parse(data)
     for target in parsed.entries:
-        plan = edit.plan_supersede(parsed, target, TASK, LESSON)
+        plan = edit.plan_supersede(parsed, target=target, task=TASK, new=LESSON)
         assert f"- {LESSON.title} \u2014 ".encode() in plan.data, plan.data.decode()
     ids = "# Lessons\n\n- ADR-011 \u00b7 builds need the old driver.\n- ADR-012 \u00b7 new.\n".encode()
     parsed = record.parse(ids)
-    plan = edit.plan_supersede(parsed, parsed.entries[0], TASK, LESSON)
+    plan = edit.plan_supersede(parsed, target=parsed.entries[0], task=TASK, new=LESSON)
     assert f"- ADR-011.1 \u00b7 {LESSON.title} \u2014 ".encode() in plan.data, plan.data.decode()
 
 
 def test_a_numbered_successor_that_repeats_a_number_does_not_verify() -> None:
     data = b"## L-01 \xc2\xb7 Old\n\nid: old\n\ntext\n\n## L-02 \xc2\xb7 Next\n\nmore\n"
     parsed = record.parse(data)
-    plan = edit.plan_supersede(parsed, parsed.get("old"), TASK, LESSON)
+    plan = edit.plan_supersede(parsed, target=parsed.get("old"), task=TASK, new=LESSON)
     assert b"## L-01.1 \xc2\xb7 Confirmed cause" in plan.data
     clash = plan.data.replace(b"## L-01.1 ", b"## L-02 ")
     check = verification.check_edit(parsed, record.parse(clash), plan, LESSON)
@@ -261,10 +267,10 @@ def test_a_kind_without_a_form_is_refused_before_anything_is_planned() -> None:
     parsed = record.parse(b"## Old\n\nid: old\n\ntext\n")
     unknown = dataclasses.replace(parsed.get("old"), kind="figure")  # type: ignore[arg-type]
     with pytest.raises(UnsupportedEntry, match="figure") as raised:
-        edit.plan_supersede(parsed, unknown, TASK, LESSON)
+        edit.plan_supersede(parsed, target=unknown, task=TASK, new=LESSON)
     assert isinstance(raised.value, InvalidArgument) and raised.value.code == "unsupported-entry"
     with pytest.raises(UnsupportedEntry):
-        edit.plan_capture(parsed, LESSON, unknown)
+        edit.plan_capture(parsed, new=LESSON, after=unknown)
     assert set(edit.FORMS) == {"heading", "item", "paragraph", "block", "row", "document"}
 
 
@@ -272,7 +278,7 @@ def test_a_row_outside_any_table_is_refused_with_a_typed_error() -> None:
     parsed = record.parse(b"## Old\n\nid: old\n\ntext\n")
     row = dataclasses.replace(parsed.get("old"), kind="row")
     with pytest.raises(InvalidArgument, match="not a row of a table"):
-        edit.plan_supersede(parsed, row, TASK, LESSON)
+        edit.plan_supersede(parsed, target=row, task=TASK, new=LESSON)
 
 
 def as_kind(data: bytes, kind: str, start: int, end: int) -> tuple[record.Record, record.Entry]:
@@ -293,13 +299,13 @@ def as_kind(data: bytes, kind: str, start: int, end: int) -> tuple[record.Record
             f for n in range(start, end + 1) for f in parse_line(lines[n - 1].decode().rstrip("\n"), n)
         ),
     )
-    return dataclasses.replace(parsed, unread=record._Unread.of((entry,))), entry
+    return dataclasses.replace(parsed, unread=record.unread.Unread.of((entry,))), entry
 
 
 def test_a_paragraph_entry_gets_a_lead_paragraph_successor_and_its_caveat_after_the_fields() -> None:
     data = b"# L\n\n**Old advice:** chunk it.\ntasks: #3\n\n**Other:** keep it.\n"
     parsed, target = as_kind(data, "paragraph", 3, 4)
-    plan = edit.plan_supersede(parsed, target, TASK, LESSON)
+    plan = edit.plan_supersede(parsed, target=target, task=TASK, new=LESSON)
     text = plan.data.decode()
     assert text == (
         "# L\n\n**Old advice:** chunk it.\ntasks: #3\n"
@@ -324,7 +330,7 @@ def edit_caveat() -> str:
 def test_a_block_entry_gets_a_successor_ruled_off_like_its_siblings() -> None:
     data = "# L\n\n**Old advice** — chunk it.\n\nMore on it.\n\n---\n\n**Other** — keep it.\n".encode()
     parsed, target = as_kind(data, "block", 3, 5)
-    plan = edit.plan_supersede(parsed, target, TASK, LESSON)
+    plan = edit.plan_supersede(parsed, target=target, task=TASK, new=LESSON)
     text = plan.data.decode()
     assert text == (
         "# L\n\n**Old advice** — chunk it.\n"
@@ -366,9 +372,9 @@ def test_a_numbered_or_decorated_title_still_carries_the_lessons_title(
 def test_a_captured_lesson_is_numbered_right_after_the_entry_it_follows() -> None:
     data = "## L-01 · One\n\nText.\n\n## L-02 · Two\n\nText.\n".encode()
     parsed = record.parse(data)
-    suspected = edit.lesson("New finding", "Seen once.", ["#8"], "suspected")
-    after_first = edit.plan_capture(parsed, suspected, parsed.entries[0])
-    at_the_end = edit.plan_capture(parsed, suspected, None)
+    suspected = edit.lesson("New finding", body="Seen once.", tasks=["#8"], root_cause="suspected")
+    after_first = edit.plan_capture(parsed, new=suspected, after=parsed.entries[0])
+    at_the_end = edit.plan_capture(parsed, new=suspected, after=None)
     assert "## L-01.1 · New finding\n" in after_first.data.decode()
     assert "## L-03 · New finding\n" in at_the_end.data.decode()
     for plan in (after_first, at_the_end):
@@ -509,9 +515,9 @@ def test_a_lesson_that_cannot_fit_a_row_is_refused_and_nothing_is_written(
     path.write_bytes(PIPELESS_RECORD)
     parsed = record.parse(PIPELESS_RECORD)
     assert [e.kind for e in parsed.entries] == ["row", "row"]
-    lesson = edit.lesson(title, body, [TASK], "confirmed", "look")
+    lesson = edit.lesson(title, body=body, tasks=[TASK], root_cause="confirmed", diagnostic="look")
     with pytest.raises(InvalidArgument, match=complaint):
-        edit.plan_supersede(parsed, parsed.get("old-advice"), TASK, lesson)
+        edit.plan_supersede(parsed, target=parsed.get("old-advice"), task=TASK, new=lesson)
     set_task_state(root, TASK, "landed", "test")
     with pytest.raises(InvalidArgument, match=complaint):
         operations.propose_supersede(
@@ -553,10 +559,10 @@ def test_a_rows_fields_are_read_from_its_continuation_rows_only() -> None:
 
 TWO_PARAGRAPHS = edit.lesson(
     "Confirmed cause",
-    "It was the cache.\n\nClear it before timing.\n\nThen time again.",
-    [TASK],
-    "confirmed",
-    "look at the cache",
+    body="It was the cache.\n\nClear it before timing.\n\nThen time again.",
+    tasks=[TASK],
+    root_cause="confirmed",
+    diagnostic="look at the cache",
     ruled_out=["chunking"],
 )
 
@@ -592,7 +598,7 @@ def test_a_tight_list_stays_tight_and_the_caveat_is_a_quote_of_the_target_item(g
     parsed = record.parse(data)
     target = parsed.get("old-advice")
     assert list_is_tight(data, target.start_line - 1)
-    plan = edit.plan_supersede(parsed, target, TASK, TWO_PARAGRAPHS)
+    plan = edit.plan_supersede(parsed, target=target, task=TASK, new=TWO_PARAGRAPHS)
     after = record.parse(plan.data)
     assert [(kind, tight) for _, kind, tight in list_tightness(plan.data)] == [
         (kind, tight) for _, kind, tight in list_tightness(data)
@@ -615,7 +621,7 @@ def test_a_tight_list_stays_tight_and_the_caveat_is_a_quote_of_the_target_item(g
 def test_a_loose_list_keeps_its_blank_lines_and_the_bodys_paragraphs() -> None:
     data = b"# L\n\n- **One** - a\n\n- **Old advice** - b\n\n- **Three** - c\n"
     parsed = record.parse(data)
-    plan = edit.plan_supersede(parsed, parsed.get("old-advice"), TASK, TWO_PARAGRAPHS)
+    plan = edit.plan_supersede(parsed, target=parsed.get("old-advice"), task=TASK, new=TWO_PARAGRAPHS)
     assert not list_is_tight(plan.data, 4)
     assert "\n\n  Then time again.\n" in plan.data.decode()
     assert caveat_problems(plan.data, record.parse(plan.data).get("old-advice"), TASK) == []
@@ -634,14 +640,16 @@ def test_a_loose_list_keeps_its_blank_lines_and_the_bodys_paragraphs() -> None:
 )
 def test_joining_a_body_for_a_tight_item(body: list[str], joined: list[str] | None) -> None:
     expected = joined if joined is not None else ["More.", "```", "code", "", "more code", "```", "After."]
-    assert edit._joined(body) == expected
+    assert edit.successor.joined_paragraphs(body) == expected
 
 
 def test_a_lesson_captured_into_a_tight_list_keeps_it_tight() -> None:
     data = b"# L\n\n- **One** - a\n- **Two** - b\n- **Three** - c\n"
     parsed = record.parse(data)
-    suspected = edit.lesson("New finding", "Seen once.\n\nSeen twice.", ["#8"], "suspected")
-    plan = edit.plan_capture(parsed, suspected, parsed.get("two"))
+    suspected = edit.lesson(
+        "New finding", body="Seen once.\n\nSeen twice.", tasks=["#8"], root_cause="suspected"
+    )
+    plan = edit.plan_capture(parsed, new=suspected, after=parsed.get("two"))
     after = record.parse(plan.data)
     assert [e.id for e in after.entries] == ["one", "two", "new-finding", "three"]
     assert list_is_tight(plan.data, 2)
@@ -657,7 +665,9 @@ def test_marking_an_item_of_a_tight_list_alone_keeps_it_tight() -> None:
         "  tasks: #7 · root-cause: confirmed · supersedes: old-advice (for #7)\n  diagnostic: look\n"
     ).encode()
     parsed = record.parse(data)
-    plan = edit.plan_annotate(parsed, parsed.get("old-advice"), TASK, parsed.get("confirmed-cause"))
+    plan = edit.plan_annotate(
+        parsed, target=parsed.get("old-advice"), task=TASK, successor=parsed.get("confirmed-cause")
+    )
     assert list_is_tight(plan.data, 2)
     assert caveat_problems(plan.data, record.parse(plan.data).get("old-advice"), TASK) == []
 
@@ -694,3 +704,57 @@ def test_a_bold_numbered_successor_applied_again_is_already_applied(tmp_path: Pa
     again = operations.apply(ws, proposal_id=proposal_id)
     assert again["status"] == "already-applied", again["reason"]
     assert path.read_bytes() == changed
+
+
+# --- a dated successor carries the day of the change ---------------------------------------
+
+DATED = {
+    "heading": "# Log\n\n### 2026-01-02 — Warm the cache\n\nWarm it.\n\n"
+    "### 2026-01-03 — Pin the compiler\n\nPin it.\n",
+    "stamp": "# Log\n\n- [2026-01-02 10:00] Warm the cache: builds are slow.\n"
+    "- [2026-01-03 11:00] Pin the compiler: builds drift.\n",
+}
+
+
+def successor_line(data: bytes) -> str:
+    return next(
+        line for line in data.decode().splitlines() if line.startswith(("#", "-")) and "Confirmed" in line
+    )
+
+
+@pytest.mark.parametrize("shape", list(DATED))
+def test_a_dated_successor_carries_the_day_of_the_change(shape: str) -> None:
+    data = DATED[shape].encode()
+    parsed = record.parse(data)
+    target = parsed.entries[-1]
+    kept = edit.plan_supersede(parsed, target=target, task=TASK, new=LESSON)
+    assert "2026-01-03" in successor_line(kept.data)  # no day given: the target's date, as before
+    plan = edit.plan_supersede(parsed, target=target, task=TASK, new=LESSON, today="2026-02-14")
+    line = successor_line(plan.data)
+    assert "2026-02-14" in line and "2026-01-03" not in line and "11:00" not in line, line
+    assert "2026-02-14" in plan.new_title
+    assert verification.check_edit(parsed, record.parse(plan.data), plan, LESSON).ok
+    captured = edit.plan_capture(parsed, new=LESSON, after=target, today="2026-02-14")
+    assert "2026-02-14" in captured.new_title
+
+
+def test_a_proposed_dated_successor_is_dated_the_day_it_was_proposed(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    path = root / ".claude" / "rules" / "gotchas.md"
+    path.write_bytes(DATED["heading"].encode())
+    ws = Workspace(root)
+    proposed = operations.propose_supersede(
+        ws,
+        target_id="2026-01-03-pin-the-compiler",
+        task="#9",
+        title="Clear the tokenizer cache",
+        body="The cache held a stale vocabulary.",
+        diagnostic="compare the vocabulary hash",
+        hold="none",
+    )
+    assert proposed["proposal_id"] is not None
+    stored = json.loads(next((root / ".claude" / "gotchas" / "proposals").glob("*.json")).read_text())
+    day = stored["created_at"][:10]
+    assert operations.apply(ws, proposal_id=proposed["proposal_id"])["status"] == "applied"
+    assert f"### {day} — Clear the tokenizer cache".encode() in path.read_bytes()

@@ -25,10 +25,10 @@ from support.rendered import caveat_problems, list_is_tight, list_tightness
 TASK = "#7"
 LESSON = edit.lesson(
     "Confirmed cause",
-    "It was the cache.\n\nClear it before timing.",
-    [TASK],
-    "confirmed",
-    "look at the cache",
+    body="It was the cache.\n\nClear it before timing.",
+    tasks=[TASK],
+    root_cause="confirmed",
+    diagnostic="look at the cache",
     ruled_out=["chunking"],
 )
 WORDS = ["Warm the cache", "Pin the tokenizer", "Rerun flaky tests", "Check the last merge"]
@@ -66,6 +66,11 @@ SHAPES: dict[str, str] = {
     "h3-callout": each("### {t}\n\n> [!WARNING]\n> The {w} lies.\n\nDo it before timing.\n"),
     "h3-ruled": each("### {t}\n\nDo it before timing.\n", sep="\n---\n\n"),
     "h2-bold-fields": each("## {t}\n\n**Date:** 2026-01-0{n}\n**Severity:** high\n\nDo it before timing.\n"),
+    "h3-bracket-id": each("### [P-0{n}] {t}\n\nDo it before timing.\n"),
+    "h3-dated-field-bullets": each(
+        "### {t}\n\n- **Date:** 2026-01-0{n}\n- **Problem:** it hangs\n- **Fix:** the {w}\n"
+    ),
+    "h3-ruled-categories": grouped("### 4.{n}. {t}\n\nDo it before timing.\n\n---\n", sep="\n"),
     # lists
     "dash-tight": each("- **{t}** — do it before timing.\n", sep=""),
     "star-tight": each("* **{t}:** do it before timing.\n", sep=""),
@@ -78,6 +83,7 @@ SHAPES: dict[str, str] = {
     "dot-loose": each("{n}. **{t}** — do it before timing.\n"),
     "paren-loose": each("{n}) **{t}:** do it before timing.\n"),
     "dash-plain-tight": each("- When the {w} acts up, {t} before timing.\n", sep=""),
+    "dash-letter-id-tight": each("- L{n}: {t}. Do it before timing.\n", sep=""),
     "dash-nested-tight": each("- **{t}** — do it\n  - it seemed to help\n  - until it did not\n", sep=""),
     "dash-nested-loose": each("- **{t}** — do it\n  - it seemed to help\n  - until it did not\n"),
     "star-nested-fields": each("* **{t}**\n  * tasks: #{n}0\n  * **Symptom:** hangs\n", sep=""),
@@ -107,6 +113,7 @@ SHAPES: dict[str, str] = {
     "bold-number-title": each("**{n}. {t}.** Do it before timing.\n"),
     "bold-id": each("**L-{nn} · {t}:** do it before timing.\n"),
     "bold-word-number": each("**Lesson {n}:** {t}. Do it before timing.\n"),
+    "bold-label-lines": each("**{t}**\n**Problem:** it hangs\n**Fix:** the {w}\n"),
     # blocks between rules
     "ruled-bold": each("**{t}** — do it before timing.\n\nMore about the {w}.\n", sep="\n---\n\n"),
     "ruled-fields": each("- **Problem:** the {w} lies\n- **Fix:** {t}\n", sep="\n---\n\n"),
@@ -186,7 +193,7 @@ def test_a_supersede_in_every_shape_looks_like_a_sibling(shape: str, position: s
     before = record.parse(data, pin)
     assert len(before.entries) == 4, [e.title for e in before.entries]
     target = before.entries[POSITIONS[position](len(before.entries))]
-    plan = edit.plan_supersede(before, target, TASK, LESSON)
+    plan = edit.plan_supersede(before, target=target, task=TASK, new=LESSON)
     out = plan.data
     after = record.parse(out, pin)
 

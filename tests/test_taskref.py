@@ -307,3 +307,21 @@ def test_cli_finds_the_projects_own_repository_references_by_number(tmp_path: Pa
     assert listed("#45") == [3]
     assert listed("ACME/API#46") == [4]
     assert listed("tools/lint#45") == [5]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("## #11 Cache misses\n\nBody.", []),  # the heading's own number in the file
+        ("### Issue #1: Null pointer on start", []),
+        ("### Issue #664 is the real one", ["#664"]),  # three digits: a tracker's number
+        ("## Fix for #12", ["#12"]),
+        ("the merge rules (#838) broke the build", ["#838"]),  # an aside's reference, not `rule #838`
+        ("see rule #3 above", []),
+        ("see #888 for the details", ["#888"]),  # a grey only beside a colour
+        ("Dark text on light: #333 on #FFF", []),
+        ("color #888 for borders", []),
+    ],
+)
+def test_heading_ordinals_asides_and_greys(text: str, found: list[str]) -> None:
+    assert taskref.mentions(text) == found

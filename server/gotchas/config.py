@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 
 from gotchas.confined import read_confined
-from gotchas.errors import ConfigError, GotchasError
+from gotchas.errors import ConfigError, GotchasError, UnknownConfigKey
 from gotchas.holds import registry
 from gotchas.layout import CONFIG_PATH, DEFAULT_RECORD
 
@@ -68,6 +68,15 @@ class TasksConfig:
 
 
 @dataclass(frozen=True)
+class LintConfig:
+    """``[lint] select = [...]``, ``ignore = [...]``: the lint codes (or code prefixes) that
+    ``gotchas lint`` reports, and those it leaves out."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """Settings for one project; ``record`` is relative to the project root as written."""
 
@@ -76,6 +85,7 @@ class Config:
     entries: str | None = None
     hold_settings: HoldsConfig = field(default_factory=HoldsConfig)
     tasks: TasksConfig = field(default_factory=TasksConfig)
+    lint: LintConfig = field(default_factory=LintConfig)
     holds_problem: str | None = None  # why [holds] was refused; raised only where holds are used
 
     @property
@@ -112,14 +122,37 @@ def parse_config(text: str, root: Path) -> Config:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{CONFIG_PATH}: not valid TOML: nested deeper than it can be read") from None
+    _only(data, set(KEYS), "")
     record = _record(data.get("record", DEFAULT_RECORD))
     entries = _entries(data.get("entries"), data.get("lessons-section"), data.get("checkboxes"))
+    entries = _sections(data.get("sections"), entries)
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
+    lint = _lint(_table(data.get("lint", {}), "lint"))
     try:
         holds = _holds(data.get("holds", {}))
     except ConfigError as exc:
-        return Config(root=root, record=record, entries=entries, tasks=tasks, holds_problem=exc.message)
-    return Config(root=root, record=record, entries=entries, hold_settings=holds, tasks=tasks)
+        return Config(
+            root=root, record=record, entries=entries, tasks=tasks, lint=lint, holds_problem=exc.message
+        )
+    return Config(root=root, record=record, entries=entries, hold_settings=holds, tasks=tasks, lint=lint)
+
+
+KEYS = ("record", "entries", "lessons-section", "checkboxes", "tasks", "holds", "lint")
+"""Every key the top level of the file may hold; any other is refused, the nearest named."""
+
+
+def _lint(table: dict[str, object]) -> LintConfig:
+    _only(table, {"select", "ignore"}, "lint")
+    out = []
+    for key in ("select", "ignore"):
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise ConfigError(
+                f"{CONFIG_PATH}: lint.{key} must be a list of lint codes or code prefixes, "
+                'like ["unassigned-text"]'
+            )
+        out.append(tuple(v.strip() for v in value))
+    return LintConfig(select=out[0], ignore=out[1])
 
 
 def _holds(value: object) -> HoldsConfig:
@@ -183,6 +216,28 @@ def _entries(value: object, section: object = None, checkboxes: object = None) -
     flags = ",no-checkboxes" if checkboxes is False else ""  # reading.NO_CHECKBOXES; not imported:
     # commands that never read the record (check-hold) must not load the reading
     return f"{value or ''}{flags}{'@' + section.strip() if isinstance(section, str) else ''}"
+
+
+SECTION_STYLES = (*ENTRY_STYLES, "auto")
+
+
+def _sections(value: object, entries: str | None) -> str | None:
+    """``[sections]``: a unit per section title (``"What went wrong" = "h3"``), ``"none"`` to
+    leave a section out, ``"auto"`` to read it by detection; the rest of the file is read as
+    ``entries`` says (or detected). Added to the pin string, one ``title<TAB>unit`` line each."""
+    if value is None:
+        return entries
+    table = _table(value, "sections")
+    rows = []
+    for title, unit in table.items():
+        if not title.strip() or len(title) > 200 or any(c in title for c in "\t\n\r@"):
+            raise ConfigError(f"{CONFIG_PATH}: sections: a key must be a section title, got {title!r}")
+        if unit not in SECTION_STYLES:
+            raise ConfigError(
+                f"{CONFIG_PATH}: sections.{title!r} must be one of {', '.join(SECTION_STYLES)}, got {unit!r}"
+            )
+        rows.append(f"\n{title.strip()}\t{unit}")
+    return (entries or "") + "".join(rows) if rows else entries
 
 
 def _record(value: object) -> str:
@@ -256,11 +311,16 @@ def _table(value: object, key: str) -> dict[str, object]:
 
 
 def _only(table: dict[str, object], allowed: set[str], key: str) -> None:
+    """Refuse a key not in ``allowed`` (``key`` names the table; empty: the top level), naming
+    the nearest known key: a typo must not leave a setting silently at its default."""
     extra = sorted(set(table) - allowed)
     if extra:
-        raise ConfigError(
-            f"{CONFIG_PATH}: [{key}] has unknown key {extra[0]!r}; known: {', '.join(sorted(allowed))}"
-        )
+        import difflib
+
+        near = difflib.get_close_matches(extra[0], sorted(allowed), n=1)
+        where = f"[{key}] has unknown key" if key else "unknown key"
+        hint = f"did you mean {near[0]!r}? known" if near else "known"
+        raise UnknownConfigKey(f"{CONFIG_PATH}: {where} {extra[0]!r}; {hint}: {', '.join(sorted(allowed))}")
 
 
 def _string(value: object, key: str) -> str:

@@ -7,7 +7,8 @@ loopback names and its own address; a specific address to itself; a wildcard bin
 (``0.0.0.0``, ``::``) to the machine's own names. ``--allowed-host`` and
 ``GOTCHAS_ALLOWED_HOSTS`` add the names clients really use (a DNS name, a proxy's host).
 The socket is bound here, before the server starts, so a busy port is a clear, typed
-refusal and the URL printed is the one that listens.
+refusal and the URL printed is the one that listens. A client must send each request
+whole within a read deadline (:mod:`gotchas.deadline`), so slow clients cannot pile up.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import ipaddress
 import os
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -235,7 +236,7 @@ class BearerAuth:
         self.app = app
         self.expected = f"Bearer {token}".encode()
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
@@ -264,8 +265,10 @@ def serve(ws: Workspace, bind: str, port: int, token: str | None, extra_hosts: S
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from gotchas import deadline
     from gotchas.server import build
 
+    timeout = deadline.read_timeout(os.environ)
     rules = policy(bind, port, token, extra_hosts)  # refuse before binding anything
     sock = bind_socket(bind, port)
     rules = policy(bind, sock.getsockname()[1], token, extra_hosts)
@@ -280,5 +283,5 @@ def serve(ws: Workspace, bind: str, port: int, token: str | None, extra_hosts: S
     auth = f"; send 'Authorization: Bearer ${TOKEN_VARIABLE}'" if token else ""
     print(f"gotchas: serving {rules.url}{auth}", file=sys.stderr)
     print(f"gotchas: accepting Host {', '.join(rules.names)}", file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level="warning")
+    config = uvicorn.Config(app, log_level="warning", http=deadline.protocol(timeout))
     uvicorn.Server(config).run(sockets=[sock])

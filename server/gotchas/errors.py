@@ -124,6 +124,12 @@ class ConfigError(GotchasError):
     code = "config-error"
 
 
+class UnknownConfigKey(ConfigError, InvalidArgument):
+    """A key the config file does not know (a typo, most often): bad input, exit 2."""
+
+    code = "config-error"
+
+
 class UnsafePath(GotchasError):
     """A path to write or lock goes through a symlink, or names what is not a regular file."""
 
@@ -190,3 +196,10 @@ class CommitFailed(GotchasError):
     or the branch moved meanwhile. The record is written; commit it by hand or apply again."""
 
     code = "commit-failed"
+
+
+class StateTooLarge(GotchasError):
+    """A state file (journal, ledger) or the record's git history is larger than gotchas reads:
+    a repository cannot make a tool take minutes and gigabytes. Nothing was changed."""
+
+    code = "state-too-large"

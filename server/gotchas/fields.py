@@ -21,18 +21,15 @@ import sys
 from dataclasses import dataclass
 
 from gotchas import table
-from gotchas.link import Link, parse_links  # the supersede link lives in gotchas.link
 
 __all__ = [
     "ALIASES",
     "KNOWN",
     "SEPARATOR",
     "Field",
-    "Link",
     "is_plain_field_line",
     "normalize_key",
     "parse_line",
-    "parse_links",
     "parse_root_cause",
     "parse_row",
 ]

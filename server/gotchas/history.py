@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
-from gotchas import journal, link, taskref
+from gotchas import journal, limits, link, taskref
 from gotchas.fields import parse_line
 from gotchas.record import Entry, Record
 from gotchas.results import HistoryEntry, HistoryResult, MarkView, SupersededView
@@ -165,16 +165,16 @@ def _git_times(root: Path, record: str) -> dict[tuple[str, str], tuple[str, str]
     programs are never run. When git is missing or fails, nothing is known.
     """
     from gotchas.holds.sources import SourceFailed
-    from gotchas.holds.sources.git import Git
 
     if git_top_level(root) is None:
         return {}
     try:
-        output = (
-            Git(root, timeout=GIT_TIMEOUT)
-            .run(
+        output = limits.git_output(
+            root,
+            [
                 "log",
                 "--reverse",
+                f"--max-count={limits.MAX_HISTORY_VERSIONS}",
                 "--no-color",
                 "--no-ext-diff",
                 "--no-textconv",
@@ -186,9 +186,10 @@ def _git_times(root: Path, record: str) -> dict[tuple[str, str], tuple[str, str]
                 "HEAD",
                 "--",
                 record,
-                env={"GIT_LITERAL_PATHSPECS": "1"},
-            )
-            .stdout
+            ],
+            limit=limits.MAX_HISTORY_BYTES,
+            what=f"the git history of {record}",
+            timeout=GIT_TIMEOUT,
         )
     except SourceFailed:
         return {}

@@ -5,7 +5,11 @@ read-only tools allowed, the server enabled, the session-start hook), ``.gitattr
 (the record's merge driver, the journal merged as a union; a path with spaces or
 specials C-quoted, as gitattributes requires) and the merge driver in the repository's git
 config: the running Python, by absolute path, so it works without ``gotchas`` on PATH. A
-merge driver already configured is kept and reported, never overwritten. Existing JSON
+merge driver already configured is kept and reported, never overwritten (the form an
+earlier ``init`` wrote is upgraded). The server written is one that was started and
+answered an MCP ``initialize``; every ``mcpServers`` entry kept is named. Every path is the
+fixed one, as written (:mod:`gotchas.confine`): a symlink in its place stops the run
+before anything is written, and nothing under ``.git/`` is written but by git. Existing JSON
 is merged key by key, never replaced; existing lines are kept byte for byte. Every file
 is read and checked before anything is written, so a malformed file stops the run with
 nothing changed; each write holds the file's lock and replaces it only if it is still the
@@ -21,13 +25,15 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from gotchas import confine
 from gotchas.errors import ConfigError
+from gotchas.handshake import SERVER, ServerEntry, installed_server, server_entry
 from gotchas.workspace import JOURNAL_FILE, Snapshot, Workspace, write_atomic
 
-SERVER = {"type": "stdio", "command": "uvx", "args": ["gotchas-mcp"]}
-"""The server as the README adds it (``claude mcp add --scope project gotchas -- uvx gotchas-mcp``)."""
+JsonObject = dict[str, object]
+
+
 ALLOWED_TOOLS = (
     "list_gotchas",
     "get_gotcha",
@@ -47,7 +53,11 @@ HOOK_COMMAND = (
 )
 """The installed ``gotchas`` when there is one, else the published one through uvx; never a
 program from the repository, and silent when neither is there."""
-DRIVER_ARGS = "-m gotchas merge-record %O %A %B %P"
+DRIVER_ARGS = "-m gotchas merge-record -- %O %A %B %P"
+"""``--`` first: git's ``%P`` is a path from the repository, and a file named ``-h`` is a path."""
+_OLD_DRIVER = re.compile(r"^'(?:[^']|'\\'')*' -m gotchas merge-record %O %A %B %P$")
+"""A driver an earlier ``init`` wrote, without ``--``: upgraded, not kept."""
+NEXT = "next: run `claude` in this repository; /mcp lists the gotchas server as connected"
 
 
 def driver(python: str | None = None) -> str:
@@ -72,83 +82,134 @@ class Change:
     """Left as it is (a value someone set): reported, nothing is written."""
 
 
-def plan(ws: Workspace) -> list[Change]:
-    """Every change the repository needs, computed from what is there; nothing is written."""
+def plan(ws: Workspace, *, server: ServerEntry | None = None) -> list[Change]:
+    """Every change the repository needs, computed from what is there; nothing is written.
+
+    Every path is the fixed one, as written (:mod:`gotchas.confine`): a symlink or a special
+    file in its place stops the run before anything is written.
+    """
     changes: list[Change] = []
-    record = ws.writable_record(None)
+    record_name = _record_name(ws)
+    record = confine.fixed(ws.root, record_name, doing="init writes")
+    ws.writable_record(None)  # a Markdown file outside .git/ and the state folder
+    targets = {name: _fixed(ws, name) for name in (".mcp.json", ".claude/settings.json", ".gitattributes")}
     found = ws.snapshot(record, missing_ok=True)
     if found.signature is None:
-        changes.append(
-            Change(ws.name(record), "create the lessons file", _writer(ws, record, NEW_RECORD, found))
-        )
-    changes += _json_change(ws, ".mcp.json", _with_server, "add the gotchas MCP server")
+        changes.append(Change(record_name, "create the lessons file", _writer(ws, record, NEW_RECORD, found)))
+    ours = server or server_entry(ws.root)
+    changes += _servers(ws, targets[".mcp.json"], ours)
     changes += _json_change(
         ws,
-        ".claude/settings.json",
+        targets[".claude/settings.json"],
         _with_settings,
         "allow the read-only gotchas tools, enable the server, add the session-start hook",
     )
-    changes += _attributes(ws, ws.name(record))
+    changes += _attributes(ws, targets[".gitattributes"], record_name)
     changes += _git_config(ws)
     return changes
+
+
+def _record_name(ws: Workspace) -> str:
+    """The configured record's name under the root, as written (``..`` kept, to be refused)."""
+    given = Path(ws.default_record)
+    path = given if given.is_absolute() else ws.root / given
+    return Path(os.path.relpath(os.path.normpath(path), ws.root)).as_posix()
+
+
+def _fixed(ws: Workspace, name: str) -> Path:
+    return confine.fixed(ws.root, name, doing="init writes")
 
 
 def _writer(ws: Workspace, path: Path, data: bytes, read: Snapshot) -> Callable[[], None]:
     """Replace ``path`` with ``data`` under its lock, only if it is still the version ``read``."""
 
     def write() -> None:
+        confine.fixed(ws.root, ws.name(path), doing="init writes")  # again, at the last moment
         with ws.lock(path):
             write_atomic(path, data, root=ws.root, expect=read)
 
     return write
 
 
-def _read(ws: Workspace, name: str) -> Snapshot:
-    return ws.snapshot(ws.inside(name), missing_ok=True)
-
-
-def _json_change(
-    ws: Workspace, name: str, update: Callable[[dict[str, Any]], dict[str, Any]], what: str
-) -> list[Change]:
-    found = _read(ws, name)
-    raw = found.data if found.signature is not None else None
+def _load(ws: Workspace, path: Path) -> tuple[JsonObject | None, Snapshot]:
+    """The JSON object at ``path`` (None when there is no file) and the version read."""
+    name = ws.name(path)
+    found = ws.snapshot(path, missing_ok=True)
+    if found.signature is None:
+        return None, found
     try:
-        current = json.loads(raw.decode("utf-8")) if raw is not None else {}
+        current = json.loads(found.data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(
             f"{name} is not valid JSON ({exc}); fix it and run init again; nothing was changed"
         ) from None
     if not isinstance(current, dict):
         raise ConfigError(f"{name} holds {type(current).__name__}, not a JSON object; nothing was changed")
-    updated = update(json.loads(json.dumps(current)))
-    if updated == current:
+    return current, found
+
+
+def _json_change(
+    ws: Workspace, path: Path, update: Callable[[JsonObject], JsonObject], what: str
+) -> list[Change]:
+    current, found = _load(ws, path)
+    updated = update(json.loads(json.dumps(current or {})))
+    if updated == (current or {}):
         return []
     data = (json.dumps(updated, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    verb = "create" if raw is None else "update"
-    return [Change(name, f"{verb}: {what}", _writer(ws, ws.inside(name), data, found))]
+    verb = "create" if current is None else "update"
+    return [Change(ws.name(path), f"{verb}: {what}", _writer(ws, path, data, found))]
 
 
-def _object(parent: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+def _servers(ws: Workspace, path: Path, ours: ServerEntry) -> list[Change]:
+    """Our server added to ``.mcp.json``; every entry already there named as kept, so a
+    repository-defined ``gotchas`` entry (which the settings then enable) is never silent."""
+    current, _ = _load(ws, path)
+    servers = (current or {}).get("mcpServers")
+    kept = []
+    if isinstance(servers, dict):
+        for name, entry in servers.items():
+            if name == "gotchas" and entry in (ours, SERVER, installed_server()):
+                continue
+            shown = _command_line(entry)
+            note = (
+                "defined by the repository, enabled by init: check it starts the gotchas you expect"
+                if name == "gotchas"
+                else "not enabled by init"
+            )
+            kept.append(
+                Change(f".mcp.json mcpServers.{name}", f"kept {shown}: {note}", lambda: None, kept=True)
+            )
+
+    def with_server(config: JsonObject) -> JsonObject:
+        _object(config, "mcpServers", ".mcp.json mcpServers").setdefault("gotchas", dict(ours))
+        return config
+
+    return _json_change(ws, path, with_server, "add the gotchas MCP server: " + _command_line(ours)) + kept
+
+
+def _command_line(entry: object) -> str:
+    if not isinstance(entry, dict):
+        return json.dumps(entry)[:120]
+    args = entry.get("args")
+    words = [entry.get("command") or entry.get("url") or "?", *(args if isinstance(args, list) else [])]
+    return json.dumps(" ".join(str(w) for w in words), ensure_ascii=False)[:200]
+
+
+def _object(parent: JsonObject, key: str, where: str) -> JsonObject:
     value = parent.setdefault(key, {})
     if not isinstance(value, dict):
         raise ConfigError(f"{where} is {type(value).__name__}, not a JSON object; nothing was changed")
     return value
 
 
-def _array(parent: dict[str, Any], key: str, where: str) -> list[Any]:
+def _array(parent: JsonObject, key: str, where: str) -> list[object]:
     value = parent.setdefault(key, [])
     if not isinstance(value, list):
         raise ConfigError(f"{where} is {type(value).__name__}, not a JSON array; nothing was changed")
     return value
 
 
-def _with_server(config: dict[str, Any]) -> dict[str, Any]:
-    servers = _object(config, "mcpServers", ".mcp.json mcpServers")
-    servers.setdefault("gotchas", dict(SERVER))
-    return config
-
-
-def _with_settings(settings: dict[str, Any]) -> dict[str, Any]:
+def _with_settings(settings: JsonObject) -> JsonObject:
     where = ".claude/settings.json"
     allow = _array(
         _object(settings, "permissions", f"{where} permissions"), "allow", f"{where} permissions.allow"
@@ -163,12 +224,16 @@ def _with_settings(settings: dict[str, Any]) -> dict[str, Any]:
         _object(settings, "hooks", f"{where} hooks"), "SessionStart", f"{where} hooks.SessionStart"
     )
     present = any(
-        isinstance(group, dict) and any(_runs_session_start(h) for h in group.get("hooks") or [])
-        for group in starts
+        isinstance(group, dict) and any(_runs_session_start(h) for h in _hooks_of(group)) for group in starts
     )
     if not present:
         starts.append({"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 30}]})
     return settings
+
+
+def _hooks_of(group: JsonObject) -> list[object]:
+    hooks = group.get("hooks")
+    return hooks if isinstance(hooks, list) else []
 
 
 def _runs_session_start(hook: object) -> bool:
@@ -176,8 +241,8 @@ def _runs_session_start(hook: object) -> bool:
     return isinstance(command, str) and "session-start" in command and "gotchas" in command
 
 
-def _attributes(ws: Workspace, record: str) -> list[Change]:
-    found = _read(ws, ".gitattributes")
+def _attributes(ws: Workspace, path: Path, record: str) -> list[Change]:
+    found = ws.snapshot(path, missing_ok=True)
     raw = found.data
     have = {line.strip() for line in raw.decode("utf-8", errors="replace").splitlines()}
     wanted = [f"{_quoted(record)} merge=gotchas", f"{JOURNAL_FILE} merge=union"]
@@ -192,7 +257,7 @@ def _attributes(ws: Workspace, record: str) -> list[Change]:
         Change(
             ".gitattributes",
             f"{'update' if raw else 'create'}: {what}",
-            _writer(ws, ws.inside(".gitattributes"), data, found),
+            _writer(ws, path, data, found),
         )
     ]
 
@@ -240,7 +305,14 @@ def _git_config(ws: Workspace) -> list[Change]:
     changes = []
     for key, value in (("merge.gotchas.name", DRIVER_NAME), ("merge.gotchas.driver", driver())):
         now = git.run("config", "--get", key, check=False).stdout.rstrip("\n")
-        if now and now != value:
+        if _OLD_DRIVER.match(now) and key == "merge.gotchas.driver":
+
+            def upgrade(key: str = key, value: str = value) -> None:
+                git.run("config", "--local", key, value)
+
+            what = f"upgraded to {value!r}: every argument after -- is a path, even one named -h"
+            changes.append(Change(f"git config {key}", what, upgrade))
+        elif now and now != value:
             changes.append(
                 Change(f"git config {key}", f"already {now!r}; left as it is", lambda: None, kept=True)
             )

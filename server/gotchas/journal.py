@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gotchas import json_text
-from gotchas.confined import append_jsonl, read_confined
+from gotchas import json_text, limits
+from gotchas.confined import append_jsonl
 
 if TYPE_CHECKING:
     from gotchas.proposal import Proposal
@@ -52,7 +52,8 @@ def append(path: Path, event: Mapping[str, object]) -> None:
 def read(path: Path) -> list[dict[str, object]]:
     """Every readable event, in order; a line that is not a JSON object is skipped."""
     try:
-        text = read_confined(path).decode("utf-8", errors="replace")
+        raw = limits.read_state(path, limits.MAX_JOURNAL_BYTES, "the journal")
+        text = raw.decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
     events: list[dict[str, object]] = []

@@ -12,12 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
 from gotchas import taskref
-
-if TYPE_CHECKING:
-    from gotchas.record import Entry, Record
+from gotchas.fields import SEPARATOR
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +44,6 @@ def supersedes_line(target_id: str, task: str) -> str:
 
 def marks_line(task: str, new_id: str) -> str:
     """The field line the corrected entry gets: a red herring for ``task``, and its successor."""
-    from gotchas.fields import SEPARATOR  # fields re-exports this module's Link, so not at the top
-
     return f"red-herring-for: {task}{SEPARATOR}superseded-by: {Link(new_id, (task,)).render()}"
 
 
@@ -69,10 +65,42 @@ def parse_links(value: str) -> list[Link]:
     return links
 
 
+# --- what the link reads of an entry ---------------------------------------------------
+
+
+class Linked(Protocol):
+    """What the link reads of an entry (``gotchas.record.Entry``): the model sits above this
+    module, so it is named by its shape here, not imported."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def tasks(self) -> tuple[str, ...]: ...
+    @property
+    def root_cause(self) -> str | None: ...
+    @property
+    def supersedes(self) -> tuple[Link, ...]: ...
+    @property
+    def superseded_by(self) -> tuple[Link, ...]: ...
+    @property
+    def red_herring_for(self) -> tuple[str, ...]: ...
+
+
+Entry = TypeVar("Entry", bound=Linked)
+Entry_co = TypeVar("Entry_co", bound=Linked, covariant=True)
+
+
+class Record(Protocol[Entry_co]):
+    """What the link reads of a record: its entries, in file order."""
+
+    @property
+    def entries(self) -> tuple[Entry_co, ...]: ...
+
+
 # --- reading a record ---------------------------------------------------------------------
 
 
-def successor(record: Record, target: Entry, task: str) -> Entry | None:
+def successor(record: Record[Entry], target: Entry, task: str) -> Entry | None:
     """A confirmed entry that already supersedes ``target`` for ``task`` (or for every task)."""
     for entry in record.entries:
         if entry.root_cause == "confirmed" and links_to(entry, target.id, task):
@@ -106,7 +134,7 @@ def plan_problems(target: Entry, new_id: str, task: str | None) -> list[str]:
 
 
 @dataclass(frozen=True)
-class LinkProblem:
+class LinkProblem(Generic[Entry]):
     """A link that does not hold: ``code`` names the kind, ``entry`` the entry that says it."""
 
     code: str
@@ -114,9 +142,9 @@ class LinkProblem:
     message: str
 
 
-def check(entry: Entry, by_id: Mapping[str, Entry]) -> list[LinkProblem]:
+def check(entry: Entry, by_id: Mapping[str, Entry]) -> list[LinkProblem[Entry]]:
     """Both sides of every link of ``entry`` agree, and every red-herring mark has a successor."""
-    out: list[LinkProblem] = []
+    out: list[LinkProblem[Entry]] = []
     for link in entry.supersedes:
         old = by_id.get(link.target)
         if old is None:
@@ -166,9 +194,9 @@ def check(entry: Entry, by_id: Mapping[str, Entry]) -> list[LinkProblem]:
     return out
 
 
-def cycles(entries: Sequence[Entry], by_id: Mapping[str, Entry]) -> list[LinkProblem]:
+def cycles(entries: Sequence[Entry], by_id: Mapping[str, Entry]) -> list[LinkProblem[Entry]]:
     """Chains of ``supersedes`` that come back to themselves, each reported once."""
-    out: list[LinkProblem] = []
+    out: list[LinkProblem[Entry]] = []
     reported: set[str] = set()
     for entry in entries:
         seen = [entry.id]
@@ -197,7 +225,7 @@ def cycles(entries: Sequence[Entry], by_id: Mapping[str, Entry]) -> list[LinkPro
 # --- walking ------------------------------------------------------------------------------
 
 
-def chain(record: Record, task: str) -> list[Entry]:
+def chain(record: Record[Entry], task: str) -> list[Entry]:
     """The hypotheses recorded for ``task``, oldest first.
 
     Every entry that names the task (in ``tasks:``, a red-herring mark, or a link scoped to

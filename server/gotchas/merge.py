@@ -19,12 +19,14 @@ its insertions are read again). Records are read the way the repository pins the
 (``entries`` in ``.claude/gotchas.toml``), through the ``read`` function the shell passes.
 
 Use it with ``.gitattributes``: ``.claude/rules/gotchas.md merge=gotchas`` and
-``git config merge.gotchas.driver "gotchas merge-record %O %A %B %P"`` (``gotchas init``
-writes both).
+``git config merge.gotchas.driver "gotchas merge-record -- %O %A %B %P"`` (``gotchas init``
+writes both; ``--`` because ``%P`` is a path from the repository, which may start with ``-``).
+The result replaces ``%A`` by a rename, never by rewriting it in place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import tempfile
@@ -230,12 +232,37 @@ def _git_merge_file(paths: Sequence[Path]) -> subprocess.CompletedProcess[bytes]
     return subprocess.run(argv, capture_output=True, env={**os.environ, **SAFE_ENV}, check=False, timeout=60)
 
 
+def line_ending(data: bytes) -> bytes:
+    """The record's own line ending: CRLF, a lone CR (old Mac files) or LF, by majority."""
+    crlf = data.count(b"\r\n")
+    lone_cr, lone_lf = data.count(b"\r") - crlf, data.count(b"\n") - crlf
+    best = max((crlf, b"\r\n"), (lone_cr, b"\r"), (lone_lf, b"\n"), key=lambda pair: pair[0])
+    return best[1] if best[0] else b"\n"
+
+
+def replace(path: Path, data: bytes) -> None:
+    """Write ``data`` over ``path`` as a whole: a temp file beside it, synced, then renamed, so a
+    kill leaves git's ``%A`` as it was or merged, never truncated. The mode is kept."""
+    mode = os.stat(path).st_mode & 0o7777
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:64]}.", suffix=".merge.tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fchmod(out.fileno(), mode)
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
 def run(base: Path, ours: Path, theirs: Path, name: str, read: Read = read_guessed) -> tuple[int, str]:
     """The driver: merge into ``ours`` (git's %A) and return (exit status, one line for people)."""
     data = [p.read_bytes() for p in (base, ours, theirs)]
-    eol = b"\r\n" if data[1].count(b"\r\n") * 2 > data[1].count(b"\n") else b"\n"
-    merged = merge(*data, eol=eol, read=read)
-    ours.write_bytes(merged.data)
+    merged = merge(*data, eol=line_ending(data[1]), read=read)
+    replace(ours, merged.data)
     if merged.conflicts:
         conflicts = counted(merged.conflicts, "conflict")
         return 1, f"{name}: {conflicts}: {merged.why}; resolve them, then gotchas verify"

@@ -12,12 +12,9 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter
+from typing import Any, TypeVar
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, TypeVar
-
-    T = TypeVar("T")
+T = TypeVar("T")
 
 
 def copies(
@@ -50,8 +47,9 @@ def copies(
 
 def _changed(
     obj: object, by: Mapping[str, int], replace: Mapping[str, Sequence[Any]], index: int
-) -> dict[str, Any]:
-    out: dict[str, Any] = {name: values[index] for name, values in replace.items()}
+) -> dict[str, object]:
+    out: dict[str, object] = {name: values[index] for name, values in replace.items()}
     for name, step in by.items():
-        out[name] = out.get(name, getattr(obj, name)) + step
+        current: Any = out[name] if name in out else getattr(obj, name)
+        out[name] = current + step
     return out

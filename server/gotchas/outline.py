@@ -8,15 +8,56 @@ command, and renders the decision for people and for JSON.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypedDict
 
 from gotchas import blocks, reading
 from gotchas.reading import Note, Pin, Prior, Reading, Span, item_title
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
-__all__ = ["Note", "Pin", "Prior", "Reading", "Span", "describe", "item_title", "pin_lines", "read"]
+class NoteView(TypedDict):
+    """A part that is not an entry, as data: 1-based first and last line, what it is and why."""
+
+    lines: list[int]
+    what: str
+    title: str
+    reason: str
+
+
+class EntryView(TypedDict):
+    id: str
+    kind: str
+    line: int
+    title: str
+    reason: str
+
+
+class Decision(TypedDict):
+    """The reading of a file as data (``describe``), for ``gotchas outline --json``."""
+
+    kind: str
+    unit: str | None
+    reason: str
+    pinned: bool
+    lessons_sections: list[NoteView]
+    groups: list[NoteView]
+    entries: list[EntryView]
+    left_out: list[NoteView]
+    pin: list[str]
+    notice: str | None
+
+
+__all__ = [
+    "Decision",
+    "Note",
+    "Pin",
+    "Prior",
+    "Reading",
+    "Span",
+    "describe",
+    "item_title",
+    "pin_lines",
+    "read",
+]
 
 
 def read(
@@ -68,10 +109,10 @@ def _toml_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def describe(found: Reading, ids: Sequence[str]) -> dict[str, Any]:
+def describe(found: Reading, ids: Sequence[str]) -> Decision:
     """The decision as data: unit, lessons sections, groups, entries, what was left out and why."""
 
-    def note(n: Note) -> dict[str, Any]:
+    def note(n: Note) -> NoteView:
         return {
             "lines": [n.start + 1, max(n.start + 1, n.end)],
             "what": n.what,
@@ -92,14 +133,17 @@ def describe(found: Reading, ids: Sequence[str]) -> dict[str, Any]:
         ],
         "left_out": [note(n) for n in sorted(found.left_out, key=lambda n: n.start)],
         "pin": pin_lines(found),
+        "notice": found.notice,
     }
 
 
-def text(decision: dict[str, Any]) -> str:
+def text(decision: Decision) -> str:
     """The decision for people: one line per part, line numbers first."""
     out = [f"{decision['kind']}, unit {decision['unit'] or '-'}: {decision['reason']}"]
     if decision["pinned"]:
         out[0] += " (pinned)"
+    if decision["notice"]:
+        out.append(f"notice: {decision['notice']}")
     for part in decision["lessons_sections"]:
         out.append(f"section {part['lines'][0]}: {part['title']}")
     for part in decision["groups"]:

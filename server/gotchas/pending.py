@@ -10,7 +10,7 @@ applies, in creation order, every pending proposal whose hold is released, each 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from gotchas import operations, proposal
@@ -44,15 +44,18 @@ def _order(p: Proposal) -> tuple[datetime, str]:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def assess(ws: Workspace) -> list[ProposalSummary]:
-    """Every stored proposal with its status and its hold's state now, in creation order."""
-    return _assess(ws, ordered(ws))
+def assess(ws: Workspace, *, only: Callable[[Proposal], bool] | None = None) -> list[ProposalSummary]:
+    """Every stored proposal (or those ``only`` keeps) with its status and its hold's state
+    now, in creation order; a newer proposal outside ``only`` still supersedes."""
+    return _assess(ws, ordered(ws), only)
 
 
-def _assess(ws: Workspace, stored: Sequence[Proposal]) -> list[ProposalSummary]:
+def _assess(
+    ws: Workspace, stored: Sequence[Proposal], only: Callable[[Proposal], bool] | None = None
+) -> list[ProposalSummary]:
     records: dict[str, Record | GotchasError] = {}
     holds: dict[str, HoldView] = {}
-    return [_summary(ws, p, _newer(p, stored), records, holds) for p in stored]
+    return [_summary(ws, p, _newer(p, stored), records, holds) for p in stored if only is None or only(p)]
 
 
 def _newer(p: Proposal, stored: Sequence[Proposal]) -> Proposal | None:

@@ -81,8 +81,18 @@ def propose_supersede(
         return _propose_annotation(
             ws, path, parsed, target, existing, task_ref, red_herring_note, hold, hold_answer
         )
-    lesson = edit.lesson(title, body, [task_ref, *tasks], "confirmed", diagnostic, ruled_out, evidence)
-    plan = edit.plan_supersede(parsed, target, task_ref, lesson, red_herring_note)
+    lesson = edit.lesson(
+        title,
+        body=body,
+        tasks=[task_ref, *tasks],
+        root_cause="confirmed",
+        diagnostic=diagnostic,
+        ruled_out=ruled_out,
+        evidence=evidence,
+    )
+    plan = edit.plan_supersede(
+        parsed, target=target, task=task_ref, new=lesson, note=red_herring_note, today=_created()[:10]
+    )
     draft, check = _on_target(ws, path, parsed, plan, "supersede", lesson, red_herring_note, hold)
     return _store(ws, draft, parsed, hold_preview(ws, hold=hold), check)
 
@@ -134,10 +144,18 @@ def propose_lesson(
     path, parsed = _load_or_empty(ws, record)
     verification.refuse_conflict_markers(parsed)
     anchor = parsed.get(after) if after else None
-    lesson = edit.lesson(title, body, tasks, root_cause, diagnostic, ruled_out, evidence)
+    lesson = edit.lesson(
+        title,
+        body=body,
+        tasks=tasks,
+        root_cause=root_cause,
+        diagnostic=diagnostic,
+        ruled_out=ruled_out,
+        evidence=evidence,
+    )
     hold = default_hold(hold, tasks=lesson.tasks, no_hold=no_hold)
     hold_answer = hold_preview(ws, hold=hold)
-    plan = edit.plan_capture(parsed, lesson, anchor)
+    plan = edit.plan_capture(parsed, new=lesson, after=anchor, today=_created()[:10])
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
     draft, check = _pinned(
         ws,
@@ -169,6 +187,8 @@ def _store(
         if hold_answer is not None and hold_answer.state != "released"
         else f"review the diff, then {surface.apply(final.id)}"
     )
+    if parsed.reading is not None and parsed.reading.notice:  # a guessed reading: look before editing
+        step = f"{parsed.reading.notice}; check the outline first, then {step}"
     return ProposalResult(
         status="proposed",
         proposal_id=final.id,
@@ -236,7 +256,7 @@ def _propose_annotation(
     hold_answer: HoldAnswer | None,
 ) -> ProposalResult:
     """The successor is recorded but the old entry was never marked: propose only the mark."""
-    plan = edit.plan_annotate(parsed, target, task, successor, note)
+    plan = edit.plan_annotate(parsed, target=target, task=task, successor=successor, note=note)
     lesson = _recorded_lesson(successor, task)
     draft, check = _on_target(ws, path, parsed, plan, "annotate", lesson, note, hold)
     result = _store(ws, draft, parsed, hold_answer, check)

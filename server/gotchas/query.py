@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from gotchas import status as statuses
 from gotchas import taskref
 from gotchas.errors import InvalidArgument
-from gotchas.fields import Link
+from gotchas.link import Link
 from gotchas.record import Entry, Record
 from gotchas.wording import counted
 
@@ -117,6 +117,8 @@ def summary(entry: Entry, record: Record | None = None, verbose: bool = False) -
     out = EntrySummary(id=entry.id, lines=[entry.start_line, entry.end_line])
     if verbose or entry.explicit_id:
         out["title"] = entry.title
+    if verbose and entry.section:
+        out["section"] = entry.section
     if entry.tasks:
         out["tasks"] = list(entry.tasks)
     if entry.root_cause:
@@ -186,11 +188,33 @@ def listing(
     return result
 
 
+def lines_text(lines: Sequence[int]) -> str:
+    """An entry's lines as people write them: ``6`` for one line, ``6-9`` for more."""
+    start, end = lines[0], lines[-1]
+    return str(start) if start == end else f"{start}-{end}"
+
+
+def state_words(item: EntrySummary) -> list[str]:
+    """An entry's state in short words (``red herring``, ``superseded``, ``fixed``,
+    ``confirmed``); nothing for a plain active lesson. Which task and which successor is
+    what ``show`` tells."""
+    words = []
+    status = item.get("status")
+    if "red_herring_for" in item or status == "red-herring":
+        words.append("red herring")
+    elif status:
+        words.append(status.replace("-", " "))
+    if "superseded_by" in item and not words:
+        words.append("superseded")
+    if "root_cause" in item:
+        words.append(item["root_cause"])
+    return words
+
+
 def table(result: ListResult) -> str:
     """One line per entry, for people and for the compact text an agent reads."""
     rows = []
     for item in result["entries"]:
-        start, end = item["lines"]
         meta = " ".join(item.get("tasks", [])) or "-"
         extra = []
         if "status" in item and "red_herring_for" not in item:
@@ -202,7 +226,7 @@ def table(result: ListResult) -> str:
         if "supersedes" in item:
             extra.append("supersedes " + render_links(item["supersedes"]))
         tail = f" [{'; '.join(extra)}]" if extra else ""
-        rows.append(f"{item['id']}  L{start}-{end}  {meta}{tail}")
+        rows.append(f"{item['id']}  L{lines_text(item['lines'])}  {meta}{tail}")
     shown = len(result["entries"])
     footer = f"{shown} of {counted(result['total'], 'entry')}"
     if result["next_cursor"]:

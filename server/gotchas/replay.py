@@ -139,7 +139,13 @@ def _checked_lesson(stored: Proposal) -> edit.Lesson:
         return stored.lesson  # a mark adds no lesson; a retire's words are checked when planned
     raw = stored.lesson
     lesson = edit.lesson(
-        raw.title, raw.body, raw.tasks, raw.root_cause, raw.diagnostic, raw.ruled_out, raw.evidence
+        raw.title,
+        body=raw.body,
+        tasks=raw.tasks,
+        root_cause=raw.root_cause,
+        diagnostic=raw.diagnostic,
+        ruled_out=raw.ruled_out,
+        evidence=raw.evidence,
     )
     if lesson != raw:
         raise ProposalInvalid(f"proposal {stored.id} holds a lesson no propose call makes; propose again")
@@ -175,7 +181,9 @@ def _replan(
             successor = current.get(stored.new_id)
         except GotchasError:
             raise Conflict(f"conflict: {stored.new_id!r} is no longer in the record; propose again") from None
-        plan = edit.plan_annotate(current, anchor, stored.task, successor, stored.red_herring_note)
+        plan = edit.plan_annotate(
+            current, target=anchor, task=stored.task, successor=successor, note=stored.red_herring_note
+        )
     elif stored.kind in ("retire", "recheck"):
         from gotchas import retire
 
@@ -185,9 +193,16 @@ def _replan(
     elif stored.kind == "supersede":
         if not stored.task or anchor is None or stored.target_id is None:
             raise Conflict("conflict: a supersede names no task or target")
-        plan = edit.plan_supersede(current, anchor, stored.task, lesson, stored.red_herring_note)
+        plan = edit.plan_supersede(
+            current,
+            target=anchor,
+            task=stored.task,
+            new=lesson,
+            note=stored.red_herring_note,
+            today=_day_of(stored),
+        )
     else:
-        plan = edit.plan_capture(current, lesson, anchor)
+        plan = edit.plan_capture(current, new=lesson, after=anchor, today=_day_of(stored))
     if plan.new_id != stored.new_id:
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"
@@ -198,3 +213,9 @@ def _replan(
     except InvalidArgument as exc:
         raise Conflict(f"conflict: on the current record, {exc.message}") from None
     return plan, after, check
+
+
+def _day_of(stored: Proposal) -> str | None:
+    """The day a proposal was made: a successor dated as its siblings are carries it, so the
+    edit recomputed at apply is the one proposed."""
+    return stored.created_at[:10] or None

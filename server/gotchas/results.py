@@ -22,12 +22,13 @@ class EntrySummary(TypedDict):
     """One entry in a listing, as small as it can be: an agent scans hundreds of these.
 
     Keys are left out when empty. ``title`` is given when the id is not its slug (an explicit
-    ``id:``), or when asked for with ``verbose``.
+    ``id:``), or when asked for with ``verbose``; so is ``section``, the group it sits in.
     """
 
     id: str
     lines: list[int]
     title: NotRequired[str]
+    section: NotRequired[str]
     tasks: NotRequired[list[str]]
     root_cause: NotRequired[str]
     status: NotRequired[str]
@@ -82,6 +83,7 @@ class ProblemView(TypedDict):
     entry: str | None
     line: int | None
     message: str
+    column: NotRequired[int]  # 1-based, on ``line``: where the field at fault is written
 
 
 class VerifyResult(TypedDict):

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Literal
 
 from gotchas import edit
+from gotchas.edit.lines import eol_of, lines_of
+from gotchas.edit.splice import apply_lines, separated
 from gotchas.errors import InvalidArgument
 from gotchas.fields import SEPARATOR
 from gotchas.lesson_text import refuse_note
@@ -45,8 +47,8 @@ def plan_retire(record: Record, target: Entry, kind: Kind, why: str, evidence: s
     if kind == "recheck" and not proof:
         raise InvalidArgument("a re-check names the commit it was checked at (evidence)")
     form = edit.form_of(target)
-    lines = edit._lines(record)
-    eol = edit._eol_of(record, target)
+    lines = lines_of(record)
+    eol = eol_of(record, target)
     if kind == "retire":
         marks = f"{RETIRED}: {text}"
         caveat = f"> **Retired: no longer true.** {_sentence(text)}" + (
@@ -55,8 +57,8 @@ def plan_retire(record: Record, target: Entry, kind: Kind, why: str, evidence: s
     else:
         marks = f"{RECHECKED}: {proof}"
         caveat = f"> **Re-checked: still true** as of {proof}. {_sentence(text)}"
-    inside = edit._separated(form.annotate(record, lines, target, marks, caveat), lines, form.blocks)
-    data = edit._apply(record.data, lines, inside, eol)
+    inside = separated(form.annotate(record, lines, target, marks, caveat), lines, form.blocks)
+    data = apply_lines(record.data, lines, inside, eol)
     return edit.Plan(data, inside, eol, target.id, target.title, target.id, None)
 
 

@@ -1,6 +1,6 @@
 """The line scanner: the block map of everyday Markdown in one pass over its lines.
 
-Entry detection needs only top-level blocks (``blocks.BlockMap``). Most lessons files
+Entry detection needs only top-level blocks (``blockmap.BlockMap``). Most lessons files
 are headings, paragraphs, plain lists, fences, quotes and rules, whose extent a line's
 first characters decide; for those the scanner is exact and makes no tokens. So is it for
 HTML blocks that their first and last lines delimit (comments, ``<?``, ``<!X``, CDATA,
@@ -15,14 +15,15 @@ checks it on generated Markdown and real files).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from gotchas.blocks import Block, BlockMap, LineSet, moved
-from gotchas.patterns import lazy
+from gotchas import tokens
+from gotchas.blockmap import Block, BlockMap, LineSet, moved
 
-_MARKER = lazy(r"[-+*]|([0-9]{1,9})([.)])")
-_RULE = lazy(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_TABLE_DELIMITER = lazy(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_MARKER = re.compile(r"[-+*]|([0-9]{1,9})([.)])")
+_RULE = re.compile(r"([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
 _BLANK = " \t"
 # The first characters of the lines that can end a paragraph (``_interrupts``): a line that
 # starts otherwise continues it, decided without a call.
@@ -417,25 +418,23 @@ class _Scan:
 
     def fallback(self, start: int) -> int:
         """markdown-it reads the top-level block starting on line ``start``; the line after it."""
-        from gotchas import blocks
-
         view, total = self.view, self.total
         size = 16
         while True:
             stop = min(total, start + size)
-            tokens = blocks.parser().parse("\n".join(view[start:stop]) + "\n")
+            found = tokens.parser().parse("\n".join(view[start:stop]) + "\n")
             if stop == total:
                 rejoin = stop - start
             else:
                 rejoin = min(
-                    (t.map[0] for t in tokens if t.level == 0 and t.nesting >= 0 and t.map and t.map[0] > 0),
+                    (t.map[0] for t in found if t.level == 0 and t.nesting >= 0 and t.map and t.map[0] > 0),
                     default=0,
                 )
                 if rejoin == 0:  # the block may go on past the window: read a larger one
                     size *= 4
                     continue
-            window = blocks.from_tokens(tokens, self.bare[start:stop])
-            del tokens
+            window = tokens.from_tokens(found, self.bare[start:stop])
+            del found
             used = 0
             for block in window.blocks:
                 if block.start >= rejoin:

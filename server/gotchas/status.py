@@ -11,14 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-
-from gotchas.patterns import lazy
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from dataclasses import dataclass
-else:  # the same classes, without loading dataclasses
-    from gotchas.values import dataclass
+from dataclasses import dataclass
 
 OPEN = "open"
 FIXED = "fixed"
@@ -49,7 +42,8 @@ for _status, _spellings in {
     CLOSED: "closed fermé fermée geschlossen закрыто закрыт закрыта 已关闭 已關閉 关闭 "
     "クローズ 完了 cerrado fechado chiuso lukket stängd zamknięte",
     OPEN: "open opened reopened unresolved unfixed ouvert offen открыто открыт открыта 未解决 "
-    "未解決 未修复 未対応 abierto aberto aperto åpen öppen otwarte",
+    "未解決 未修复 未対応 abierto aberto aperto åpen öppen otwarte investigating under-investigation "
+    "in-investigation in-progress ongoing pending unconfirmed wip en-cours расследуется 调查中 調査中",
     WONTFIX: "wontfix won't-fix won’t-fix will-not-fix not-fixing by-design 不修复 対応しない",
     SUPERSEDED: "superseded obsolete replaced устарело устарел заменено 已废弃 已过时 廃止 "
     "remplacé ersetzt erstattet",
@@ -61,11 +55,11 @@ _NEGATIONS = frozenset("not no non nicht ikke inte ej не pas un".split())
 _DONE_MARKS = "✅✔☑🟢"
 _OPEN_MARKS = "❌🔴⭕🟠🟡"
 
-_DATE = lazy(r"\b(\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\.\d{1,2}\.\d{4})\b")
-_MARKUP = lazy(r"[*_`]+")
-_WORD = lazy(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\.\d{1,2}\.\d{4})\b")
+_MARKUP = re.compile(r"[*_`]+")
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 # Scripts written without spaces are matched by prefix, longest first.
-_CJK = lazy(
+_CJK = re.compile(
     "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True) if any(ord(c) >= 0x2E80 for c in w))
 )
 
@@ -113,7 +107,7 @@ def _mark(emoji: str) -> str:
     return RESOLVED if emoji in _DONE_MARKS else OPEN
 
 
-_WORD_KEYS = lazy(r"^(fixed|resolved|solved|closed|wontfix)(?:-(?:in|by|on|at|date))?$")
+_WORD_KEYS = re.compile(r"^(fixed|resolved|solved|closed|wontfix)(?:-(?:in|by|on|at|date))?$")
 
 
 def from_word_field(key: str, value: str) -> Status | None:
@@ -125,12 +119,12 @@ def from_word_field(key: str, value: str) -> Status | None:
     return Status(word, f"{key}: {value.strip()}", _date(value))
 
 
-_SPLIT_MARKER = lazy(r"[:：]|\s[—–-]\s")
+_SPLIT_MARKER = re.compile(r"[:：]|\s[—–-]\s")
 _SEPARATORS = (":", "：", " — ", " – ", " - ")
-_NUMBERING = lazy(r"^\d{1,4}(?:\.\d{1,4})*[.)]?\s+")
-_BRACKETED = lazy(r"[(\[（【](?=[^\d\s])([^()\[\]（）【】]{1,80})[)\]）】]")
-_LEADING = lazy(r"^\W{0,4}?([^\W\d_]+(?:['’ -][^\W\d_]+)?)\s*(?:[:：]|\s[—–-]\s)")
-_TRAILING = lazy(r"(?:\s[—–-]\s|:\s)\W{0,3}([A-Z][A-Z' ]{1,20}[A-Z])\W{0,3}(?:\s+\S+)?\s*$")
+_NUMBERING = re.compile(r"^\d{1,4}(?:\.\d{1,4})*[.)]?\s+")
+_BRACKETED = re.compile(r"[(\[（【](?=[^\d\s])([^()\[\]（）【】]{1,80})[)\]）】]")
+_LEADING = re.compile(r"^\W{0,4}?([^\W\d_]+(?:['’ -][^\W\d_]+)?)\s*(?:[:：]|\s[—–-]\s)")
+_TRAILING = re.compile(r"(?:\s[—–-]\s|:\s)\W{0,3}([A-Z][A-Z' ]{1,20}[A-Z])\W{0,3}(?:\s+\S+)?\s*$")
 
 
 def from_title(title: str) -> Status | None:
@@ -168,7 +162,7 @@ def _struck(raw: str) -> Status | None:
     return None
 
 
-_BOLD_LINE = lazy(
+_BOLD_LINE = re.compile(
     r"^[ \t>*+-]*(?:\*\*|__)(?:status|state|статус|状态|ステータス|estado|statut)\s*[:：]\s*"
     r"(?P<value>[^\n*_]{1,80})(?:\*\*|__)",
     re.IGNORECASE | re.MULTILINE,
@@ -184,11 +178,11 @@ def from_bold_line(text: str) -> Status | None:
     return Status(word, match[0].strip(" >*+-"), _date(match["value"])) if word else None
 
 
-_AFTER_LEAD = lazy(
+_AFTER_LEAD = re.compile(
     r"^[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])?[ \t]*(\*\*|__)(?!\s)[^\n]{1,160}?\1[ \t]*(?P<rest>[^\n]{0,80})"
 )
-_BRACKET_AFTER = lazy(r"[(\[（【](?P<word>[^()\[\]（）【】]{1,40})[)\]）】]")
-_WORD_DATED = lazy(r"[—–:-][ \t]*(?P<word>[^\W\d_]+(?:['’ ][^\W\d_]+)?)[ \t,]+(?P<date>\S+)")
+_BRACKET_AFTER = re.compile(r"[(\[（【](?P<word>[^()\[\]（）【】]{1,40})[)\]）】]")
+_WORD_DATED = re.compile(r"[—–:-][ \t]*(?P<word>[^\W\d_]+(?:['’ ][^\W\d_]+)?)[ \t,]+(?P<date>\S+)")
 
 
 def from_lead_line(line: str) -> Status | None:

@@ -14,13 +14,14 @@ import re
 from collections.abc import Collection, Iterable
 
 from gotchas.errors import TaskRefError, shown
-from gotchas.patterns import lazy
 
 _REPO = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}"
 _KEY = r"[A-Za-z][A-Za-z0-9]{0,9}-\d{1,9}(?:-\d{1,9})?"
 _URL = rf"https?://[^\s/]+/(?P<urepo>{_REPO})/(?:-/)?(?:issues|pulls?|merge_requests)/(?P<unum>\d{{1,9}})"
 
-_EXACT = lazy(rf"^(?:(?P<repo>{_REPO})#(?P<rnum>\d{{1,9}})|#?(?P<num>\d{{1,9}})|(?P<key>{_KEY})|{_URL}/?)$")
+_EXACT = re.compile(
+    rf"^(?:(?P<repo>{_REPO})#(?P<rnum>\d{{1,9}})|#?(?P<num>\d{{1,9}})|(?P<key>{_KEY})|{_URL}/?)$"
+)
 
 ACCEPTED_FORMS = (
     "#664, 664, owner/repo#664, an issue or pull-request URL, or a tracker key such as ABC-123 or PM-2026-008"
@@ -71,12 +72,12 @@ def declared_keys(prefixes: Iterable[str]) -> frozenset[str]:
 # --------------------------------------------------------------------------- lists
 
 
-_SPLIT = lazy(r"[,;\s]+(?:and\s+)?")
-_RANGE_GAP = lazy(r"\s*([–—-])\s*#")
-_TOKEN_RANGE = lazy(r"^#?(\d{1,9})[–—-]#?(\d{1,9})$")
-_TOKEN_RANGE_MARKED = lazy(r"^#(\d{1,9})[–—-]#?(\d{1,9})$")
-_SLASHED = lazy(r"^#\d{1,9}(?:/#?\d{1,9})+$")
-_BARE = lazy(r"^\d{1,9}$")
+_SPLIT = re.compile(r"[,;\s]+(?:and\s+)?")
+_RANGE_GAP = re.compile(r"\s*([–—-])\s*#")
+_TOKEN_RANGE = re.compile(r"^#?(\d{1,9})[–—-]#?(\d{1,9})$")
+_TOKEN_RANGE_MARKED = re.compile(r"^#(\d{1,9})[–—-]#?(\d{1,9})$")
+_SLASHED = re.compile(r"^#\d{1,9}(?:/#?\d{1,9})+$")
+_BARE = re.compile(r"^\d{1,9}$")
 MAX_RANGE = 50
 
 
@@ -121,13 +122,13 @@ def _expand(low: int, high: int) -> list[str]:
 
 # `#664` not preceded by a word character (so `C#1` and URLs' `#L20` stay out). The scan
 # looks for `#` first and only then at the few characters around it, which keeps it linear.
-_HASH = lazy(r"#(\d{1,9})\b")
-_REPO_BEFORE = lazy(rf"(?<![\w.-]){_REPO}$")
+_HASH = re.compile(r"#(\d{1,9})\b")
+_REPO_BEFORE = re.compile(rf"(?<![\w.-]){_REPO}$")
 _REPO_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
-_RANGE_AFTER = lazy(r"(?:\s*[–—]\s*#?|\s*-\s*#|-)(\d{1,9})\b(?![.,]\d)")
+_RANGE_AFTER = re.compile(r"(?:\s*[–—]\s*#?|\s*-\s*#|-)(\d{1,9})\b(?![.,]\d)")
 # The same ranges over bytes, for a quick check of which entries hold one.
 RANGE_BYTES = re.compile(rb"#\d{1,9}(?:\s*(?:\xe2\x80\x93|\xe2\x80\x94)\s*#?|\s*-\s*#|-)\d")
-_SLASH_AFTER = lazy(r"/#(\d{1,9})\b")
+_SLASH_AFTER = re.compile(r"/#(\d{1,9})\b")
 _COLOUR_WORDS = frozenset(
     "color colour colors colours rgb rgba hex background bg fill stroke border shadow theme "
     "palette tint accent foreground fg".split()
@@ -141,27 +142,32 @@ _ORDINAL_FOLLOWERS = frozenset(
     "and or to in on at for from by with is was were are has had have landed lands merged fixed "
     "closed reopened reverted shipped which that where when if but so then also".split()
 )
-_WORD_AFTER = lazy(r" ([A-Za-z]+)")
-_URL_REF = lazy(_URL)
+_WORD_AFTER = re.compile(r" ([A-Za-z]+)")
+_HEX_WITH_LETTERS = re.compile(
+    r"(?<![\w&])#(?=[0-9A-Fa-f]*[A-Fa-f])(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})\b"
+)
+# A heading line up to its own number: `## ` or `### Issue ` (one word at most before the `#`).
+_HEADING_ORDINAL = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(?:[^\W\d]+[ \t]+)?$")
+_URL_REF = re.compile(_URL)
 # `issue-162` in a branch or host name, `PR 45`: the words name the tracker.
-_NAMED = lazy(r"(?<![A-Za-z0-9])(?:[Ii]ssue|ISSUE|[Pp]r|PR|[Pp]ull)[-_](\d{1,9})\b|\bPR (\d{1,9})\b")
+_NAMED = re.compile(r"(?<![A-Za-z0-9])(?:[Ii]ssue|ISSUE|[Pp]r|PR|[Pp]ull)[-_](\d{1,9})\b|\bPR (\d{1,9})\b")
 _NAMED_HINTS = ("ssue-", "ssue_", "SSUE-", "SSUE_", "r-", "r_", "R-", "R_", "ull-", "ull_", "PR ")
-_TRACKER = lazy(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,9})(?:-(\d{1,9}))?\b(?![.-]\d)")
+_TRACKER = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,9})(?:-(\d{1,9}))?\b(?![.-]\d)")
 # Prefixes that name tasks whatever the project; other `ABC-123` shapes need a declaration,
 # a tracker word before them, or a tracker URL, because most are versions and model names.
 TASK_PREFIXES = frozenset("STEP TASK TICKET ISSUE BUG INC INCIDENT STORY EPIC".split())
 # Standards and id schemes that are never tasks, even in the incident shape.
 NOT_TRACKERS = frozenset("UTF ISO SHA MD RFC PEP HTTP TLS SSL AES RSA ECMA IEEE CVE CWE ADR INV".split())
-_TRACKER_WORD = lazy(
+_TRACKER_WORD = re.compile(
     r"(?i)(?:jira|ticket|issue|task|story|bug|linear|incident|tracker|/browse/)s?\s*[:#]?\s*$"
 )
-_KEYED_LINE = lazy(
+_KEYED_LINE = re.compile(
     r"(?im)^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:related[-_ ]?)?"
     r"(?:issues?|tickets?|prs|pull[-_ ]?requests|incidents?)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
     r"[ \t]*(?P<value>[^\n]*)$"
 )
 _KEYED_HINTS = ("ssue", "SSUE", "icket", "ICKET", "PR", "prs", "ull", "ULL", "ncident", "NCIDENT")
-_YAML_ITEM = lazy(r"[ \t]*-[ \t]+(?P<value>[^\n]*)\n?")
+_YAML_ITEM = re.compile(r"[ \t]*-[ \t]+(?P<value>[^\n]*)\n?")
 
 
 def mentions(text: str, keys: Collection[str] = frozenset()) -> list[str]:
@@ -231,8 +237,11 @@ def _is_task_number(text: str, at: int, end: int, digits: str) -> bool:
     word = last[-1].lower().lstrip("([{\"'`*_") if last else ""
     if len(digits) in (3, 4, 6, 8) and _looks_like_colour(text, at, end, digits, word):
         return False
-    if word in _SAME_FILE_ITEMS or (word.endswith("s") and word[:-1] in _SAME_FILE_ITEMS):
+    bracketed = text[at - 1 : at] == "("  # `merge rules (#838)`: the reference is the aside's own
+    if not bracketed and (word in _SAME_FILE_ITEMS or (word.endswith("s") and word[:-1] in _SAME_FILE_ITEMS)):
         return False
+    if len(digits) <= 2 and _HEADING_ORDINAL.match(text, line_start, at):
+        return False  # `## #11`, `### Issue #1: …`: the heading's own number in the file
     if len(digits) == 1:
         following = _WORD_AFTER.match(text, end)
         if following and following[1].lower() not in _ORDINAL_FOLLOWERS:
@@ -246,10 +255,15 @@ def _looks_like_colour(text: str, at: int, end: int, digits: str, word: str) -> 
         return True
     if at and text[at - 1] == "`" and text[end : end + 1] == "`":
         return True
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", end)
+    if _HEX_WITH_LETTERS.search(text, line_start, len(text) if line_end < 0 else line_end):
+        return True  # `#333 on #FFF`: a colour beside a colour
     if len(digits) in (6, 8):
         pairs = {digits[i : i + 2] for i in range(0, 6, 2)}
         return len(pairs) == 1  # a grey such as #141414
-    return len(set(digits)) == 1 and len(digits) == 3  # a grey such as #333
+    # `#888` alone is an issue as often as a grey: a colour word or a code span says which
+    return False
 
 
 def _trackers(text: str, keys: Collection[str], found: list[tuple[int, str]]) -> None:

@@ -13,7 +13,7 @@ import hashlib
 import re
 import weakref
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -31,20 +31,42 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True)
 class Problem:
+    """One finding; ``line`` and ``column`` (1-based) are where the field at fault is written
+    (a link's target, a key), else the entry's first line."""
+
     code: str
     severity: Severity
     entry: str | None
     line: int | None
     message: str
+    column: int | None = None
 
     def to_view(self) -> ProblemView:
-        return {
+        view: ProblemView = {
             "code": self.code,
             "severity": self.severity,
             "entry": self.entry,
             "line": self.line,
             "message": self.message,
         }
+        if self.column is not None:
+            view["column"] = self.column
+        return view
+
+
+CODES: dict[str, str] = {
+    "duplicate-id": "two entries share an id",
+    "dangling-supersedes": "`supersedes:` names an entry that is not in the record",
+    "dangling-superseded-by": "`superseded-by:` names an entry that is not in the record",
+    "one-sided-supersedes": "the superseded entry does not point back",
+    "one-sided-superseded-by": "the successor does not say `supersedes:`",
+    "red-herring-without-successor": "a red-herring mark with no entry superseding it",
+    "supersede-cycle": "supersede links that come back to themselves",
+    "confirmed-without-diagnostic": "`root-cause: confirmed` without a `diagnostic:`",
+    "unassigned-text": "text after the first lesson that belongs to no entry",
+    "conflict-markers": "a git conflict marker: an unresolved merge",
+}
+"""Every code the record lint reports, with what it means (``--select``/``--ignore`` name these)."""
 
 
 def check_record(record: Record) -> list[Problem]:
@@ -76,9 +98,118 @@ def check_record(record: Record) -> list[Problem]:
                 )
             )
     problems += _cycles(record.entries, by_id)
+    problems = located(record, problems, by_id)
     problems += unassigned_text(record)
     problems += conflict_markers(record)
     return problems
+
+
+# --- where a problem is written --------------------------------------------------------------
+
+_FIELD_OF = {
+    "duplicate-id": "id",
+    "dangling-supersedes": "supersedes",
+    "one-sided-supersedes": "supersedes",
+    "supersede-cycle": "supersedes",
+    "dangling-superseded-by": "superseded-by",
+    "one-sided-superseded-by": "superseded-by",
+    "red-herring-without-successor": "red-herring-for",
+    "confirmed-without-diagnostic": "root-cause",
+}
+
+
+def located(record: Record, problems: Sequence[Problem], by_id: Mapping[str, Entry]) -> list[Problem]:
+    """``problems`` each moved to the field it is about: the link target that does not hold
+    (the n-th problem of a code on an entry at the n-th such target, as ``link.check`` finds
+    them in order), else the field's key; the entry's first line when no field says it."""
+    entries = {(e.id, e.start_line): e for e in record.entries} if problems else {}
+    seen: Counter[tuple[str | None, str, int | None]] = Counter()
+    out = []
+    for problem in problems:
+        entry = entries.get((problem.entry or "", problem.line or 0))
+        key = _FIELD_OF.get(problem.code)
+        if entry is None or key is None:
+            out.append(problem)
+            continue
+        nth = seen[(problem.entry, problem.code, problem.line)]
+        seen[(problem.entry, problem.code, problem.line)] += 1
+        targets = _targets(entry, problem.code, by_id)
+        where = field_position(record, entry, key, targets[nth] if nth < len(targets) else None)
+        if where is None:
+            out.append(problem)
+            continue
+        line, column = where
+        out.append(Problem(problem.code, problem.severity, problem.entry, line, problem.message, column))
+    return out
+
+
+def _targets(entry: Entry, code: str, by_id: Mapping[str, Entry]) -> list[str]:
+    """The link targets (or tasks) ``link.check`` finds at fault for ``code``, in its order."""
+    if code == "dangling-supersedes":
+        return [link.target for link in entry.supersedes if link.target not in by_id]
+    if code == "one-sided-supersedes":
+        return [
+            each.target
+            for each in entry.supersedes
+            if (old := by_id.get(each.target)) is not None
+            and (
+                not any(b.target == entry.id for b in old.superseded_by)
+                or not all(t in old.red_herring_for for t in each.tasks)
+            )
+        ]
+    if code == "dangling-superseded-by":
+        return [each.target for each in entry.superseded_by if each.target not in by_id]
+    if code == "one-sided-superseded-by":
+        return [
+            each.target
+            for each in entry.superseded_by
+            if (new := by_id.get(each.target)) is not None
+            and not any(s.target == entry.id for s in new.supersedes)
+        ]
+    if code == "red-herring-without-successor":
+        return [
+            task
+            for task in entry.red_herring_for
+            if not any(each.covers(task) for each in entry.superseded_by if each.target in by_id)
+        ]
+    return []
+
+
+def field_position(record: Record, entry: Entry, key: str, target: str | None) -> tuple[int, int] | None:
+    """(line, column) of ``target`` in the ``key`` field that names it, else of that field's key."""
+    fields = [f for f in entry.fields if f.key == key]
+    if target is not None:
+        fields = sorted(fields, key=lambda f: target not in f.value)  # the one naming it first
+    for field in fields:
+        text = _line_text(record, field.line)
+        at = text.find(field.raw_key)
+        if at < 0:
+            continue
+        if target is not None and field.value.find(target) >= 0:
+            found = _token(text, target, at + len(field.raw_key))
+            if found >= 0:
+                return field.line, found + 1
+        return field.line, at + 1
+    return None
+
+
+def _token(text: str, token: str, start: int) -> int:
+    """Where ``token`` stands on its own in ``text`` after ``start`` (not inside a longer id)."""
+    at = text.find(token, start)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + len(token)] if at + len(token) < len(text) else " "
+        if not (before.isalnum() or before in "-_.") and not (after.isalnum() or after in "-_"):
+            return at
+        at = text.find(token, at + 1)
+    return -1
+
+
+def _line_text(record: Record, line: int) -> str:
+    """Line ``line`` (1-based) as text, without its line ending or a byte-order mark."""
+    starts = record.line_starts
+    raw = record.data[starts[line - 1] : starts[line]] if 0 < line < len(starts) else b""
+    return raw.decode("utf-8", "replace").rstrip("\r\n").removeprefix("\ufeff")
 
 
 _OPENING = b"<" * 7
@@ -196,7 +327,7 @@ def link_errors(record: Record, ids: Iterable[str | None]) -> list[Problem]:
                 )
             )
     problems += [p for p in _cycles(record.linked, by_id) if p.entry in wanted]
-    return problems
+    return located(record, problems, by_id)
 
 
 def unassigned_text(record: Record) -> list[Problem]:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from gotchas.patterns import lazy
-
 # A section titled like this holds lessons (plural) — a lessons file, or one part of a guide.
 LESSONS_WORDS = (
     # English
@@ -83,13 +81,15 @@ LESSONS_CJK = (
     "注意事项",
     "易错",
 )
-_LESSONS = lazy(
+_LESSONS = re.compile(
     r"(?<![\w-])(?:" + "|".join(LESSONS_WORDS) + r")(?![\w-])|" + "|".join(LESSONS_CJK),
     re.IGNORECASE,
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
-_SINGULAR = lazy(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
-_PLURAL = lazy(r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE)
+_SINGULAR = re.compile(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
+_PLURAL = re.compile(
+    r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE
+)
 
 # Sections about the file itself: never lessons.
 META_TITLES = (
@@ -112,8 +112,14 @@ META_TITLES = (
     r"^references?$",
     r"^usage$",
     r"^about(?:\s+this\s+file)?$",
+    # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
+    r"^(?:entry\s+)?lifecycle$",
+    r"^maintenance(?:\s+rules)?$",
+    r"(?:本|此)文件|文档(?:迁移|维护)?说明",
+    # an entry template, in other languages
+    r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
-_META = lazy("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
+_META = re.compile("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
 # A document titled like this (the whole title) holds no lessons: a record of changes, plans,
 # open tasks, terms or one decision.
@@ -130,11 +136,11 @@ NOT_LESSONS_TITLES = (
     r"adr[- ]?\d+\b.*",
     r"(?:architecture\s+)?decision\s+record\b.*",
 )
-_NOT_LESSONS = lazy(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
+_NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
 
 # Group headings that name a stretch of work or time: ``Phase 1 — Inventory``, ``Sprint 14``,
 # ``v2.3``, ``Week 3``, ``Q2 2026``.
-_PERIOD = lazy(
+_PERIOD = re.compile(
     r"^(?:(?:phase|stage|sprint|iteration|milestone|release|week|month|quarter|part|chapter|round|"
     r"phase|etappe|fase|étape|этап|спринт)\s*[\d.]+[a-z]?\b|v?\d+\.\d+(?:\.\d+)*\b|q[1-4]\b)",
     re.IGNORECASE,
@@ -142,9 +148,9 @@ _PERIOD = lazy(
 
 # Numbered labels that number the entries themselves (``**Lesson 1:**``, ``Gotcha 3.``), unlike
 # ``Solution 2:``, which numbers a part of one lesson.
-_ENTRY_NUMBER = lazy(
-    r"^(?:lesson|learning|gotcha|pitfall|mistake|finding|trap|caveat|takeaway|урок|lektion|leçon|"
-    r"lección|lição)\s*#?\d+[a-z]?$",
+_ENTRY_NUMBER = re.compile(
+    r"^(?:lesson|learning|gotcha|pitfall|mistake|finding|trap|caveat|takeaway|bug|issue|incident|"
+    r"defect|урок|lektion|leçon|lección|lição|баг|проблема)\s*#?\d+[a-z]?$",
     re.IGNORECASE,
 )
 
@@ -238,27 +244,31 @@ FIELD_WORDS = (
     "解決策",
 )
 FIELDS = frozenset(FIELD_WORDS)
+# This tool's own entry fields (``fields.KNOWN`` is the same set, checked by a test): named here
+# so that the reading, below the record model, needs nothing of it.
+_KEYS = "id tasks root-cause supersedes superseded-by red-herring-for diagnostic status ruled-out evidence"
+ENTRY_FIELD_KEYS = frozenset(_KEYS.split())
 # a cheap first test before the full one: a field heading starts with one of these words
 FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for"])
 
 # A guide's own sections: their presence without any lessons section marks a pure guide.
-GUIDE_WORDS = lazy(
+GUIDE_WORDS = re.compile(
     r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
     r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
     r"workflow|deployment|getting\s+started|environment|dependencies|project|guidelines|"
     r"instructions|requirements)(?![\w-])",
     re.IGNORECASE,
 )
-GUIDE_TITLE = lazy(
+GUIDE_TITLE = re.compile(
     r"(?:claude|agents|gemini|copilot)\.md|guidelines|instructions|\bguide\b|readme|\brules\b",
     re.IGNORECASE,
 )
 
-_LEADING_ARTICLE = lazy(r"^(?:the|a|an|for)\s+")
-_PARENTHESES = lazy(r"\s*\(.*?\)\s*")
-_EMPHASIS = lazy(r"[*_~`]+")
-_NUMBERING = lazy(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
-_FIELD_SUFFIX = lazy(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an|for)\s+")
+_PARENTHESES = re.compile(r"\s*\(.*?\)\s*")
+_EMPHASIS = re.compile(r"[*_~`]+")
+_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
+_FIELD_SUFFIX = re.compile(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
 
 
 def plain(title: str) -> str:
@@ -277,7 +287,27 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("related", "referen", "usage", "about", "write", "contribut"),
+    *(
+        "related",
+        "referen",
+        "usage",
+        "about",
+        "write",
+        "contribut",
+        "lifecycle",
+        "maintenance",
+        "文件",
+        "文档",
+        "шаблон",
+        "формат",
+        "vorlage",
+        "modèle",
+        "plantilla",
+        "modelo",
+        "模板",
+        "テンプレート",
+        "書式",
+    ),
 )
 
 
@@ -296,9 +326,72 @@ def numbers_entry(label: str) -> bool:
     return bool(_ENTRY_NUMBER.match(plain(label).strip(" :：.")))
 
 
+# The parts of a report around its lessons (its summary, how it was tested, what comes next),
+# when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
+_REPORT_PARTS = re.compile(
+    r"^(?:(?:executive\s+)?summary|overview|conclusions?|test(?:ing)?\s+(?:environment|matrix|setup)|"
+    r"what\s+to\s+document\s+next|documentation\s+updates\b.*|next\s+steps)$",
+    re.IGNORECASE,
+)
+
+
+# The two sides of a lesson shown by contrast (``### Wrong: …`` / ``### Right: …``): its parts.
+_CONTRAST = re.compile(
+    r"^[^\w]*(?:wrong|right|bad|good|incorrect|correct|avoid|prefer|don'?t|do|instead|better|worse|"
+    r"anti-?pattern|неправильно|правильно|falsch|richtig|mauvais|bon|incorrecto|correcto|错误|正确|"
+    r"悪い例|良い例)(?:\s+(?:example|way|approach|pattern|code|practice))?\s*$",
+    re.IGNORECASE,
+)
+
+
+def names_contrast(title: str) -> bool:
+    """``Wrong: …``, ``✅ Right``, ``Bad example``: one side of a lesson shown by contrast."""
+    label = plain(title).replace("：", ":").partition(":")[0]
+    return bool(_CONTRAST.match(label.strip(" *_")))
+
+
+_HOW_TO_RECORD = re.compile(
+    r"^(?:how\s+(?:to|we)\s+)?(?:record|recording|add|adding|write|writing|capture|capturing|log|logging|"
+    r"maintain|maintaining|keep|keeping)\s+(?:new\s+|the\s+)?(?:lessons?(?:\s+learned)?|gotchas?|"
+    r"learnings?|entries|pitfalls?)\b",
+    re.IGNORECASE,
+)
+
+
+def names_how_to_record(title: str) -> bool:
+    """``Recording lessons``, ``How to add gotchas``: a rule about the record, holding none."""
+    return bool(_HOW_TO_RECORD.match(plain(title).strip()))
+
+
+# A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).
+_PLACEHOLDER = re.compile(
+    r"^(?:(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet)\W*$|"
+    r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
+    r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as))(?!\w))",
+    re.IGNORECASE,
+)
+
+
+def is_placeholder(text: str) -> bool:
+    return bool(_PLACEHOLDER.match(plain(text).strip(" _*.")))
+
+
+def is_report_part(title: str) -> bool:
+    return bool(_REPORT_PARTS.match(plain(title).strip(" :.")))
+
+
+_CODE = re.compile(r"`[^`]*`")
+
+
 def is_meta(title: str) -> bool:
+    """A section about the file itself (how to add, a template, contents), by its words: code it
+    quotes (``project_template_tasks``, ``index.ts``) names the project's things, not the file's."""
     lowered = title.lower()  # a hint first, by substring: an alternation would try each at every character
-    return any(map(lowered.__contains__, _META_HINTS)) and bool(_META.search(plain(title)))
+    if not any(map(lowered.__contains__, _META_HINTS)):
+        return False
+    if "`" in title:
+        title = _CODE.sub(" ", title)
+    return bool(_META.search(plain(title)))
 
 
 def field_name(label: str) -> str:

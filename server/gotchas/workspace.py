@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gotchas import locking, surface
+from gotchas import confine, locking, surface
 from gotchas.atomic import RecordChanged, Snapshot, Swap, compare_and_swap, signature, write_atomic
 from gotchas.confined import (
     BY_DESCRIPTOR,
@@ -163,7 +163,10 @@ class Workspace:
         return resolved
 
     def record_path(self, record: str | None = None) -> Path:
-        return self.inside(record or self.default_record)
+        """The record to read or write; a ``record`` argument names only a lessons file."""
+        path = self.inside(record or self.default_record)
+        confine.check_record(self.root, record, path, self.inside(self.default_record))
+        return path
 
     def writable_record(self, record: str | None = None) -> Path:
         """The record an edit may write: the configured one or a Markdown file under ``.claude/``.

@@ -278,7 +278,7 @@ def test_a_stored_proposal_with_a_forged_note_is_refused_at_apply(project: Path,
     stored = proposal.load(proposals, made["proposal_id"])
     ws = Workspace(project)
     current = ws.load(project / RECORD)
-    plan = edit.plan_supersede(current, current.get(TARGET), "#664", stored.lesson, note)
+    plan = edit.plan_supersede(current, target=current.get(TARGET), task="#664", new=stored.lesson, note=note)
     forged = dataclasses.replace(
         stored, red_herring_note=note, result_sha256=hashlib.sha256(plan.data).hexdigest()
     )

@@ -7,7 +7,13 @@ from collections.abc import Iterator
 from gotchas import edit
 from gotchas.record import Record
 
-LESSON = edit.lesson("The real cause", "It was the cache.", ["#7"], "confirmed", "the log says so")
+LESSON = edit.lesson(
+    "The real cause",
+    body="It was the cache.",
+    tasks=["#7"],
+    root_cause="confirmed",
+    diagnostic="the log says so",
+)
 
 
 def supersedes(before: Record, count: int) -> Iterator[bytes]:
@@ -15,7 +21,7 @@ def supersedes(before: Record, count: int) -> Iterator[bytes]:
     target the planner refuses is left out."""
     for target in before.entries[:: max(1, len(before.entries) // count)]:
         try:
-            plan = edit.plan_supersede(before, target, "#7", LESSON)
+            plan = edit.plan_supersede(before, target=target, task="#7", new=LESSON)
         except Exception:  # a target the planner refuses
             continue
         yield plan.data

@@ -26,4 +26,4 @@ def _never(*_: object) -> None:
 def install() -> None:
     blocks.__dict__["scan_lines"] = _whole
     scanner.__dict__["scan_lines"] = _whole
-    record.__dict__["_spliced"] = _never
+    record.parsing.__dict__["_spliced"] = _never

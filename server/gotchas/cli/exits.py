@@ -17,7 +17,7 @@ EXIT_INTERRUPTED = 130
 EXIT_CODES = (
     (0, "success (check-hold: released; verify: no problem that fails)"),
     (1, "an error: a refusal, a problem found by verify, a failed read or write"),
-    (2, "bad input: unknown option, invalid argument"),
+    (2, "bad input: unknown option, invalid argument, a key .claude/gotchas.toml does not know"),
     (3, "held: check-hold's hold is held, apply refused, or apply --released left some held"),
     (4, "check-hold: unsatisfiable (a task can no longer land)"),
     (5, "check-hold: unknown (no source could tell)"),

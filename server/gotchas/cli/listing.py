@@ -6,12 +6,22 @@ import argparse
 from typing import TYPE_CHECKING
 
 from gotchas.cli.options import json_flag, workspace
-from gotchas.cli.output import emit, say
-from gotchas.terminal import printable
+from gotchas.cli.output import (
+    color_mode,
+    emit,
+    format_flags,
+    output_format,
+    say,
+    table,
+    terminal_limit,
+    tsv,
+    write,
+)
+from gotchas.terminal import paint
 from gotchas.wording import counted
 
 if TYPE_CHECKING:
-    from gotchas.results import ListResult
+    from gotchas.results import EntrySummary, ListResult
 
 
 def add_list(cmd: argparse.ArgumentParser) -> None:
@@ -26,8 +36,10 @@ def add_list(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--all", action="store_true", help="every entry, however many (default: the first 100)")
     cmd.add_argument("--limit", type=int, metavar="N", help="at most N entries (default 100, up to 1000)")
     cmd.add_argument("--cursor", help="the next_cursor of a --json page, for the page after it")
-    cmd.add_argument("--verbose", action="store_true", help="with --json, also give each entry's title")
-    json_flag(cmd)
+    cmd.add_argument(
+        "--verbose", action="store_true", help="with --json, also give each entry's title and group"
+    )
+    format_flags(cmd, FORMATS)
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -36,6 +48,7 @@ def run_list(args: argparse.Namespace) -> int:
     ws = workspace(args)
     ws.one_shot = True  # nothing edits the record after a listing
     named = bool(args.record or args.global_record)
+    shape = output_format(args)
 
     def page(cursor: str | None, limit: int | None) -> ListResult:
         return lookup.list_gotchas(
@@ -46,7 +59,7 @@ def run_list(args: argparse.Namespace) -> int:
             root_cause=args.root_cause,
             limit=limit,
             cursor=cursor,
-            verbose=args.verbose or not args.json,
+            verbose=args.verbose or shape != "json",
             missing_ok=not named,
         )
 
@@ -55,40 +68,81 @@ def run_list(args: argparse.Namespace) -> int:
         following = page(result["next_cursor"], query.MAX_LIMIT)
         following["entries"] = result["entries"] + following["entries"]
         result = following
-    emit(result, args.json, _listing_text(result))
-    if "notice" in result and not args.json:
+    if shape == "json":
+        emit(result, True)
+    elif shape == "tsv":
+        write(tsv([_cells(item) for item in result["entries"]]))
+        if len(result["entries"]) < result["total"]:
+            say(_count(result))
+    else:
+        write(_listing_table(result, color=color_mode(args), limit=terminal_limit()))
+    if "notice" in result and shape != "json":
         say(result["notice"])
     return 0
 
 
-def _listing_text(result: ListResult) -> str:
-    """Aligned columns (id, lines, tasks, state, title), ids in full, and a count that reads."""
-    from gotchas.query import render_links
+FORMATS = ("table", "tsv", "json")
+_STATE_STYLES = {
+    "red herring": ("yellow",),
+    "superseded": ("yellow",),
+    "confirmed": ("green",),
+    "suspected": ("magenta",),
+}
 
-    rows: list[tuple[str, ...]] = [("ID", "LINES", "TASKS", "STATE", "TITLE")]
-    for item in result["entries"]:
-        start, end = item["lines"]
-        state = [item.get("status", "active")]
-        if "root_cause" in item:
-            state.append(item["root_cause"])
-        if "red_herring_for" in item:
-            state = ["red herring for " + ",".join(item["red_herring_for"])]
-        if "superseded_by" in item:
-            state.append("by " + render_links(item["superseded_by"]))
-        tasks = " ".join(item.get("tasks", [])) or " ".join(item.get("mentions", [])) or "-"
-        cells = (item["id"], f"{start}-{end}", tasks, ", ".join(state), item.get("title", ""))
-        rows.append(tuple(printable(cell) for cell in cells))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]
-        for row in rows
-    ]
+
+def _cells(item: EntrySummary) -> tuple[str, str, str, str, str, str]:
+    """One entry's cells: id, lines, tasks, state, group, title (a TSV row in this order)."""
+    from gotchas.query import lines_text, state_words
+
+    tasks = " ".join(item.get("tasks", [])) or " ".join(item.get("mentions", []))
+    return (
+        item["id"],
+        lines_text(item["lines"]),
+        tasks,
+        ", ".join(state_words(item)),
+        item.get("section", ""),
+        item.get("title", ""),
+    )
+
+
+def _listing_table(result: ListResult, *, color: bool, limit: int | None) -> list[str]:
+    """Aligned columns fitted to the terminal: id, lines, tasks, state (only when some entry
+    is more than plainly active), title; a group's name as a heading line above its entries;
+    a count that reads. Titles give up width first, down to 24 columns, and are left out
+    below that (an id is most often its title's slug), then ids; what is cut ends in ``…``."""
+    cells = [_cells(item) for item in result["entries"]]
+    stated = any(row[3] for row in cells)
+    header = ("ID", "LINES", "TASKS", *(["STATE"] if stated else []), "TITLE")
+    title = len(header) - 1
+    rows: list[tuple[str, ...] | str] = []
+    group = ""
+    for row in cells:
+        if row[4] and row[4] != group:
+            rows.append(row[4])
+        group = row[4]
+        rows.append((row[0], row[1], row[2] or "-", *([row[3]] if stated else []), row[5]))
+
+    def style(column: int, cell: str) -> tuple[str, ...]:
+        if column == 0:
+            return ("cyan",)
+        if stated and column == 3:
+            return _STATE_STYLES.get(cell.split(",", maxsplit=1)[0], ())
+        return ()
+
+    shrink = {title: 24, 2: 9, 0: 16, **({3: 11} if stated else {})}
+    lines = (
+        table(header, rows, limit=limit, shrink=shrink, droppable=title, color=color, style=style)
+        if cells
+        else []
+    )
+    count = _count(result)
+    return [*lines, paint(count, "dim") if color else count]
+
+
+def _count(result: ListResult) -> str:
     shown, total = len(result["entries"]), result["total"]
     count = counted(total, "entry")
-    if shown < total:
-        count = f"{shown} of {count} shown; --all lists every one"
-    body = [line.rstrip() for line in lines] if shown else []
-    return "\n".join([*body, count])
+    return f"{shown} of {count} shown; --all lists every one" if shown < total else count
 
 
 def add_outline(cmd: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gotchas.cli.exits import EXIT_HELD, EXIT_REFUSED
 from gotchas.cli.options import json_flag, workspace
-from gotchas.cli.output import columns, emit, say
+from gotchas.cli.output import color_flag, color_mode, columns, diff, emit, say, write
 from gotchas.errors import InvalidArgument
 from gotchas.wording import counted
 
@@ -76,6 +76,7 @@ def add_propose(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--recheck", action="store_true", help="with --retire: still true as of --evidence REV")
     cmd.add_argument("--why", help="retire: what changed, one line")
     json_flag(cmd)
+    color_flag(cmd)
 
 
 def run_propose(args: argparse.Namespace) -> int:
@@ -131,8 +132,12 @@ def run_propose(args: argparse.Namespace) -> int:
             hold=_optional(spec, "hold"),
             no_hold=args.no_hold,
         )
-    text = f"{result['status']}: {result['proposal_id'] or result['new_id']}\n{result['diff']}"
-    emit(result, args.json, text + result["next_step"])
+    if args.json:
+        emit(result, True)
+        return 0
+    head = f"{result['status']}: {result['proposal_id'] or result['new_id']}"
+    # the diff coloured as git colours one, on a terminal; every line escaped all the same
+    write([*diff(head, False), *diff(result["diff"], color_mode(args)), *diff(result["next_step"], False)])
     return 0
 
 
@@ -229,11 +234,13 @@ def run_apply(args: argparse.Namespace) -> int:
         preflight(ws, [args.proposal_id])
     result = operations.apply(ws, proposal_id=args.proposal_id)
     text = f"{result['status']}: {result['reason']}"
-    if args.commit and result["status"] == "applied":
+    if args.commit and result["status"] in ("applied", "already-applied"):
         from gotchas.commit import commit_applied
 
-        result["commit"] = commit_applied(ws, [result["proposal_id"]])
-        text += f"\ncommitted {result['commit']}"
+        made = commit_applied(ws, [result["proposal_id"]])  # already-applied: finish a stopped commit
+        if made:
+            result["commit"] = made
+            text += f"\ncommitted {made}"
     emit(result, args.json, text)
     return 0 if result["status"] in ("applied", "already-applied") else EXIT_HELD
 
@@ -244,15 +251,21 @@ def _apply_released(args: argparse.Namespace) -> int:
 
     ws = workspace(args)
     operations.refuse_unresolved_merge(ws)
+    stopped: list[str] = []
     if args.commit:
-        from gotchas.commit import preflight
+        from gotchas.commit import preflight, unfinished
 
         preflight(ws, None)
+        stopped = [p.id for p in unfinished(ws, None)]  # written by a commit that did not finish
     result = pending.apply_released(ws)
-    if args.commit and result["applied"]:
+    if args.commit and (result["applied"] or stopped):
         from gotchas.commit import commit_applied
 
-        result["commit"] = commit_applied(ws, [r["proposal_id"] for r in result["applied"]])
+        made = commit_applied(
+            ws, list(dict.fromkeys([r["proposal_id"] for r in result["applied"]] + stopped))
+        )
+        if made:
+            result["commit"] = made
     lines = [f"applied {r['proposal_id']}: {r['reason']}" for r in result["applied"]]
     if "commit" in result:
         lines.append(f"committed {result['commit']}")

@@ -51,6 +51,7 @@ REGISTRY = (
     Command("lint", _VERIFY, _CHECK, build="add_verify", run="run_verify"),
     Command("serve", _SERVE, "run the MCP server (stdio; --http for streamable HTTP)"),
     Command("demo", _SERVE, "walk through the #664 correction on a scratch copy"),
+    Command("view", "gotchas.view.command", "write the record, its corrections and its tasks as one static HTML page"),  # noqa: E501
 )
 """In the order ``gotchas --help`` lists them."""
 

@@ -13,10 +13,12 @@ from gotchas.errors import GotchasError
 
 
 def add_merge_record(cmd: argparse.ArgumentParser) -> None:
-    cmd.add_argument("base", help="%%O: the common ancestor's version")
-    cmd.add_argument("ours", help="%%A: our version; the merge is written here")
-    cmd.add_argument("theirs", help="%%B: their version")
-    cmd.add_argument("path", nargs="?", help="%%P: the record's path, for messages")
+    cmd.add_argument(
+        "paths",
+        nargs=argparse.REMAINDER,
+        help="-- %%O %%A %%B %%P: base, ours (the merge is written here), theirs, the record's path; "
+        "every one a path, whatever it starts with",
+    )
 
 
 def run_merge_record(args: argparse.Namespace) -> int:
@@ -28,9 +30,11 @@ def run_merge_record(args: argparse.Namespace) -> int:
     except GotchasError as exc:
         say(f"{exc.message}; reading the record unpinned")
         read = merge.read_guessed
-    status, line = merge.run(
-        Path(args.base), Path(args.ours), Path(args.theirs), args.path or args.ours, read
-    )
+    paths = args.paths[1:] if args.paths[:1] == ["--"] else args.paths  # all paths, even "-h"
+    if len(paths) not in (3, 4):
+        say("merge-record takes %O %A %B [%P]: the base, ours (merged into), theirs, the path")
+        return 2
+    status, line = merge.run(Path(paths[0]), Path(paths[1]), Path(paths[2]), (paths + paths[1:2])[3], read)
     say(line)
     return status
 
@@ -48,6 +52,7 @@ def run_init(args: argparse.Namespace) -> int:
     lines = [f"{'kept' if c.kept else verb} {c.target}: {c.what}" for c in changes]
     if all(c.kept for c in changes):
         lines.append("nothing to change: already set up")
+    lines.append(initialize.NEXT)
     view = {
         "dry_run": args.dry_run,
         "changes": [{"target": c.target, "what": c.what, "kept": c.kept} for c in changes],

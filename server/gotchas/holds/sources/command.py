@@ -3,11 +3,18 @@
 The command is an argv template: ``{task}`` is replaced inside single arguments, so a
 task reference reaches the program as data, never through a shell. The program prints
 one JSON object such as ``{"state": "landed", "url": "...", "detail": "..."}``.
+
+It runs outside the repository: in an empty temporary folder, with a ``PATH`` stripped of
+empty, relative and in-repository entries, so a file the repository names like the user's
+program is never the one that runs.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from gotchas import json_text
@@ -23,6 +30,20 @@ from gotchas.holds.sources import (
 
 _MAX_OUTPUT = 1024 * 1024
 _UNKNOWN_WORDS = frozenset({"unknown", "none", ""})
+
+
+def outside_path(path: str, root: Path) -> str:
+    """``PATH`` without the entries that could find a program in the repository: empty ones
+    and ``.`` (the working directory), relative ones, and any folder inside ``root``."""
+    top = root.resolve()
+    kept = []
+    for entry in path.split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            continue
+        if Path(entry).resolve().is_relative_to(top):
+            continue
+        kept.append(entry)
+    return os.pathsep.join(dict.fromkeys(kept))
 
 
 def command_argv(template: tuple[str, ...] | list[str], task: str) -> list[str]:
@@ -45,15 +66,19 @@ class CommandSource:
     def observe(self, task: str) -> Observation:
         argv = command_argv(self.template, task)
         shown = " ".join(argv)
+        env = {**os.environ, "PATH": outside_path(os.environ.get("PATH", os.defpath), self.root)}
+        program = shutil.which(argv[0], path=env["PATH"]) if "/" not in argv[0] else argv[0]
         try:
-            result = subprocess.run(
-                argv,
-                cwd=self.root,
-                capture_output=True,
-                timeout=self.timeout,
-                stdin=subprocess.DEVNULL,
-                check=False,
-            )
+            with tempfile.TemporaryDirectory(prefix="gotchas-command-") as outside:
+                result = subprocess.run(
+                    [program or argv[0], *argv[1:]],
+                    cwd=outside,
+                    env=env,
+                    capture_output=True,
+                    timeout=self.timeout,
+                    stdin=subprocess.DEVNULL,
+                    check=False,
+                )
         except FileNotFoundError:
             raise SourceFailed(f"tracker command not found: {argv[0]}", argv=argv) from None
         except PermissionError:

@@ -4,6 +4,10 @@
 a pull request is then read from ``/pulls/{n}`` for ``merged_at``. Every way the call
 can fail — 404, 401, rate limits, a dropped connection, a timeout, a body that is not
 the documented JSON — becomes a :class:`SourceFailed` that says what to do next.
+
+Only the project's own repository is asked (``[holds.github] repo``, else the origin
+remote): a task naming another ``owner/repo`` is answered unknown without a request, so
+stored proposals cannot aim the user's token at repositories of their choosing.
 """
 
 from __future__ import annotations
@@ -70,9 +74,14 @@ class GitHubSource:
         if match is None:
             note: Evidence = {"source": "github", "note": f"{task} is not a GitHub issue reference"}
             return Observation("github", None, [note], utc_now())
-        repo = match["repo"] or self._default_repo()
+        repo = self._default_repo()
+        if match["repo"] and match["repo"].lower() != repo.lower():
+            why = f"{task} is not a task of this repository ({repo}); not asked"
+            note = {"source": "github", "note": why}
+            return Observation("github", None, [note], utc_now())
         number = int(match["number"])
         issue = self._get(f"/repos/{repo}/issues/{number}", f"{repo}#{number}")
+        state: TaskState | None
         if "pull_request" in issue:
             pull = self._get(f"/repos/{repo}/pulls/{number}", f"{repo}#{number}")
             state, evidence = pull_state(pull)
@@ -219,8 +228,30 @@ def _error_message(exc: urllib.error.HTTPError) -> str:
     return str(exc.reason or "no detail")
 
 
-def issue_state(issue: dict[str, object]) -> tuple[TaskState, Evidence]:
-    """open → running; closed as completed (or with no reason) → landed; otherwise abandoned."""
+MAINTAINERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+"""``author_association`` values of people with write access to the repository."""
+
+
+def _login(value: object) -> str | None:
+    login = value.get("login") if isinstance(value, dict) else None
+    return login if isinstance(login, str) else None
+
+
+def closed_by_outside_author(issue: dict[str, object]) -> bool:
+    """Whether the issue was closed by the person who opened it, who is not a maintainer.
+
+    Anyone may open an issue and close their own; that says nothing about the task landing,
+    so it must not release a hold. A close by a maintainer, by someone with triage rights
+    (only they can close another person's issue) or by a closing commit counts.
+    """
+    author, closer = _login(issue.get("user")), _login(issue.get("closed_by"))
+    return author is not None and author == closer and issue.get("author_association") not in MAINTAINERS
+
+
+def issue_state(issue: dict[str, object]) -> tuple[TaskState | None, Evidence]:
+    """open → running; closed as completed (or with no reason) → landed, unless its author,
+    not a maintainer, closed it (unknown: see :func:`closed_by_outside_author`); otherwise
+    abandoned."""
     state = _required_str(issue, "state")
     reason = issue.get("state_reason")
     evidence: Evidence = {
@@ -236,6 +267,12 @@ def issue_state(issue: dict[str, object]) -> tuple[TaskState, Evidence]:
     if state != "closed":
         raise SourceFailed(f"GitHub answered an issue state {state!r}; expected open or closed")
     if reason in (None, "completed"):
+        if closed_by_outside_author(issue):
+            evidence["note"] = (
+                "closed by its own author, who is not a maintainer: not counted as landed; "
+                "a closing commit or a maintainer's close releases it"
+            )
+            return None, evidence
         if reason is None:
             evidence["note"] = "closed without a reason; GitHub shows that as completed"
         return "landed", evidence

@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gotchas import json_text, locking
+from gotchas import json_text, limits, locking
 from gotchas.confined import append_jsonl, open_beneath
-from gotchas.errors import GotchasError, InvalidArgument
+from gotchas.errors import GotchasError, InvalidArgument, StateTooLarge
 from gotchas.holds.sources import (
     TASK_STATES,
     Evidence,
@@ -91,9 +91,9 @@ def read_ledger(root: Path) -> LedgerContents:
         raise SourceFailed(f"cannot read the task ledger {LEDGER_PATH}: {exc.message}") from None
     try:
         locking.shared(fd)
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
+        chunks = [limits.read_fd(fd, limits.MAX_LEDGER_BYTES, f"the task ledger {LEDGER_PATH}")]
+    except StateTooLarge as exc:
+        raise SourceFailed(exc.message) from None
     except OSError as exc:
         raise SourceFailed(f"cannot read the task ledger {LEDGER_PATH}: {exc}") from None
     finally:

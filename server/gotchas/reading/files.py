@@ -1,0 +1,253 @@
+"""File rules, registered as data: what kind of file this is and where its lessons live.
+
+A person first decides what a file is: a project's override says (a pin); its title names
+something else (a changelog, a plan) or one lesson; it is a guide with a lessons section,
+a guide with none, or a lessons file read whole. ``FILE_RULES`` holds those decisions in
+order, as (name, rule) rows; the first rule that returns a reading decides. A rule gets
+the reader and the ``Frame`` (the title section and its note) and returns ``None`` to pass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gotchas import vocabulary
+from gotchas.blockmap import Block
+from gotchas.reading import pinned, series
+from gotchas.reading.model import Note, Pin, Reading
+from gotchas.reading.sections import Reader
+from gotchas.reading.text import TEMPLATE
+from gotchas.reading.tree import Section
+from gotchas.reading.units import unit_spans
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The section read as the file (its title section when one heading tops all others), that
+    title's note, and the project's pin."""
+
+    root: Section
+    title_note: Note | None
+    pin: Pin | None
+
+
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+\S")
+
+FileRule = Callable[[Reader, Frame], "Reading | None"]
+
+
+def title_section(reader: Reader) -> tuple[Section, Note | None]:
+    """The document's title heading, when one heading sits above all others."""
+    root = reader.tree
+    if len(root.children) == 1 and not [b for b in root.body if b.kind not in ("html", "hr")]:
+        top = root.children[0]
+        note = Note(
+            top.start,
+            top.heading.end if top.heading else top.start,
+            "title",
+            top.title,
+            "the document's title",
+        )
+        return top, note
+    return root, None
+
+
+def _pinned_unit(reader: Reader, frame: Frame) -> Reading | None:
+    pin = frame.pin
+    if pin and pin.unit and pin.unit not in ("auto",):
+        return pinned.read_pinned(reader, pin, frame.root)
+    return None
+
+
+def _pinned_section(reader: Reader, frame: Frame) -> Reading | None:
+    pin = frame.pin
+    if not pin or not pin.section:
+        return None
+    wanted = vocabulary.plain(pin.section)
+    found = reader.find_sections(frame.root, lambda t: wanted in vocabulary.plain(t))
+    return reader.read_scopes(found, "pinned lessons section", pinned=True)
+
+
+def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
+    """A title naming a changelog, a plan, tasks, terms or a decision: no lessons."""
+    root = frame.root
+    if root.heading is None:
+        return None
+    if vocabulary.names_how_to_record(root.title) and not reader.has_entry_fields(root):
+        why = f"the title {root.title!r} names how lessons are recorded, not a lesson"
+    elif vocabulary.names_no_lessons(root.title):
+        why = f"the title {root.title!r} names a record of changes, plans, tasks, terms or a decision"
+    else:
+        return None
+    if frame.title_note:
+        reader.left_out.append(frame.title_note)
+    return Reading("not-lessons", [], why, [], [], reader.left_out)
+
+
+def _one_with_fields(reader: Reader, frame: Frame) -> Reading | None:
+    """A titled file whose text carries this tool's entry fields: one lesson, its heading."""
+    root = frame.root
+    if (
+        root.heading is not None
+        and reader.has_entry_fields(root)
+        and not any(b.kind == "item" for b in root.body)
+        and reader.owns_fields(root, unit_spans(reader, root, root.body, root.own_end, ""))
+    ):
+        span = reader.heading_span(root, "its one heading carries entry fields (id:, tasks:…)")
+        return Reading("lessons", [span], "a file of one lesson with entry fields")
+    return None
+
+
+def _titled_one(reader: Reader, frame: Frame) -> Reading | None:
+    title = frame.root.title
+    if (
+        frame.root.heading is not None
+        and vocabulary.names_one_lesson(title)
+        and not vocabulary.names_lessons(title.replace("Lesson", "").replace("lesson", ""))
+    ):
+        return reader.single(f"the title {title!r} names one lesson")
+    return None
+
+
+def _untitled_lessons(frame: Frame) -> bool:
+    return frame.root.heading is None or not vocabulary.names_lessons(frame.root.title)
+
+
+def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
+    """A guide (or an untitled file) with sections titled as lessons: those hold them."""
+    root = frame.root
+    if not _untitled_lessons(frame):
+        return None
+    sections = reader.find_sections(root, lambda t: vocabulary.names_lessons(t) or _pinned_in(frame, t))
+    if not sections:
+        return None
+    if all(vocabulary.names_one_lesson(s.title) for s in sections):
+        if reader.parts_of_one(root.children):
+            return reader.single("its sections, its one Lesson among them, are the parts of one lesson")
+        headings = sum(1 for b in reader.blocks if b.kind == "heading")
+        if headings > 3 * len(sections) + 1:
+            return None  # `### Lesson: …` among many other headings names itself, not the file's lessons
+    # a lesson added beside the lessons section carries this tool's entry fields
+    sections = reader.find_sections(
+        root, lambda t: vocabulary.names_lessons(t) or _pinned_in(frame, t), reader.has_entry_fields
+    )
+    return reader.read_scopes(sections, "a guide whose lessons live in its lessons section")
+
+
+def _pinned_in(frame: Frame, title: str) -> bool:
+    """A section the pin gives a unit of lessons (not ``none`` or ``auto``): a lessons section."""
+    if frame.pin is None:
+        return False
+    plain = vocabulary.plain(title).lower()
+    return any(
+        unit not in ("none", "auto") and vocabulary.plain(t).lower() in plain
+        for t, unit in frame.pin.sections
+    )
+
+
+def _guide(reader: Reader, frame: Frame) -> Reading | None:
+    """Sections about the project (setup, architecture, commands), none titled as lessons."""
+    root = frame.root
+    if not _untitled_lessons(frame) or not root.children:
+        return None
+    tops = root.children
+    guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.search(s.title))
+    titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.search(root.title))
+    if guide >= 2 and (guide * 3 >= len(tops) or titled):
+        return Reading(
+            "not-lessons", [], "a guide: its sections are about the project, none is titled as lessons"
+        )
+    return None
+
+
+def _whole_file(reader: Reader, frame: Frame) -> Reading:
+    """A lessons file read whole: its sections and bodies decide the entries."""
+    root = frame.root
+    if root.heading is None:
+        why = "the file has no title; it is read as a whole"
+    elif _untitled_lessons(frame):
+        why = f"the title {root.title!r} does not name its contents; the whole file is read"
+    else:
+        why = f"the title {root.title!r} names a lessons file"
+    if frame.title_note:
+        reader.left_out.append(frame.title_note)
+    entries = reader.container(root, top=True)
+    if entries:
+        entries = series.settle(reader, entries)
+    if entries is None:
+        return reader.single("the whole file explains one lesson: its sections are that lesson's parts")
+    if entries:
+        return Reading("lessons", entries, why, [], reader.groups, reader.left_out)
+    if _checklist(reader):
+        return Reading(
+            "not-lessons", [], "a checklist: its items are progress, not lessons", [], [], reader.left_out
+        )
+    if _substantial(reader, root) and not reader.pointer and not _template_only(reader, root):
+        return reader.single("no lesson structure, but one body of text: the file is one lesson")
+    return Reading(
+        "not-lessons", [], "nothing in the file reads as a lesson", [], reader.groups, reader.left_out
+    )
+
+
+def _template_only(reader: Reader, root: Section) -> bool:
+    """Instructions and an entry template (``YYYY-MM-DD``, ``<title>``, a heading) in code or
+    in an HTML comment: no lesson yet."""
+    content = [b for b in root.body if b.kind not in ("html", "hr")]
+    fences = [b for b in content if b.kind == "fence"]
+    comments = [
+        b for b in root.body if b.kind == "html" and reader.lines[b.start].lstrip().startswith("<!--")
+    ]
+    if (
+        not (fences or comments)
+        or len(content) - len(fences) > 2
+        or any(b.kind != "paragraph" for b in content if b.kind != "fence")
+    ):
+        return False
+    return all(_template(reader, b) for b in fences) and (
+        bool(fences) or any(_template(reader, b) for b in comments)
+    )
+
+
+def _template(reader: Reader, block: Block) -> bool:
+    lines = reader.lines[block.start : block.end]
+    return bool(TEMPLATE.search("\n".join(lines))) or any(_HEADING_LINE.match(line) for line in lines)
+
+
+def _checklist(reader: Reader) -> bool:
+    """Every list item is a checkbox or a done mark."""
+    items = [b for b in reader.blocks if b.kind == "item"]
+    return bool(items) and all(reader.is_tick(b) for b in items)
+
+
+def _substantial(reader: Reader, root: Section) -> bool:
+    content = [b for b in reader.blocks if b.kind not in ("html", "hr")]
+    lines = sum(1 for n in range(root.start, root.end) if reader.lines[n].strip())
+    return reader.matter is not None or len(content) >= 3 or lines >= 4
+
+
+# (name, rule), tried in order; the last always decides
+FILE_RULES: tuple[tuple[str, FileRule], ...] = (
+    ("pinned unit", _pinned_unit),
+    ("pinned lessons section", _pinned_section),
+    ("titled as something else", _titled_otherwise),
+    ("one lesson with entry fields", _one_with_fields),
+    ("titled as one lesson", _titled_one),
+    ("a guide's lessons section", _lessons_section),
+    ("a guide without lessons", _guide),
+    ("a lessons file read whole", _whole_file),
+)
+
+
+def read_file(reader: Reader, pin: Pin | None) -> Reading:
+    """The reading the first file rule gives."""
+    root, note = title_section(reader)
+    frame = Frame(root, note, pin)
+    if pin is not None and pin.sections:
+        reader.section_pins = pinned.SectionPins(reader, pin)
+    for _name, rule in FILE_RULES:
+        found = rule(reader, frame)
+        if found is not None:
+            return found
+    raise AssertionError("the last file rule always decides")

@@ -1,0 +1,529 @@
+"""Section rules: whether a heading is a lesson, a group of lessons, or a lesson's parts.
+
+A reader goes section by section: a section whose sub-headings name a lesson's parts
+(``Problem``, ``Fix``) is one lesson; one whose sub-sections are lessons is a group; a leaf
+is a lesson or a group of the units in its body (``units``), weighed by what its title reads
+as (``titles``) and what its body is made of. Siblings share a shape. Each section's answer
+is kept (``reuse``) so an edit reads again only the sections it touched.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from gotchas import vocabulary
+from gotchas.blockmap import Block
+from gotchas.reading.model import Answer, Note, Prior, Reading, Span
+from gotchas.reading.reuse import Memo
+from gotchas.reading.state import State
+from gotchas.reading.text import ENTRY_FIELD, LINKED_FILE, MARK, MD_REFERENCE, lead_label, title_of
+from gotchas.reading.titles import title_evidence
+from gotchas.reading.tree import Section
+from gotchas.reading.units import lesson_items, plural, unit_spans
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class SectionPinsLike(Protocol):
+        """What the section rules ask of a project's section pins (``pinned.SectionPins``)."""
+
+        def unit_of(self, section: Section) -> str | None: ...
+
+        def read(self, section: Section) -> list[Span] | None: ...
+
+
+class Reader(State):
+    """The state with the section rules; ``keep``: whether each section's answer is kept for
+    an edit to take over (off for a process that reads once and exits)."""
+
+    def __init__(
+        self,
+        blocks: Sequence[Block],
+        lines: Sequence[str],
+        matter: tuple[int, int] | None,
+        prior: Prior | None = None,
+        keep: bool = True,
+    ):
+        super().__init__(blocks, lines, matter, prior)
+        self.keep = keep
+        self.memo = Memo(self.leaves)
+        # a project's pin for single sections (``pinned.SectionPins``), set by the file rules
+        self.section_pins: SectionPinsLike | None = None
+
+    def take_over(self, prior: Prior | None) -> None:
+        """Reuse ``prior``'s answers when the file-wide evidence they rest on is the same."""
+        self.memo.take_over(prior, self.leaves)
+
+    def has_entry_fields(self, section: Section, marks: bool = True) -> bool:
+        """A leaf section carrying this tool's own entry fields (``tasks:``, ``supersedes:``…) is a
+        lesson. With ``marks=False`` a red-herring mark alone does not count: it annotates a lesson
+        already there and must not change how its section reads."""
+        if section.children:
+            return False
+        return any(
+            ENTRY_FIELD.match(line) and (marks or not MARK.match(line))
+            for b in section.body
+            for line in self.lines[b.start : b.end]
+        )
+
+    def find_sections(
+        self, root: Section, test: Callable[[str], bool], also: Callable[[Section], bool] | None = None
+    ) -> list[Section]:
+        out: list[Section] = []
+
+        def walk(section: Section) -> None:
+            for child in section.children:
+                if (test(child.title) or (also is not None and also(child))) and not vocabulary.is_meta(
+                    child.title
+                ):
+                    out.append(child)
+                else:
+                    walk(child)
+
+        walk(root)
+        return out
+
+    def single(self, reason: str) -> Reading:
+        title = self.document_title()
+        span = Span("document", 0, 1, self.total, title, 0, "", None, reason)
+        return Reading("single-lesson", [span] if self.total else [], reason)
+
+    def document_title(self) -> str:
+        if self.matter is not None:
+            for n in range(self.matter[0] + 1, self.matter[1] - 1):
+                key, _, value = self.lines[n].partition(":")
+                if key.strip().lower() in ("name", "title") and value.strip():
+                    return value.strip().strip("'\"")
+        for block in self.blocks:
+            if block.kind == "heading":
+                return block.title
+        for block in self.blocks:
+            return title_of("block", self.lines[block.start])
+        return "lesson"
+
+    def container(self, section: Section, top: bool) -> list[Span] | None:
+        """A section known to hold lessons. ``None``: its sub-sections are one lesson's parts."""
+        children = [c for c in section.children if not self.skip_meta(c, report=top)]
+        if children and self.parts_of_one(children):
+            return None
+        body = section.body
+        end = section.own_end
+        prose_only = all(b.kind in ("paragraph", "quote", "html", "hr") for b in body)
+        if not children and prose_only and not top and len(body) <= 4:
+            prose = " ".join(self.lines[n] for b in body for n in range(b.start, b.end))
+            if MD_REFERENCE.search(prose):
+                self.left_out.append(
+                    Note(
+                        section.start,
+                        section.end,
+                        "pointer",
+                        section.title,
+                        "points to another file for its lessons",
+                    )
+                )
+                return []
+        spans = self.own_units(section, body, end, top=top, container=True)
+        spans.extend(self.read_children(children))
+        content = [b for b in body if b.kind not in ("html", "hr")]
+        if (
+            not spans
+            and not top
+            and not children
+            and section.heading is not None
+            and content
+            and not self.pointer
+        ):
+            return [self.heading_span(section, "a lessons section written as one lesson")]
+        return spans
+
+    def skip_meta(self, section: Section, report: bool = False) -> bool:
+        """A section about the file itself, left out; with ``report``, also a report's own part
+        (its summary, test matrix, next steps): a top-level section around the lessons. A
+        section the project pinned is read as pinned instead."""
+        if self.section_pins is not None and self.section_pins.unit_of(section) is not None:
+            return False
+        if report and vocabulary.is_report_part(section.title):
+            why = "a part of the report around the lessons (its summary, tests, next steps)"
+            self.left_out.append(Note(section.start, section.end, "report", section.title, why))
+            return True
+        if vocabulary.is_meta(section.title):
+            self.left_out.append(
+                Note(
+                    section.start,
+                    section.end,
+                    "meta",
+                    section.title,
+                    "about the file itself (how to add, a template, references)",
+                )
+            )
+            return True
+        return False
+
+    def parts_of_one(self, children: Sequence[Section]) -> bool:
+        """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…): looked
+        at until more than half do not."""
+        allowed = len(children) // 2  # the most that may not, for half or more to
+        misses = 0
+        for child in children:
+            if not self.is_field_heading(child.title) or self.contrast_of_rules(child):
+                misses += 1
+                if misses > allowed:
+                    return False
+        return len(children) - misses >= 1
+
+    def contrast_of_rules(self, section: Section) -> bool:
+        """``### Do`` / ``### Don't`` holding lists of rules: groups of lessons, not one lesson's
+        two sides (those hold an example or a sentence each)."""
+        if not vocabulary.names_contrast(section.title):
+            return False
+        items, _ = lesson_items(self, section.body)
+        return len(items) >= 2
+
+    def own_units(
+        self, section: Section, body: Sequence[Block], end: int, top: bool, container: bool
+    ) -> list[Span]:
+        """Lessons written directly in a section, before any sub-section."""
+        if self.pointer_index(body):
+            self.left_out.append(
+                Note(
+                    section.body_start,
+                    end,
+                    "index",
+                    section.title,
+                    "a pointer index: each bullet only names another file",
+                )
+            )
+            return []
+        found = unit_spans(self, section, body, end, "a lesson written directly in its section")
+        if found:
+            return found
+        if top or (container and not section.children):
+            return []
+        content = [b for b in body if b.kind not in ("html", "hr")]
+        if not content or (len(content) == 1 and content[0].kind == "paragraph"):
+            if content:
+                self.left_out.append(
+                    Note(content[0].start, content[0].end, "intro", section.title, "the group's introduction")
+                )
+            return []
+        return [
+            Span(
+                "block",
+                content[0].start,
+                content[0].start + 1,
+                end,
+                title_of("block", self.lines[content[0].start + self.fenced(content[0])]),
+                0,
+                "",
+                section.title or None,
+                "a group's own lesson before its sub-lessons",
+            )
+        ]
+
+    def pointer_index(self, body: Sequence[Block]) -> bool:
+        items = [b for b in body if b.kind == "item"]
+        if len(items) < 3:
+            return False
+        texts = [self.first_text(b) for b in items]
+        rests = sorted(len(LINKED_FILE.sub("", t).split()) for t in texts if LINKED_FILE.match(t))
+        if len(rests) * 5 < len(items) * 4 or rests[len(rests) // 2] > 8:
+            return False
+        self.pointer = True
+        return True
+
+    def read_section(self, section: Section) -> list[Span]:
+        """``_read_section``, or the answer the prior reading gave this section where nothing
+        changed; a section read again looks its sub-sections up in its prior answer. A reader
+        that keeps no answers (nothing will edit what it reads) reads the section alone."""
+        if self.section_pins is not None:
+            pinned = self.section_pins.read(section)
+            if pinned is not None:
+                return pinned
+        if not self.keep:
+            return self._read_section(section)
+        start, end, parent = section.start, section.end, section.parent
+        memo = self.memo
+        known = memo.known(start, end, parent)
+        if known is not None:
+            _, _, done, groups, left_out, pointer, _, _ = known
+            self.groups.extend(groups)
+            self.left_out.extend(left_out)
+            self.pointer = self.pointer or pointer
+            return list(done)
+        groups_before, left_before, pointer_before = len(self.groups), len(self.left_out), self.pointer
+        outer, lookup = memo.answers, memo.lookup
+        inner: dict[int, Answer] | None = {} if section.children else None
+        if inner is not None:
+            memo.answers, memo.lookup = inner, memo.inner_lookup(start)
+        self.pointer = False  # nothing in a section reads it: whether this section sets it
+        try:
+            spans = self._read_section(section)
+        finally:
+            memo.answers, memo.lookup = outer, lookup
+        found = self.pointer
+        self.pointer = pointer_before or found
+        outer[start] = (
+            end,
+            parent,
+            tuple(spans),
+            tuple(self.groups[groups_before:]),
+            tuple(self.left_out[left_before:]),
+            found,
+            inner,
+            0,
+        )
+        return spans
+
+    def _read_section(self, section: Section) -> list[Span]:
+        if not section.children:
+            return self.read_leaf(section)
+        children = [c for c in section.children if not self.skip_meta(c)]
+        if children:
+            if self.parts_of_one(children):
+                return [self.heading_span(section, "its sub-headings are this lesson's parts")]
+            self.groups.append(
+                Note(
+                    section.start, section.body_start, "group", section.title, "its sub-sections are lessons"
+                )
+            )
+            spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
+            spans.extend(self.read_children(children))
+            return spans
+        return self.read_leaf(section)
+
+    def read_children(self, children: Sequence[Section]) -> list[Span]:
+        """Sub-sections in order; siblings share a shape: a category heading among groups of
+        blocks or lead-in paragraphs holding just one of them is a group of one."""
+        read: list[tuple[Section, list[Span]]] = []
+        notes: list[tuple[int, int, int, int]] = []  # the groups and left-out notes each child added
+        for child in children:
+            groups, left = len(self.groups), len(self.left_out)
+            read.append((child, self.read_section(child)))
+            notes.append((groups, len(self.groups), left, len(self.left_out)))
+        read = self.odd_groups(read, notes)
+        shapes = Counter(
+            spans[0].kind
+            for child, spans in read
+            if spans and not child.children and spans[0].kind in ("block", "paragraph")
+        )
+        item_groups = sum(
+            1 for child, spans in read if not child.children and spans and spans[0].kind == "item"
+        )
+        out: list[Span] = []
+        for child, spans in read:
+            lone = len(spans) == 1 and spans[0].kind == "heading" and not child.children
+            if lone and item_groups and title_evidence(child.title)[0] > 0:
+                items = self.introduced_items(child)
+                if items:
+                    why = (
+                        f"a lesson in the group {child.title!r}: an introduction, then its siblings' lessons"
+                    )
+                    self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
+                    self.left_out.append(
+                        Note(
+                            child.body[0].start,
+                            child.body[0].end,
+                            "intro",
+                            child.title,
+                            "the group's introduction",
+                        )
+                    )
+                    out.extend(self.spans_from("item", items, child.end, child, why, child.body))
+                    continue
+            if (
+                shapes
+                and lone
+                and title_evidence(child.title)[0] > 0
+                and not self.has_entry_fields(child, False)
+            ):
+                kind = shapes.most_common(1)[0][0]
+                first = next((b for b in child.body if b.kind not in ("html", "hr")), None)
+                # a heading whose body opens with a red-herring mark was itself the lesson
+                if first is not None and not MARK.match(self.lines[first.start]):
+                    why = f"a lesson in the group {child.title!r}: its siblings are groups of {plural(kind)}"
+                    self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
+                    out.extend(self.spans_from(kind, [first], child.end, child, why))
+                    continue
+            out.extend(spans)
+        return out
+
+    def names_field(self, block: Block) -> bool:
+        """An item led by a lesson's own field name (``- Fix: …``, ``- **Cause:** …``), not merely
+        by a label that recurs."""
+        found = lead_label(self.first_text(block))
+        return found is not None and found[1] and found[0] in vocabulary.FIELDS and self.is_field_item(block)
+
+    def odd_groups(
+        self, read: list[tuple[Section, list[Span]]], notes: Sequence[tuple[int, int, int, int]]
+    ) -> list[tuple[Section, list[Span]]]:
+        """Siblings share a role: among headings read as lessons, one with a sub-heading or two
+        and text of its own (``## Pattern: X`` holding ``### Lesson: …``) is a lesson too, its
+        sub-headings its parts, unless its title reads as a category."""
+        lone = sum(
+            1 for c, spans in read if not c.children and len(spans) == 1 and spans[0].kind == "heading"
+        )
+        if len(read) < 3 or lone * 3 < (len(read) - 1) * 2:
+            return read
+        marks = {_mark(c.title) for c, _ in read} - {""}
+        out = []
+        dropped: list[tuple[int, int, int, int]] = []
+        for (child, spans), added in zip(read, notes, strict=True):
+            own = [b for b in child.body if b.kind not in ("html", "hr")]
+            if (
+                child.children
+                and len(child.children) <= 2
+                and own
+                and spans
+                and all(s.start > child.start for s in spans)
+                and title_evidence(child.title)[0] <= 0
+                # a sub-heading opening with the mark its parent's siblings open with is a lesson too
+                and not any(_mark(c.title) in marks for c in child.children)
+            ):
+                dropped.append(added)
+                why = "a lesson among lessons: its sub-headings are its parts"
+                out.append((child, [self.heading_span(child, why)]))
+            else:
+                out.append((child, spans))
+        for g0, g1, l0, l1 in reversed(dropped):
+            del self.groups[g0:g1]
+            del self.left_out[l0:l1]
+        return out
+
+    def introduced_items(self, section: Section) -> list[Block]:
+        """Lesson items after one short opening paragraph and nothing else (``These apply to…``)."""
+        body = [b for b in section.body if b.kind not in ("html", "hr")]
+        if len(body) < 3 or body[0].kind != "paragraph" or body[0].end - body[0].start > 2:
+            return []
+        if any(b.kind != "item" for b in body[1:]):
+            return []
+        if any(ENTRY_FIELD.match(line) for line in self.lines[body[0].start : body[0].end]):
+            return []  # fields in the opening paragraph: the heading is one lesson
+        items, _ = lesson_items(self, body[1:])
+        return items if len(items) >= 2 else []
+
+    def read_leaf(self, section: Section) -> list[Span]:
+        body = section.body
+        ticks_only = (
+            bool(body)  # an empty body holds no checkbox either; most open with neither rule nor item
+            and body[0].kind in ("hr", "item")
+            and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
+        )
+        content = [b for b in body if b.kind not in ("html", "hr")]
+        if (
+            len(content) == 1
+            and content[0].kind == "item"
+            and vocabulary.is_placeholder(self.first_text(content[0]))
+        ):
+            why = "only a placeholder: no lesson yet"
+            self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
+            return []
+        if ticks_only and any(b.kind == "item" for b in body):
+            self.left_out.append(
+                Note(
+                    section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
+                )
+            )
+            return []
+        units = unit_spans(self, section, body, section.end, "")
+        if not units:
+            return [self.heading_span(section, "a lesson: a heading with text of its own")]
+        if self.owns_fields(section, units):
+            return [
+                self.heading_span(
+                    section, "a lesson: its own text carries entry fields (tasks:, root-cause:…)"
+                )
+            ]
+        score, reasons = title_evidence(section.title)
+        if units:
+            kind = units[0].kind
+            if kind == "item":
+                _, others = lesson_items(self, body)
+                lists = {s.start for s in units}
+                lists = {b.list_id for b in body if b.kind == "item" and b.start in lists}
+                if any(b.kind == "item" and b.list_id in lists and self.names_field(b) for b in body):
+                    score -= 2.0
+                    reasons.append("its bullets are one lesson's facts beside its fields (Fix: …)")
+                if others:
+                    score -= 1.0
+                    reasons.append("its list follows or precedes prose of its own")
+                elif len(units) >= 2:
+                    score += 1.0
+                    reasons.append(f"its body is only a list of {len(units)} lessons")
+                else:
+                    score += 0.5
+                    reasons.append("its body is one lesson bullet")
+            else:
+                score += 1.0
+                reasons.append(f"its body is {len(units)} {plural(kind)}")
+        if units and score >= 1.5:
+            why = "a group: " + "; ".join(reasons)
+            self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
+            return [
+                Span(
+                    s.kind,
+                    s.start,
+                    s.body,
+                    s.end,
+                    s.title,
+                    s.level,
+                    s.marker,
+                    section.title,
+                    f"a lesson in the group {section.title!r}",
+                )
+                for s in units
+            ]
+        why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
+        return [self.heading_span(section, why)]
+
+    def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
+        """Entry fields before the section's first unit, or opening it: the section is one lesson.
+        Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
+        mark there), so the reading stays stable after our own edits."""
+        owned = units[0].start if units and units[0].kind in ("block", "paragraph") else section.end
+        return any(
+            ENTRY_FIELD.match(self.lines[n])
+            for b in section.body
+            if b.kind == "paragraph" and b.start <= owned
+            for n in range(b.start, b.end if b.start < owned else b.start + 1)
+        )
+
+    def read_scopes(self, scopes: Sequence[Section], why: str, pinned: bool = False) -> Reading:
+        spans: list[Span] = []
+        notes = []
+        for scope in scopes:
+            notes.append(Note(scope.start, scope.end, "lessons-section", scope.title, why))
+            pinned_here = self.section_pins.read(scope) if self.section_pins is not None else None
+            if pinned_here is not None:
+                spans.extend(pinned_here)
+                continue
+            if vocabulary.names_one_lesson(scope.title) and not scope.children:
+                spans.append(self.heading_span(scope, f"the section {scope.title!r} is one lesson"))
+                continue
+            found = self.container(scope, top=False)
+            if found is None:
+                spans.append(self.heading_span(scope, "its sub-sections are the parts of one lesson"))
+            else:
+                spans.extend(found)
+        if self.tree.children or self.tree.body:
+            first = scopes[0].start if scopes else self.total
+            if first > 0:
+                self.left_out.append(Note(0, first, "guide", "", "guide text outside the lessons section"))
+        if not spans:
+            return Reading(
+                "not-lessons",
+                [],
+                "the lessons section holds no lesson of its own (it points elsewhere)",
+                notes,
+                self.groups,
+                self.left_out,
+                pinned,
+            )
+        return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
+
+
+def _mark(title: str) -> str:
+    """The symbol a title opens with (``⚠️``, ``✅``, ``🔴``), or ``""``."""
+    head = title.lstrip()[:1]
+    return head if head and not head.isalnum() and head not in "`*_[(\"'#" else ""

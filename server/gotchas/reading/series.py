@@ -1,0 +1,77 @@
+"""Entry rules, registered as data: a look at the entries a file's sections gave, as a whole.
+
+Sections are read one by one; some evidence only shows across all of them. A writer who
+numbers the lessons of a report ``1.`` to ``16.`` across its sections has said which parts
+are lessons: the summaries, research notes and change tables around them are not. Each rule
+in ``ENTRY_RULES`` takes the entries (and the reader) and returns them, kept or narrowed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from gotchas import vocabulary
+from gotchas.reading.model import Note, Span
+from gotchas.reading.state import State
+from gotchas.reading.text import ENTRY_FIELD
+
+_ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
+_MIN_SERIES = 5
+
+
+def _number(span: Span) -> tuple[int, bool] | None:
+    """A heading's number in the series, and whether it is a sub-number (``5.1``: a successor)."""
+    if span.kind != "heading":
+        return None
+    found = _ORDINAL.match(vocabulary.plain(span.title))
+    return (int(found[1]), bool(found[2])) if found else None
+
+
+def numbered_series(state: State, spans: list[Span]) -> list[Span]:
+    """Headings of one level numbered 1, 2, 3… once across the file, at least five of them and
+    a third of the entries: those are the lessons, and an entry elsewhere (a summary's heading, a
+    research note, a row of a changelog) is the report around them."""
+    numbered = [(s, n) for s in spans if (n := _number(s)) is not None]
+    if len(numbered) < _MIN_SERIES or len(numbered) * 3 < len(spans) or len(numbered) == len(spans):
+        return spans
+    levels = {s.level for s, _ in numbered}
+    numbers = [n for _, (n, sub) in numbered if not sub]
+    if len(levels) != 1 or numbers != list(range(1, len(numbers) + 1)) or len(numbers) < _MIN_SERIES:
+        return spans
+    kept = [s for s in spans if _number(s) is not None or _own_fields(state, s) or _titled_lessons(s)]
+    first, last = kept[0].start, kept[-1].end
+    for span in spans:
+        if span.start < first or span.start >= last or span not in kept:
+            state.left_out.append(
+                Note(
+                    span.start,
+                    span.end,
+                    "context",
+                    span.title,
+                    "outside the file's numbered series of lessons",
+                )
+            )
+    return kept
+
+
+def _titled_lessons(span: Span) -> bool:
+    """An entry in a section titled as lessons (``## Other gotchas``) stays beside the series."""
+    return span.section is not None and vocabulary.names_lessons(span.section)
+
+
+def _own_fields(state: State, span: Span) -> bool:
+    """An entry carrying this tool's field lines (a successor it wrote) stays, numbered or not."""
+    return any(ENTRY_FIELD.match(line) for line in state.lines[span.body : min(span.end, span.body + 4)])
+
+
+EntryRule = Callable[[State, list[Span]], list[Span]]
+
+ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (("a numbered series of lessons", numbered_series),)
+
+
+def settle(state: State, spans: list[Span]) -> list[Span]:
+    """The entries after every entry rule."""
+    for _, rule in ENTRY_RULES:
+        spans = rule(state, spans)
+    return spans

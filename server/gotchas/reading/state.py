@@ -1,0 +1,308 @@
+"""What every rule reads from: a file's lines and blocks, the evidence counted over the whole
+file, and the parts found so far (groups, left-out notes).
+
+Like a block parser's state object, one ``State`` is shared by the rules of every family;
+a rule asks it questions (is this item a lesson's field? a tick?) and builds spans with it.
+The questions depend on file-wide counts (a label that recurs names a field), so they
+live here, counted once, not in any one rule.
+"""
+
+from __future__ import annotations
+
+import bisect
+import operator
+from collections import Counter
+from collections.abc import Sequence
+
+from gotchas import status, vocabulary
+from gotchas import table as table_rows
+from gotchas.blockmap import Block
+from gotchas.reading.model import Leaves, Note, Prior, Span, SpanKind
+from gotchas.reading.text import (
+    ARTICLE,
+    BOLD_LABEL,
+    CHECKBOX,
+    DONE,
+    LABELLED,
+    LEDGER_REF,
+    NUMBER_PREFIX,
+    NUMBERED_FIELD,
+    SECOND_FIELD,
+    item_text,
+    lead_label,
+    opening_label,
+    row_title,
+    title_of,
+    words,
+)
+from gotchas.reading.tree import HASHES, Section, folded, outline_blocks, section_tree
+
+
+class State:
+    """A file's lines and blocks with the evidence counted over all of it; and the sinks
+    (``groups``, ``left_out``, ``pointer``) the rules add to as they read."""
+
+    def __init__(
+        self,
+        blocks: Sequence[Block],
+        lines: Sequence[str],
+        matter: tuple[int, int] | None,
+        prior: Prior | None = None,
+    ):
+        self.blocks = blocks
+        self.lines = lines
+        self.matter = matter
+        self.total = len(lines)
+        self.tree = section_tree(outline_blocks(blocks, lines), self.total)
+        self.labels = self._label_counts_near(prior) if prior is not None else self._label_counts()
+        self.headings = self._repeated_parts()
+        self.groups: list[Note] = []
+        self.left_out: list[Note] = []
+        self.pointer = False
+        self.leaves = Leaves(
+            frozenset(k for k, n in self.labels.items() if n >= 2),
+            frozenset(k for k, n in self.headings.items() if n >= 2),
+            {},
+            self.labels,
+        )
+        self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
+        self._ledgers: frozenset[int] | None = None
+
+    # -- file-wide counts
+
+    def _repeated_parts(self) -> Counter[str]:
+        """How many different sections hold a sub-heading of each title (``Fix`` under every lesson)."""
+        counts: Counter[str] = Counter()
+        stack = [self.tree]
+        while stack:
+            section = stack.pop()
+            if section.children:
+                counts.update({folded(child.title) for child in section.children})
+                stack.extend(section.children)
+        return counts
+
+    def _label_counts(self) -> Counter[str]:
+        """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
+        counts: Counter[str] = Counter()
+        lines = self.lines
+        for block in self.blocks:
+            kind = block.kind
+            # a paragraph opens with a label only after ``**`` or ``__`` (``opening_label``):
+            # the many that do not are passed over here, without a call
+            if kind == "item" or (
+                kind == "paragraph" and lines[block.start].lstrip().startswith(("**", "__"))
+            ):
+                label = opening_label(block, lines[block.start])
+                if label is not None:
+                    counts[label] += 1
+        return counts
+
+    def _label_counts_near(self, prior: Prior) -> Counter[str]:
+        """``_label_counts`` from the prior reading's: the blocks outside ``[head, tail)`` are
+        the prior text's, so only those between are counted out (as they were) and in (as now)."""
+        leaves, line = prior.reading.leaves, prior.line
+        if leaves is None or leaves.label_counts is None or line is None:
+            return self._label_counts()
+        counts = Counter(leaves.label_counts)
+        for block in starting_within(prior.blocks, prior.head, prior.tail - prior.shift):
+            label = opening_label(block, line(block.start)) if block.kind in LABELLED else None
+            if label is not None:
+                counts[label] -= 1
+        for block in starting_within(self.blocks, prior.head, prior.tail):
+            label = opening_label(block, self.lines[block.start]) if block.kind in LABELLED else None
+            if label is not None:
+                counts[label] += 1
+        return +counts
+
+    # -- questions about one block or title
+
+    def is_field_label(self, label: str, as_field: bool) -> bool:
+        if not as_field or not label:
+            return False
+        return (
+            label in vocabulary.FIELDS
+            or label in vocabulary.ENTRY_FIELD_KEYS
+            or (self.labels[label] >= 2 and len(label.split()) <= 4)
+        )
+
+    def is_field_heading(self, title: str) -> bool:
+        """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
+        if vocabulary.names_contrast(title):
+            return True
+        if len(title) > 48 or title.count(" ") > 6:
+            return False
+        first = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
+        repeated = self.headings[folded(title)] >= 2
+        if not repeated and (not first or first[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
+            return False
+        if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
+            return False  # a section titled as lessons holds lessons, whatever repeats its title
+        if vocabulary.numbers_entry(title.partition(":")[0].partition("：")[0]):
+            return False  # `Bug 1: …`, `Issue 2: …`: one of a numbered series of lessons
+        name = vocabulary.field_name(title)
+        text = NUMBER_PREFIX.sub("", vocabulary.plain(title)).rstrip(":：. ")
+        text = ARTICLE.sub("", text)
+        whole = text == name or NUMBERED_FIELD.match(text) is not None
+        if name in vocabulary.FIELDS and whole:
+            return True
+        return self.headings[folded(title)] >= 2 and words(title) <= 4
+
+    def first_text(self, block: Block) -> str:
+        found = self._first_texts.get(block.start)
+        if found is None:
+            found = self._first_texts[block.start] = item_text(self.lines[block.start])
+        return found
+
+    def is_tick(self, block: Block) -> bool:
+        """A checkbox or a done mark: progress, not a lesson."""
+        line = self.lines[block.start]
+        if CHECKBOX.match(line):
+            return True
+        text = self.first_text(block)
+        if not DONE.match(text) or len(text.split()) > 12:
+            return False
+        if LEDGER_REF.match(text) or block.list_id in self.ledgers():
+            return False  # `- ✅ #12 …` beside `- ❌ …`: a ledger of what worked and what did not
+        # `✅ Fixed: …`, `✅ Resolved — …`: a lesson marked done with, not a ticked task
+        return status.from_title(text) is None
+
+    def ledgers(self) -> frozenset[int]:
+        """The lists whose items open with both done and failed marks (``✅`` and ``❌``)."""
+        if self._ledgers is None:
+            done: set[int] = set()
+            failed: set[int] = set()
+            for block in self.blocks:
+                if block.kind == "item":
+                    text = self.first_text(block)
+                    if DONE.match(text):
+                        done.add(block.list_id)
+                    elif text.startswith(("❌", "✗", "✘")):
+                        failed.add(block.list_id)
+            self._ledgers = frozenset(done & failed)
+        return self._ledgers
+
+    def is_field_item(self, block: Block) -> bool:
+        """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its
+        parts (``- Problem: … Fix: …``)."""
+        text = self.first_text(block)
+        found = lead_label(text)
+        if found is None or not self.is_field_label(*found):
+            return False
+        return not SECOND_FIELD.search(text, len(found[0]) + 1)
+
+    def is_label_paragraph(self, block: Block) -> bool:
+        """A paragraph that is only a label (``**Symptoms:**``): the list after it is that field."""
+        if block.kind != "paragraph" or block.end - block.start > 2:
+            return False
+        text = self.lines[block.start].strip()
+        bold = BOLD_LABEL.match(text)
+        if bold and (not bold["after"].strip() or bold["after"].strip() in (":", "：")):
+            return words(bold["label"]) <= 6
+        return text.endswith((":", "：")) and words(text) <= 3
+
+    def title_only(self, block: Block) -> bool:
+        """An item that is only a bold title: its body follows as the next item or paragraph."""
+        bold = BOLD_LABEL.match(self.first_text(block))
+        if not bold or bold["after"].strip(" :："):
+            return False
+        return all(not self.lines[n].strip() for n in range(block.start + 1, block.end))
+
+    def fenced(self, block: Block) -> bool:
+        """A fenced code block with a line inside: its title is that line, not the fence."""
+        if block.kind != "fence" or block.end - block.start <= 2:
+            return False
+        return self.lines[block.start].lstrip(" ").startswith(("```", "~~~"))
+
+    # -- spans
+
+    def heading_span(self, section: Section, reason: str, end: int | None = None) -> Span:
+        heading = section.heading
+        assert heading is not None
+        level = heading.level
+        return Span(
+            "heading",
+            section.start,
+            heading.end,
+            section.end if end is None else end,
+            heading.title,
+            level,
+            HASHES[level],
+            section.parent,
+            reason,
+        )
+
+    def spans_from(
+        self,
+        kind: SpanKind,
+        starts: Sequence[Block],
+        end: int,
+        section: Section,
+        why: str,
+        body: Sequence[Block] = (),
+    ) -> list[Span]:
+        """One span per unit, up to the next unit; a list item's also stops at a comment or a rule,
+        and a ``---`` block at the rule that opens the next one (a comment after that rule belongs
+        to the next block)."""
+        if kind == "item":
+            cuts = [b.start for b in body if b.kind in ("html", "hr")]
+        elif kind == "block":
+            cuts = [b.start for b in body if b.kind == "hr"]
+        else:
+            cuts = []
+        stops = unit_stops([b.start for b in starts], [b.end for b in starts], cuts, end, kind == "item")
+        out = []
+        for block, stop in zip(starts, stops, strict=True):
+            first = self.lines[block.start + 1] if self.fenced(block) else self.lines[block.start]
+            title = title_of(kind, first)
+            marker = block.marker if kind == "item" else ("---" if kind == "block" else "")
+            out.append(
+                Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why)
+            )
+        return out
+
+    def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
+        """One entry per row; a continuation row (``↳ …``) belongs to the row above it. A line
+        indented four spaces or more ends the table (a GFM table parser reads it as code)."""
+        stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
+        rows = range(table.start + 2, stop)
+        id_column = table_rows.has_id_column([self.lines[n] for n in rows])
+        starts = [n for n in rows if self.lines[n].strip() and not table_rows.is_continuation(self.lines[n])]
+        out = []
+        for index, n in enumerate(starts):
+            end = starts[index + 1] if index + 1 < len(starts) else stop
+            title = row_title(self.lines[n], id_column)
+            out.append(Span("row", n, n + 1, end, title, 0, "|", section.title or None, why))
+        return out
+
+
+def unit_stops(
+    starts: Sequence[int], ends: Sequence[int], cuts: Sequence[int], end: int, cut_last: bool
+) -> list[int]:
+    """Where each unit stops: at the next unit's start (the last at ``end``), or before that at
+    the first cut (a rule, a comment) after the unit's own first block. ``cut_last``: the last
+    unit stops at a cut too. One pass over the cuts, whatever their number: units and cuts both
+    come in line order, so the search for a unit's cut starts where the one before it ended."""
+    out: list[int] = []
+    count = len(starts)
+    at, total = 0, len(cuts)
+    for index in range(count):
+        stop = starts[index + 1] if index + 1 < count else end
+        if total and (index + 1 < count or cut_last):
+            own_end = ends[index]
+            while at < total:
+                cut = cuts[at]
+                if cut >= own_end:
+                    stop = min(stop, cut)
+                    break
+                at += 1
+        out.append(stop)
+    return out
+
+
+def starting_within(blocks: Sequence[Block], start: int, stop: int) -> Sequence[Block]:
+    """The blocks (in line order) that start in lines ``[start, stop)``."""
+    low = bisect.bisect_left(blocks, start, key=_BLOCK_START)
+    return blocks[low : bisect.bisect_left(blocks, stop, lo=low, key=_BLOCK_START)]
+
+
+_BLOCK_START = operator.itemgetter(1)

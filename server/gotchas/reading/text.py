@@ -1,0 +1,160 @@
+"""Evidence from one line of text: list markers, lead-in labels, word counts, titles.
+
+Pure functions of a string, shared by every rule family: what a line's first words are
+(a field label, a bold title, a timestamp) and what an entry's title reads as.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gotchas import table as table_rows
+from gotchas import vocabulary
+from gotchas.blockmap import Block
+
+if TYPE_CHECKING:
+    from gotchas.reading.model import SpanKind
+
+ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
+# a list marker opening a block: followed by a space, so ``**bold**`` keeps its first star
+BLOCK_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
+CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
+DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
+LEDGER_REF = re.compile(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
+BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
+_PLAIN_LABEL = re.compile(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
+LINKED_FILE = re.compile(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
+MD_REFERENCE = re.compile(r"[\w./-]+\.mdc?\b")
+TIMESTAMP_LEAD = re.compile(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
+CODE_SPAN = re.compile(r"`[^`]+`")
+TICKET = re.compile(r"[(\[]\s*(?:[A-Z][A-Z0-9]{1,9}-\d+|#\d+)\s*[)\]]")  # `(BUG-008)`, `[#12]` after a title
+NUMBERED_TITLE = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
+CLAUSE = re.compile(r"\S\s+[—–]\s+\S|\S[:：]\s*\S|\S\s+-\s+\S")
+DISCOVERED = re.compile(
+    r"\([^)]*(?:\b(?:19|20)\d{2}\b|\b\d{1,2}\.\s*(?:jan|feb|mar|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[sc])\w*)[^)]*\)",
+    re.IGNORECASE,
+)
+ENTRY_FIELD = re.compile(
+    r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
+    re.IGNORECASE,
+)
+ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+NUMBERED_FIELD = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
+_CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")
+SECOND_FIELD = re.compile(
+    r"[.;,!?)]\s+(?:\*\*|__)?(?:fix|solution|workaround|cause|root cause|resolution|lösung|solution|"
+    r"solución|solução|решение|解决)(?:\*\*|__)?\s*[:：]",
+    re.IGNORECASE,
+)
+TEMPLATE = re.compile(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
+NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def item_text(first_line: str) -> str:
+    return ITEM_MARKER.sub("", first_line, count=1).strip()
+
+
+def lead_label(text: str) -> tuple[str, bool] | None:
+    """A lead-in label and whether it is written as a field (ending in a colon or period).
+
+    ``**Symptom:** …`` → ("symptom", True); ``**Title** — …`` → ("title", False);
+    ``Context: …`` → ("context", True).
+    """
+    bold = BOLD_LABEL.match(text)
+    if bold:
+        label = bold["label"].strip()
+        after = bold["after"]
+        if vocabulary.numbers_entry(label):
+            return vocabulary.plain(label).strip(" :：."), False  # `**Lesson 1:**` numbers the entry
+        as_field = label.endswith((":", "：", ".")) or after.startswith((":", "："))
+        return vocabulary.field_name(label), as_field
+    if ":" not in text and "：" not in text:
+        return None  # no colon: no plain label (the pattern would try every length of one first)
+    plain = _PLAIN_LABEL.match(text)
+    if plain and len(plain["label"].split()) <= 3 and "`" not in plain["label"]:
+        return vocabulary.field_name(plain["label"]), True
+    return None
+
+
+def words(title: str) -> int:
+    text = vocabulary.plain(title)
+    if text.isascii() or max(text) < "\u3040":  # below every range of _CJK: no pattern needed
+        return len(text.split())
+    cjk = len(_CJK.findall(text))
+    return len(_CJK.sub(" ", text).split()) + (cjk + 3) // 4
+
+
+# ---------------------------------------------------------------- labels that open a block
+
+LABELLED = ("item", "paragraph")
+
+
+def opening_label(block: Block, first: str) -> str | None:
+    """The field label an item or paragraph opens with (``first`` is its first line), if any."""
+    head = first[:60]
+    if block.kind == "paragraph" and not head.lstrip().startswith(("**", "__")):
+        return None
+    if "**" not in head and "__" not in head and ":" not in head and "：" not in head:
+        return None
+    found = lead_label(item_text(first))
+    return found[0] if found and found[1] else None
+
+
+# ---------------------------------------------------------------- titles
+
+_MAX_TITLE = 100
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s|\s[—–]\s")
+_BOLD_LEAD = re.compile(r"^(\*\*|__)(?P<title>.+?)\1")
+_LINK_LEAD = re.compile(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
+
+
+def item_title(first_line: str) -> str:
+    """A list entry's title: its bold lead-in or link text, else its first sentence (≤ 100 characters)."""
+    text = ITEM_MARKER.sub("", first_line, count=1).strip()
+    text = _CHECKBOX_LEAD.sub("", text)
+    return lead_title(text)
+
+
+def lead_title(text: str) -> str:
+    bold = _BOLD_LEAD.match(text)
+    if bold:
+        return bold["title"].strip().rstrip(":：.").strip()
+    link = _LINK_LEAD.match(text)
+    if link:
+        return link["title"].strip()
+    sentence = _SENTENCE_END.split(text[: _MAX_TITLE * 2], maxsplit=1)[0]
+    if len(sentence) > _MAX_TITLE:
+        sentence = sentence[:_MAX_TITLE].rsplit(" ", 1)[0] + "…"
+    return sentence
+
+
+def title_of(kind: SpanKind, first_line: str) -> str:
+    if kind == "item":
+        return item_title(first_line)
+    if kind == "row":
+        return row_title(first_line, False)
+    text = BLOCK_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
+    return lead_title(text.strip("`> "))
+
+
+def row_title(line: str, id_column: bool) -> str:
+    """A row's title: its title cell's lead, after the row's id when the table has an id column
+    (``| L-055 | Pin the tokenizer | … |`` → ``L-055 · Pin the tokenizer``; ``| 3. | … |`` → ``3. …``)."""
+    cells = table_rows.cells(line)
+    if not cells:
+        return line.strip()
+    at = table_rows.title_cell(cells, id_column)
+    title = lead_title(cells[at])
+    found = table_rows.id_cell(cells[0]) if at == 1 else None
+    if found is None:
+        return title
+    if not title:
+        return found.plain()
+    return f"{found.plain()} {title}" if found.dot else f"{found.plain()} · {title}"
+
+
+# a red-herring or superseded-by mark this tool writes into a lesson it corrects
+MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)

@@ -1,0 +1,38 @@
+"""Title rules, registered as data: evidence that a heading names a group of lessons (+)
+or one lesson (-). Summed by ``title_evidence``; a new rule is one row of ``TITLE_RULES``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gotchas import vocabulary
+from gotchas.reading.text import CLAUSE, CODE_SPAN, DATE, DISCOVERED, NUMBERED_TITLE, TICKET, words
+
+TitleRule = tuple[str, Callable[[str], bool], float]
+
+TITLE_RULES: tuple[TitleRule, ...] = (
+    ("is numbered or carries an id", lambda t: bool(NUMBERED_TITLE.match(vocabulary.plain(t))), -1.0),
+    ("carries a ticket id", lambda t: bool(TICKET.search(t)), -1.0),
+    ("quotes code", lambda t: bool(CODE_SPAN.search(t)), -1.0),
+    ("reads as a sentence (over seven words)", lambda t: words(t) > 7, -1.0),
+    ("states a claim after a colon or dash", lambda t: bool(CLAUSE.search(vocabulary.plain(t))), -1.0),
+    ("records when it was found", lambda t: bool(DISCOVERED.search(t)), -1.0),
+    ("carries a status mark", lambda t: "~~" in t or "✅" in t or "❌" in t, -1.0),
+    (
+        "reads as a category (a short name)",
+        lambda t: words(t) <= 5 and not CODE_SPAN.search(t) and not t.rstrip().endswith((".", "!", "?")),
+        1.0,
+    ),
+    ("reads as a date group", lambda t: bool(DATE.search(t)) and words(DATE.sub("", t)) <= 3, 1.0),
+    ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
+)
+
+
+def title_evidence(title: str) -> tuple[float, list[str]]:
+    score = 0.0
+    reasons = []
+    for reason, test, weight in TITLE_RULES:
+        if test(title):
+            score += weight
+            reasons.append(reason)
+    return score, reasons

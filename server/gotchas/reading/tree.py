@@ -1,0 +1,83 @@
+"""The section tree: each heading with its own blocks and its sub-sections, as a reader
+sees the outline of a file before deciding what any part of it is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gotchas.blockmap import Block
+
+
+@dataclass(slots=True)
+class Section:
+    """A heading (or the whole document) with its own blocks and its sub-sections."""
+
+    heading: Block | None
+    start: int
+    end: int
+    body: list[Block] = field(default_factory=list)
+    children: list[Section] = field(default_factory=list)
+    parent: str | None = None  # the title of the section holding this one, if it has one
+
+    @property
+    def title(self) -> str:
+        return self.heading.title if self.heading else ""
+
+    @property
+    def level(self) -> int:
+        return self.heading.level if self.heading else 0
+
+    @property
+    def body_start(self) -> int:
+        return self.heading.end if self.heading else self.start
+
+    @property
+    def own_end(self) -> int:
+        return self.children[0].start if self.children else self.end
+
+
+def outline_blocks(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Block]:
+    """The blocks as a reader outlines them: a heading line indented inside a field's text
+    (``  # Safe zone implementation`` under ``### **Solution**``), where the file's other
+    headings start at the margin, is that text's line, not a section of the file."""
+    headings = [b for b in blocks if b.kind == "heading"]
+    indented = [b for b in headings if lines[b.start][:1] == " "]
+    if not indented or len(indented) * 10 > len(headings):
+        return blocks
+    starts = {b.start for b in indented}
+    return [
+        Block("paragraph", b.start, b.end) if b.kind == "heading" and b.start in starts else b for b in blocks
+    ]
+
+
+def section_tree(blocks: Sequence[Block], total: int) -> Section:
+    root = Section(None, 0, total, [], [])
+    stack = [root]
+    levels = [0]  # the open sections' heading levels: the root's is below every heading's
+    titles: list[str | None] = [None]  # the open sections' titles, as their children's parent
+    add = root.body.append
+    for block in blocks:
+        if block.kind != "heading":
+            add(block)
+            continue
+        level = block.level
+        while levels[-1] >= level:
+            levels.pop()
+            titles.pop()
+            stack.pop().end = block.start
+        section = Section(block, block.start, total, [], [], titles[-1])
+        stack[-1].children.append(section)
+        stack.append(section)
+        levels.append(level)
+        titles.append(block.title or None)
+        add = section.body.append
+    return root
+
+
+HASHES = tuple("#" * level for level in range(7))  # a heading's marker, by its level
+
+
+def folded(title: str) -> str:
+    """A title compared as sub-headings recur: lower case, runs of white space as one."""
+    return " ".join(title.lower().split())

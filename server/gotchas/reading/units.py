@@ -1,0 +1,247 @@
+"""Unit rules, registered as data: what a lesson looks like inside one section's body.
+
+A body holds lessons as list items, lead-in paragraphs, blocks between ``---`` rules,
+table rows or warning callouts. ``UNIT_RULES`` lists them in order of preference, each
+with the block kind it needs in the body (so a body of paragraphs never asks the table
+rule); ``unit_spans`` takes the first that finds any. A new lesson form is one function
+and one row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from gotchas import vocabulary
+from gotchas.blockmap import Block
+from gotchas.reading.model import Span
+from gotchas.reading.state import State
+from gotchas.reading.text import BOLD_LABEL, ENTRY_FIELD, TIMESTAMP_LEAD, lead_label, lead_title
+from gotchas.reading.tree import Section
+
+OWN_FIELDS = re.compile(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
+_CALLOUT = re.compile(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------- finding the units of a body
+
+
+def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list[Block]]:
+    """(lesson items, other content blocks) of a body, in order."""
+    lessons: list[Block] = []
+    others: list[Block] = []
+    after_label = False
+    open_title = False
+    for block in body:
+        if block.kind != "item":
+            if block.kind in ("paragraph", "fence", "table", "quote"):
+                if open_title:
+                    continue  # the detached body of a title-only item
+                after_label = state.is_label_paragraph(block)
+                others.append(block)
+            continue
+        if after_label or state.is_tick(block) or state.is_field_item(block):
+            continue
+        if open_title and not BOLD_LABEL.match(state.first_text(block)):
+            continue  # the body of the title-only item before it
+        lessons.append(block)
+        open_title = state.title_only(block)
+    return lessons, others
+
+
+def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -> list[Block]:
+    """Paragraphs opening with a lead-in, when most paragraphs do (``pinned``: whenever any does)."""
+    paragraphs = [b for b in body if b.kind == "paragraph"]
+    leads: list[Block] = []
+    if len(paragraphs) < 2 and not pinned:
+        return leads
+    # a lead carrying this tool's own fields (a successor) owns the body paragraphs after
+    # it, and a paragraph only of those fields is a mark: neither counts against the share
+    owned = 0
+    ours = False
+    lines = state.lines
+    for block in paragraphs:
+        text = lines[block.start].strip()
+        if ENTRY_FIELD.match(text):
+            owned += 1
+            continue
+        lead = _is_lead(state, text)
+        if ours and not lead:
+            owned += 1
+            continue
+        ours = False
+        if lead:
+            leads.append(block)
+            ours = any(ENTRY_FIELD.match(lines[n]) for n in range(block.start, block.end))
+    if pinned:
+        return leads
+    rest = len(paragraphs) - owned
+    # four in five paragraphs open with a lead-in; from three leads on, two in three (a lesson
+    # may run on into a paragraph of its own)
+    if len(leads) >= 2 and (len(leads) * 5 >= rest * 4 or (len(leads) >= 3 and len(leads) * 3 >= rest * 2)):
+        return leads
+    return []
+
+
+def _is_lead(state: State, text: str) -> bool:
+    """A timestamp lead (``[2030-01-02] Title: …``) or a bold lead-in that is no field label."""
+    if not text or text[0] not in "[*_0123456789":
+        return False
+    if TIMESTAMP_LEAD.match(text):
+        return True
+    found = lead_label(text)
+    return bool(found and BOLD_LABEL.match(text) and not state.is_field_label(*found) and found[0])
+
+
+def hr_blocks(body: Sequence[Block]) -> list[Block]:
+    """The first block of each run between ``---`` rules, when there are two runs or more."""
+    firsts: list[Block] = []
+    fresh = True
+    has_rule = False
+    for block in body:
+        if block.kind == "hr":
+            fresh = True
+            has_rule = True
+        elif block.kind != "html":
+            if fresh:
+                firsts.append(block)
+            fresh = False
+    return firsts if has_rule and len(firsts) >= 2 else []
+
+
+def lessons_table(body: Sequence[Block]) -> Block | None:
+    """The one table of at least two rows that is (nearly) all the body holds."""
+    tables = [b for b in body if b.kind == "table"]
+    rest = [b for b in body if b.kind not in ("table", "html", "hr")]
+    if len(tables) == 1 and tables[0].end - tables[0].start >= 4 and len(rest) <= 1:
+        return tables[0]
+    return None
+
+
+def own_blocks_after(state: State, body: Sequence[Block], item: Block) -> bool:
+    """A ``---`` block after ``item`` opens with a lesson carrying this tool's field line (a
+    successor or a captured lesson written after a one-bullet block)."""
+    return any(
+        b.start > item.start
+        and b.kind == "paragraph"
+        and any(ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in state.lines[b.start : b.end])
+        for b in hr_blocks(body)
+    )
+
+
+def own_field_bullet_blocks(state: State, body: Sequence[Block], items: Sequence[Block]) -> bool:
+    """Every lesson bullet opens a ``---`` block of field bullets and carries this tool's field
+    line in its list (a successor written in the form of blocks like ``- **Problem:** …``,
+    ``- **Fix:** …``), and other blocks are there: the body is a body of blocks."""
+    firsts = hr_blocks(body)
+    if len(firsts) <= len(items):
+        return False
+    opening = {b.start for b in firsts}
+    starts = {b.start: n for n, b in enumerate(body) if b.start in opening}
+    return all(
+        item.start in starts
+        and any(
+            ENTRY_FIELD.match(line) and OWN_FIELDS.search(line)
+            for line in state.lines[item.start : list_end(body, starts[item.start])]
+        )
+        for item in items
+    )
+
+
+def list_end(body: Sequence[Block], at: int) -> int:
+    """The line after the run of items (the list) that opens with ``body[at]``."""
+    end = body[at].end
+    for block in body[at + 1 :]:
+        if block.kind != "item" or block.list_id != body[at].list_id:
+            break
+        end = block.end
+    return end
+
+
+def plural(kind: str) -> str:
+    return {"paragraph": "lead-in paragraphs", "block": "blocks between --- rules", "row": "table rows"}.get(
+        kind, kind
+    )
+
+
+# ---------------------------------------------------------------- the rules
+
+UnitRule = Callable[[State, Section, Sequence[Block], int, str], "list[Span] | None"]
+
+
+def table_unit(
+    state: State, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    table = lessons_table(body)
+    if table is None:
+        return None
+    return state.row_spans(table, section, why or "a row of the lessons table")
+
+
+def item_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
+    items, _ = lesson_items(state, body)
+    if len(items) == 1 and own_blocks_after(state, body, items[0]):
+        return None  # one bullet, then lessons this tool added after --- rules: a body of blocks
+    if items and own_field_bullet_blocks(state, body, items):
+        return None  # blocks of field bullets, the only lesson bullets those this tool wrote
+    return state.spans_from("item", items, end, section, why or "a list item", body) if items else None
+
+
+def hr_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
+    firsts = hr_blocks(body)
+    if not firsts:
+        return None
+    return state.spans_from("block", firsts, end, section, why or "a block between --- rules", body)
+
+
+def paragraph_unit(
+    state: State, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    leads = lead_paragraphs(state, body)
+    if not leads:
+        return None
+    return state.spans_from("paragraph", leads, end, section, why or "a paragraph with a lead-in")
+
+
+def callout_unit(
+    state: State, section: Section, body: Sequence[Block], end: int, why: str
+) -> list[Span] | None:
+    """GitHub warning callouts (``> [!WARNING]``), two or more: each one is a lesson."""
+    callouts = [b for b in body if b.kind == "quote" and _CALLOUT.match(state.lines[b.start])]
+    if len(callouts) < 2:
+        return None
+    out = []
+    for index, block in enumerate(callouts):
+        stop = callouts[index + 1].start if index + 1 < len(callouts) else end
+        text = state.lines[block.start + 1] if block.end > block.start + 1 else ""
+        title = lead_title(text.lstrip(" >").strip()) or vocabulary.plain(state.lines[block.start]).strip(
+            "> "
+        )
+        reason = why or "a warning callout (> [!WARNING])"
+        out.append(
+            Span("paragraph", block.start, block.start + 1, stop, title, 0, "", section.title or None, reason)
+        )
+    return out
+
+
+# (the block kind a rule needs in the body, the rule), in order of preference
+UNIT_RULES: tuple[tuple[str, UnitRule], ...] = (
+    ("table", table_unit),
+    ("item", item_unit),
+    ("hr", hr_unit),
+    ("quote", callout_unit),
+    ("paragraph", paragraph_unit),
+)
+
+
+def unit_spans(
+    state: State, section: Section, body: Sequence[Block], end: int, reason: str
+) -> list[Span] | None:
+    """Entries made of the body's own units, by the first unit rule that finds any."""
+    kinds = {b.kind for b in body}
+    for needs, rule in UNIT_RULES:
+        if needs in kinds:
+            spans = rule(state, section, body, end, reason)
+            if spans:
+                return spans
+    return None
