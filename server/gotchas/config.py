@@ -128,6 +128,7 @@ def parse_config(text: str, root: Path) -> Config:
     entries = _sections(data.get("sections"), entries)
     tasks = _tasks(_table(data.get("tasks", {}), "tasks"))
     lint = _lint(_table(data.get("lint", {}), "lint"))
+    _check(_table(data.get("check", {}), "check"))
     try:
         holds = _holds(data.get("holds", {}))
     except ConfigError as exc:
@@ -137,7 +138,7 @@ def parse_config(text: str, root: Path) -> Config:
     return Config(root=root, record=record, entries=entries, hold_settings=holds, tasks=tasks, lint=lint)
 
 
-KEYS = ("record", "entries", "lessons-section", "checkboxes", "tasks", "holds", "lint")
+KEYS = ("record", "entries", "lessons-section", "checkboxes", "tasks", "holds", "lint", "check")
 """Every key the top level of the file may hold; any other is refused, the nearest named."""
 
 
@@ -153,6 +154,19 @@ def _lint(table: dict[str, object]) -> LintConfig:
             )
         out.append(tuple(v.strip() for v in value))
     return LintConfig(select=out[0], ignore=out[1])
+
+
+def _check(table: dict[str, object]) -> None:
+    """``[check] errors = [...]``: finding codes of ``gotchas check`` that fail like errors (read
+    by :func:`gotchas.check.report.error_codes`; validated here so a typo is not ignored)."""
+    from gotchas.check.findings import CODES
+
+    _only(table, {"errors"}, "check")
+    value = table.get("errors", [])
+    if not isinstance(value, list) or not all(v in CODES for v in value):
+        raise ConfigError(
+            f"{CONFIG_PATH}: check.errors must be a list of finding codes from {', '.join(CODES)}"
+        )
 
 
 def _holds(value: object) -> HoldsConfig:
