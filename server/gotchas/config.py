@@ -139,6 +139,7 @@ def parse_config(text: str, root: Path) -> Config:
     lint = _lint(_table(data.get("lint", {}), "lint"))
     proposals = _proposals(_table(data.get("proposals", {}), "proposals"))
     problem: str | None = None
+    _check(_table(data.get("check", {}), "check"))
     try:
         holds = _holds(data.get("holds", {}))
     except ConfigError as exc:
@@ -155,7 +156,18 @@ def parse_config(text: str, root: Path) -> Config:
     )
 
 
-KEYS = ("record", "entries", "lessons-section", "checkboxes", "sections", "tasks", "holds", "lint", "proposals")
+KEYS = (
+    "record",
+    "entries",
+    "lessons-section",
+    "checkboxes",
+    "sections",
+    "tasks",
+    "holds",
+    "lint",
+    "proposals",
+    "check",
+)
 """Every key the top level of the file may hold; any other is refused, the nearest named."""
 
 
@@ -185,6 +197,19 @@ def _proposals(table: dict[str, object]) -> ProposalsConfig:
             f"1 to {MAX_STALE_DAYS}"
         )
     return ProposalsConfig(stale_after_days=days)
+
+
+def _check(table: dict[str, object]) -> None:
+    """``[check] errors = [...]``: finding codes of ``gotchas check`` that fail like errors (read
+    by :func:`gotchas.check.report.error_codes`; validated here so a typo is not ignored)."""
+    from gotchas.check.findings import CODES
+
+    _only(table, {"errors"}, "check")
+    value = table.get("errors", [])
+    if not isinstance(value, list) or not all(v in CODES for v in value):
+        raise ConfigError(
+            f"{CONFIG_PATH}: check.errors must be a list of finding codes from {', '.join(CODES)}"
+        )
 
 
 def _holds(value: object) -> HoldsConfig:

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
 from gotchas import journal, limits, link, taskref
 from gotchas.fields import parse_line
 from gotchas.record import Entry, Record
-from gotchas.results import HistoryEntry, HistoryResult, SupersededView
+from gotchas.results import HistoryEntry, HistoryResult, MarkView, SupersededView
 from gotchas.workspace import Workspace, git_top_level
 
 GIT_TIMEOUT = 30.0
@@ -53,7 +54,7 @@ def _entry(
     superseded = [_when(entry, s, task, events, git_times) for s in successors]
     written = entry.root_cause
     state = "superseded" if red or superseded else (written or "none")
-    return HistoryEntry(
+    view = HistoryEntry(
         id=entry.id,
         title=entry.title,
         lines=list(entry.lines),
@@ -66,6 +67,41 @@ def _entry(
         ruled_out=_ruled_out(entry),
         diagnostic=entry.diagnostic,
     )
+    marks = _marks(entry, events)
+    if marks:
+        view["marks"] = marks
+        if marks[-1]["kind"] == "retire":
+            view["root_cause"] = "retired"
+    return view
+
+
+def _marks(entry: Entry, events: Sequence[Mapping[str, object]]) -> list[MarkView]:
+    """The lesson's ``retired:`` and ``rechecked:`` lines, each with its apply event if journaled."""
+    out: list[MarkView] = []
+    for f in entry.fields:
+        if f.key not in ("retired", "rechecked"):
+            continue
+        kind: Literal["retire", "recheck"] = "retire" if f.key == "retired" else "recheck"
+        event: Mapping[str, object] = next(
+            (
+                e
+                for e in reversed(events)
+                if e.get("status") == "applied" and e.get("kind") == kind and e.get("target_id") == entry.id
+            ),
+            {},
+        )
+        why = f.value if kind == "retire" else ""
+        evidence = f.value if kind == "recheck" else None
+        out.append(
+            MarkView(
+                kind=kind,
+                why=why,
+                evidence=evidence,
+                at=str(event.get("at") or "") or None,
+                proposal_id=str(event.get("proposal_id") or "") or None,
+            )
+        )
+    return out
 
 
 def _ruled_out(entry: Entry) -> list[str]:

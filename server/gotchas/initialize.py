@@ -43,6 +43,8 @@ ALLOWED_TOOLS = (
     "verify_record",
     "list_proposals",
     "history",
+    "check_record",
+    "propose_retire",
 )
 """Tools that never write the record; apply_supersede stays behind the permission prompt."""
 HOOK_COMMAND = (

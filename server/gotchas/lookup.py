@@ -59,16 +59,31 @@ def get_gotcha(ws: Workspace, *, entry_id: str, record: str | None = None) -> En
     return query.detail(parsed.get(entry_id), parsed)
 
 
-def verify_record(ws: Workspace, *, record: str | None = None) -> VerifyResult:
+def verify_record(ws: Workspace, *, record: str | None = None, history: bool = False) -> VerifyResult:
+    """The record's links and fields; with ``history``, also the findings of ``gotchas check``
+    (it asks git, so it is opt-in: ``gotchas lint --history``)."""
     path = ws.record_path(record)
     parsed = ws.load(path)
     from gotchas import verification  # the link check: not on the listing path
 
-    problems = verification.check_record(parsed)
+    problems = [p.to_view() for p in verification.check_record(parsed)]
+    if history and record is None:
+        from gotchas.check.command import run_check
+
+        for f in run_check(ws).findings:
+            problems.append(
+                {
+                    "code": f.code,
+                    "severity": f.severity,
+                    "entry": f.entry,
+                    "line": f.line,
+                    "message": f.message,
+                }
+            )
     return VerifyResult(
-        ok=not any(p.severity == "error" for p in problems),
+        ok=not any(p["severity"] == "error" for p in problems),
         record=ws.name(path),
         record_sha256=parsed.sha256,
         entries=len(parsed.entries),
-        problems=[p.to_view() for p in problems],
+        problems=problems,
     )

@@ -41,7 +41,7 @@ from gotchas.workspace import RecordChanged, Snapshot, Workspace
 if TYPE_CHECKING:
     from gotchas.holds.decision import HoldAnswer
 from gotchas.holding import NO_HOLD, check_hold, default_hold, hold_view
-from gotchas.propose import propose_lesson, propose_supersede
+from gotchas.propose import propose_lesson, propose_retire, propose_supersede
 from gotchas.replay import carries_proposal, is_applied, recompute, refuse_unresolved_merge, replan, sha
 
 __all__ = [  # the operations the shells call, wherever they are defined
@@ -53,6 +53,7 @@ __all__ = [  # the operations the shells call, wherever they are defined
     "is_applied",
     "list_gotchas",
     "propose_lesson",
+    "propose_retire",
     "propose_supersede",
     "refuse_unresolved_merge",
     "replan",

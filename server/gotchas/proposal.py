@@ -26,7 +26,7 @@ _ID = re.compile(r"^p-[0-9a-f]{12}$")
 
 @dataclass(frozen=True)
 class Proposal:
-    kind: Literal["supersede", "capture", "annotate"]
+    kind: Literal["supersede", "capture", "annotate", "retire", "recheck"]
     record: str
     base_sha256: str
     lesson: Lesson
@@ -52,7 +52,7 @@ class Proposal:
         cls,
         plan: Plan,
         *,
-        kind: Literal["supersede", "capture", "annotate"],
+        kind: Literal["supersede", "capture", "annotate", "retire", "recheck"],
         record: str,
         base_sha256: str,
         lesson: Lesson,
@@ -102,8 +102,9 @@ class Proposal:
 
     @property
     def adds(self) -> Lesson | None:
-        """The lesson this proposal adds as an entry; None for an annotation, which adds none."""
-        return None if self.kind == "annotate" else self.lesson
+        """The lesson this proposal adds as an entry; None for a mark (annotation, retire,
+        re-check), which adds none."""
+        return None if self.kind in ("annotate", "retire", "recheck") else self.lesson
 
     def intent(self) -> dict[str, object]:
         """What the proposal asks for, independent of when it was made: the basis of its id."""
@@ -179,7 +180,7 @@ def _from_json(text: str, expected_id: str) -> Proposal:
     return proposal
 
 
-KINDS = ("supersede", "capture", "annotate")
+KINDS = ("supersede", "capture", "annotate", "retire", "recheck")
 _TEXT = ("record", "base_sha256", "new_id", "result_sha256", "diff", "created_at", "entries_digest", "id")
 _OPTIONAL_TEXT = (
     *("target_id", "target_sha256", "anchor_sha256", "task", "red_herring_note", "after_id", "renews"),

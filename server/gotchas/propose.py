@@ -293,7 +293,7 @@ def _pinned(
     parsed: Record,
     plan: edit.Plan,
     *,
-    kind: Literal["supersede", "capture", "annotate"],
+    kind: Literal["supersede", "capture", "annotate", "retire", "recheck"],
     lesson: edit.Lesson,
     target_sha256: str | None,
     anchor_sha256: str | None,
@@ -303,7 +303,8 @@ def _pinned(
 ) -> tuple[Proposal, verification.EditCheck]:
     """A draft proposal pinning ``plan``, once its result verifies (InvalidArgument if not)."""
     after = ws.parse(plan.data, near=parsed)
-    check = verification.check_plan(parsed, after, plan, lesson if kind != "annotate" else None)
+    adds = lesson if kind in ("supersede", "capture") else None  # a mark adds no entry
+    check = verification.check_plan(parsed, after, plan, adds)
     draft = Proposal.of_plan(
         plan,
         kind=kind,
@@ -321,3 +322,58 @@ def _pinned(
         hold=checked_predicate(hold),
     )
     return draft, check
+
+
+def propose_retire(
+    ws: Workspace,
+    *,
+    target_id: str,
+    why: str,
+    evidence: str | None = None,
+    recheck: bool = False,
+    hold: str | None = None,
+    record: str | None = None,
+) -> ProposalResult:
+    """Plan marking a lesson no longer true (or re-checked at the commit ``evidence``); the
+    record is not touched. Reviewed, held, applied and verified like a supersede; held only
+    when ``hold`` is given (a retire names no task to wait for)."""
+    from gotchas import retire
+
+    kind: Literal["retire", "recheck"] = "recheck" if recheck else "retire"
+    path = ws.writable_record(record)
+    parsed = ws.load(path)
+    verification.refuse_conflict_markers(parsed)
+    target = parsed.get(target_id)
+    text, proof = retire.checked_why(why, evidence)
+    if kind == "recheck":
+        proof = _commit_of(ws, proof)
+    if retire.marked(target, kind, text, proof):
+        raise InvalidArgument(f"{target.id!r} already carries this {kind} mark; nothing to propose")
+    plan = retire.plan_retire(parsed, target, kind, text, proof)
+    lesson = edit.Lesson(
+        title=target.title, body=text, tasks=target.tasks, root_cause="suspected", evidence=proof
+    )
+    draft, check = _pinned(
+        ws,
+        path,
+        parsed,
+        plan,
+        kind=kind,
+        lesson=lesson,
+        target_sha256=target.sha256,
+        anchor_sha256=anchor_hash(parsed, entry=target),
+        hold=hold,
+    )
+    return _store(ws, draft, parsed, hold_preview(ws, hold=hold), check)
+
+
+def _commit_of(ws: Workspace, rev: str | None) -> str:
+    """The full id of the commit a re-check names (default HEAD): the check anchors there."""
+    from gotchas.check.evidence import Repository, checked_rev
+    from gotchas.holds.sources import SourceFailed
+    from gotchas.holds.sources.git import Git
+
+    try:
+        return Repository(Git(ws.root)).state(checked_rev(rev or "HEAD"))[1]
+    except (ValueError, SourceFailed) as exc:
+        raise InvalidArgument(f"a re-check names a commit of this repository: {exc}") from None

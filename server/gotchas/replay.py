@@ -51,6 +51,14 @@ def carries_proposal(current: Record, *, stored: Proposal) -> bool:
     A same id and title is not enough: a second correction of the same target with another
     task or body must not be dropped as a duplicate.
     """
+    if stored.kind in ("retire", "recheck") and stored.target_id:
+        from gotchas import retire
+
+        try:
+            target = current.get(stored.target_id)
+        except GotchasError:
+            return False
+        return retire.marked(target, stored.kind, stored.lesson.body, stored.lesson.evidence)
     if stored.kind == "annotate" and stored.target_id and stored.task:
         try:
             target, successor = current.get(stored.target_id), current.get(stored.new_id)
@@ -127,8 +135,8 @@ def recompute(
 
 def _checked_lesson(stored: Proposal) -> edit.Lesson:
     """The stored lesson, validated as a propose call would have (an annotation adds none)."""
-    if stored.kind == "annotate":
-        return stored.lesson
+    if stored.kind in ("annotate", "retire", "recheck"):
+        return stored.lesson  # a mark adds no lesson; a retire's words are checked when planned
     raw = stored.lesson
     lesson = edit.lesson(
         raw.title,
@@ -176,6 +184,12 @@ def _replan(
         plan = edit.plan_annotate(
             current, target=anchor, task=stored.task, successor=successor, note=stored.red_herring_note
         )
+    elif stored.kind in ("retire", "recheck"):
+        from gotchas import retire
+
+        if anchor is None:
+            raise Conflict(f"conflict: a {stored.kind} names no target")
+        plan = retire.plan_retire(current, anchor, stored.kind, lesson.body, lesson.evidence)
     elif stored.kind == "supersede":
         if not stored.task or anchor is None or stored.target_id is None:
             raise Conflict("conflict: a supersede names no task or target")

@@ -245,6 +245,16 @@ class SupersededView(TypedDict):
     commit: str | None
 
 
+class MarkView(TypedDict):
+    """A retire or re-check mark on a lesson: what it says, and when it was applied here."""
+
+    kind: Literal["retire", "recheck"]
+    why: str
+    evidence: str | None
+    at: str | None
+    proposal_id: str | None
+
+
 class HistoryEntry(TypedDict):
     """One hypothesis for the task. ``root_cause`` is its standing for the task now:
     ``superseded`` once a later entry replaced it, else as written (``written_root_cause``)."""
@@ -260,6 +270,7 @@ class HistoryEntry(TypedDict):
     superseded_by: list[SupersededView]
     ruled_out: list[str]
     diagnostic: str | None
+    marks: NotRequired[list[MarkView]]
 
 
 class HistoryResult(TypedDict):

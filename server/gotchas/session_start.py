@@ -72,6 +72,25 @@ def context(ready: list[ProposalSummary]) -> str:
     return "\n".join(lines)
 
 
+def stale_line(ws: Workspace) -> str:
+    """One line when ``gotchas check`` finds lessons the repository moved away from; else empty.
+    Task sources are not asked (they may run a program); any failure says nothing."""
+    try:
+        from gotchas.check.command import run_check
+
+        found = run_check(ws, ask_sources=False).findings
+    except Exception:  # a hook must never stop a session starting
+        return ""
+    if not found:
+        return ""
+    lessons = len({f.entry for f in found})
+    return (
+        f"gotchas: {counted(lessons, 'lesson')} may no longer be true ({counted(len(found), 'finding')}: "
+        "cited paths, symbols or scripts gone, tasks reverted, duplicates); call check_record or run "
+        "`gotchas check`, and retire what is stale with propose_retire."
+    )
+
+
 def _quoted(value: object) -> str:
     """A string from the repository as a JSON string: one line, its quotes and controls escaped."""
     return json.dumps(value if isinstance(value, str) else str(value), ensure_ascii=False)
@@ -81,7 +100,8 @@ def hook_output(ws: Workspace) -> str:
     """What the hook prints: Claude Code's SessionStart JSON, or nothing."""
     from gotchas import stale
 
-    text = "\n\n".join(t for t in (context(released(ws)), stale.note(ws, limit=MAX_HOLDS)) if t)
+    parts = (context(released(ws)), stale.note(ws, limit=MAX_HOLDS), stale_line(ws))
+    text = "\n\n".join(part for part in parts if part)
     if not text:
         return ""
     return json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})

@@ -579,6 +579,10 @@ def check_applied(after: Record, expected_digest: str, plan: Plan, lesson: Lesso
 
 
 def _marks(target: Entry, plan: Plan) -> list[str]:
+    from gotchas import retire
+
+    if retire.is_mark(plan):
+        return retire.mark_problems(target)
     return link.plan_problems(target, plan.new_id, plan.task)
 
 

@@ -34,5 +34,9 @@ def run_history(args: argparse.Namespace) -> int:
             )
         if entry["ruled_out"]:
             lines.append("   ruled out: " + "; ".join(entry["ruled_out"]))
+        for marked in entry.get("marks", []):
+            said = marked["why"] or f"still true as of {marked['evidence']}"
+            how = marked["proposal_id"] or "-"
+            lines.append(f"   {marked['kind']} at {marked['at'] or 'when unknown'} ({how}): {said}")
     emit(result, args.json, "\n".join(lines))
     return 0

@@ -30,6 +30,7 @@ _KEYS = (
     "tasks",
     "root_cause",
     "after",
+    "why",
 )
 """What ``propose`` takes, as options or as the keys of a ``--from-json`` object."""
 
@@ -77,6 +78,11 @@ def add_propose(cmd: argparse.ArgumentParser) -> None:
         help="new lesson: the entry to place it after (default: the end of the section whose "
         "lessons share its tasks or words; refused when none does)",
     )
+    cmd.add_argument(
+        "--retire", metavar="ID", help="retire: mark this lesson no longer true (--why, --evidence)"
+    )
+    cmd.add_argument("--recheck", action="store_true", help="with --retire: still true as of --evidence REV")
+    cmd.add_argument("--why", help="retire: what changed, one line")
     json_flag(cmd)
     color_flag(cmd)
 
@@ -92,7 +98,17 @@ def run_propose(args: argparse.Namespace) -> int:
     if args.body_file:
         spec["body"] = Path(args.body_file).read_text("utf-8")
     ws = workspace(args)
-    if spec.get("target_id"):
+    if args.retire:
+        _require(spec, "why")
+        result = operations.propose_retire(
+            ws,
+            target_id=args.retire,
+            why=_text(spec, "why"),
+            evidence=_optional(spec, "evidence"),
+            recheck=args.recheck,
+            hold=_optional(spec, "hold"),
+        )
+    elif spec.get("target_id"):
         _require(spec, "task", "title", "body", "diagnostic")
         result = operations.propose_supersede(
             ws,

@@ -47,6 +47,7 @@ REGISTRY = (
     Command("init", _REPOSITORY, "set the repository up: record, .mcp.json, allowed tools, session hook, merge driver"),  # noqa: E501
     Command("session-start", _REPOSITORY, "Claude Code SessionStart hook: report held proposals whose hold is released (reads only)"),  # noqa: E501
     Command("history", "gotchas.cli.history", "the chain of root-cause hypotheses recorded for a task"),
+    Command("check", "gotchas.cli.check", "find lessons the repository has moved away from (reads only)"),
     Command("verify", _VERIFY, _CHECK),
     Command("lint", _VERIFY, _CHECK, build="add_verify", run="run_verify"),
     Command("serve", _SERVE, "run the MCP server (stdio; --http for streamable HTTP)"),

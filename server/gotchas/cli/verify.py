@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 def add_verify(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--strict", action="store_true", help="warnings fail too")
+    cmd.add_argument("--history", action="store_true", help="also the findings of `gotchas check` (asks git)")
     cmd.add_argument(
         "--format",
         choices=["text", "github"],
@@ -59,7 +60,7 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.fix:
         for fix in _fix(ws, lambda code: _chosen(code, select, ignore)):
             say(f"fixed {fix.code} in {fix.entry} (line {fix.line}): {fix.done}")
-    result = lookup.verify_record(ws)
+    result = lookup.verify_record(ws, history=args.history)
     everything = result["problems"]
     known = {*_codes(), *(p["code"] for p in everything)}
     for selector in [*select, *ignore]:
