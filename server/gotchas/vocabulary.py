@@ -329,8 +329,10 @@ def numbers_entry(label: str) -> bool:
 # The parts of a report around its lessons (its summary, how it was tested, what comes next),
 # when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
 _REPORT_PARTS = re.compile(
-    r"^(?:(?:[\w-]+\s+){0,3}summary|overview|conclusions?|test(?:ing)?\s+(?:environment|matrix|setup)|"
-    r"what\s+to\s+document\s+next|documentation\s+updates\b.*|next\s+steps)$",
+    r"^(?:(?:[\w-]+\s+){0,3}(?:summary|rationale)|overview|conclusions?|"
+    r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
+    r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|"
+    r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status)$",
     re.IGNORECASE,
 )
 
@@ -342,6 +344,22 @@ _CONTRAST = re.compile(
     r"悪い例|良い例)(?:\s+(?:example|way|approach|pattern|code|practice))?\s*$",
     re.IGNORECASE,
 )
+
+
+# A finite verb that makes a title a statement (``X is broken``, ``Y requires Z``): the title of
+# one lesson, not the name of a category of them.
+_CLAIM = re.compile(
+    r"(?<![\w-])(?:is|are|was|were|isn'?t|aren'?t|doesn'?t|don'?t|can'?t|cannot|won'?t|must|"
+    r"requires?|needs|differs?|matters|breaks|fails|lacks|loses|ignores|kills|hangs|blocks|"
+    r"overrides|causes|returns|leaks|drops|hides|skips|"
+    r"ist|sind|braucht|fehlt|est|sont|ne\s+\w+\s+pas|es|son|не)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def states_claim(title: str) -> bool:
+    """A title written as a statement about the project (``Port mapping differs between A and B``)."""
+    return bool(_CLAIM.search(_CODE.sub(" ", plain(title))))
 
 
 def names_contrast(title: str) -> bool:

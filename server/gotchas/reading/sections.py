@@ -19,7 +19,15 @@ from gotchas.reading.model import Answer, Note, Prior, Reading, Span
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
 from gotchas.reading.state import State
-from gotchas.reading.text import ENTRY_FIELD, LINKED_FILE, MARK, MD_REFERENCE, lead_label, title_of
+from gotchas.reading.text import (
+    ENTRY_FIELD,
+    LINKED_FILE,
+    MARK,
+    MD_REFERENCE,
+    NUMBERED_TITLE,
+    lead_label,
+    title_of,
+)
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
@@ -174,6 +182,20 @@ class Reader(State):
                     return False
         return len(children) - misses >= 1
 
+    def claim_over_parts(self, section: Section, children: Sequence[Section]) -> bool:
+        """``## Port mapping differs between stock and OpenWrt`` over one or two sub-headings and
+        no text of its own: the title states the lesson, the sub-headings are its cases. A
+        category is named (``## Security``), not stated; a numbered sub-heading (``Issue 2: …``)
+        is one of a series of lessons."""
+        if len(children) > 2 or section.heading is None or not vocabulary.states_claim(section.title):
+            return False
+        if any(b.kind not in ("html", "hr") for b in section.body):
+            return False
+        return not any(
+            NUMBERED_TITLE.match(vocabulary.plain(c.title)) or c.children or self.has_entry_fields(c)
+            for c in children
+        )
+
     def contrast_of_rules(self, section: Section) -> bool:
         """``### Do`` / ``### Don't`` holding lists of rules: groups of lessons, not one lesson's
         two sides (those hold an example or a sentence each)."""
@@ -284,6 +306,9 @@ class Reader(State):
         if children:
             if self.parts_of_one(children):
                 return [self.heading_span(section, "its sub-headings are this lesson's parts")]
+            if self.claim_over_parts(section, children):
+                why = "a lesson: its title states a claim over a sub-heading or two, its parts"
+                return [self.heading_span(section, why)]
             self.groups.append(
                 Note(
                     section.start, section.body_start, "group", section.title, "its sub-sections are lessons"
