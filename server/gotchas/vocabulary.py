@@ -256,7 +256,11 @@ GUIDE_WORDS = re.compile(
     r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
     r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
     r"workflow|deployment|getting\s+started|environment|dependencies|project|guidelines|"
-    r"instructions|requirements)(?![\w-])",
+    r"instructions|requirements)(?![\w-])|"
+    # whole titles only: ``Layout shifts on load`` is a lesson, ``Layout`` a guide's section
+    r"^(?:tech(?:nology)?\s+stack|stack|layout|(?:repo(?:sitory)?\s+|directory\s+|folder\s+)?layout|"
+    r"(?:universal|house|ground|general|coding|core)\s+rules|\w+\s+workspaces?|"
+    r"技術スタック|(?:ディレクトリ|フォルダ)?構成|コマンド|技术栈|目录结构|常用命令)$",
     re.IGNORECASE,
 )
 GUIDE_TITLE = re.compile(
@@ -376,9 +380,33 @@ _HOW_TO_RECORD = re.compile(
 )
 
 
+# the same in other languages (``教訓の記録``, ``记录经验教训``): as often a log's own name, so it
+# counts only beside sections about the record (its format, when to record)
+_HOW_TO_RECORD_CJK = re.compile(
+    r"^(?:(?:教訓|学び|知見|教训|经验教训|교훈)(?:の|を|的)?\s*(?:記録|记录|기록)|(?:记录|記録)(?:经验)?(?:教训|教訓))"
+    r"(?:の?(?:方法|ルール|運用)|规则|方法|규칙)?$"
+)
+# a section about recording itself: when to record, what triggers an entry
+_RECORDING = re.compile(
+    r"^(?:when\s+to\s+(?:record|log|write)|what\s+to\s+record|triggers?)\b|記録する(?:トリガー|タイミング|もの)|"
+    r"記録しない|フォーマット|记录(?:时机|格式|触发)|^yyyy-mm-dd\b",
+    re.IGNORECASE,
+)
+
+
 def names_how_to_record(title: str) -> bool:
     """``Recording lessons``, ``How to add gotchas``: a rule about the record, holding none."""
     return bool(_HOW_TO_RECORD.match(plain(title).strip()))
+
+
+def may_name_how_to_record(title: str) -> bool:
+    """``教訓の記録``: how lessons are recorded, or the record's own name."""
+    return bool(_HOW_TO_RECORD_CJK.match(plain(title).strip()))
+
+
+def about_recording(title: str) -> bool:
+    """A section on the record itself: its format or template, or when an entry is due."""
+    return is_meta(title) or bool(_RECORDING.search(plain(title).strip()))
 
 
 # A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).

@@ -75,7 +75,11 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
     root = frame.root
     if root.heading is None:
         return None
-    if vocabulary.names_how_to_record(root.title) and not reader.has_entry_fields(root):
+    about = sum(1 for c in root.children if vocabulary.about_recording(c.title))
+    recording = vocabulary.names_how_to_record(root.title) or (
+        vocabulary.may_name_how_to_record(root.title) and about >= 2
+    )
+    if recording and not reader.has_entry_fields(root):
         why = f"the title {root.title!r} names how lessons are recorded, not a lesson"
     elif vocabulary.names_no_lessons(root.title):
         why = f"the title {root.title!r} names a record of changes, plans, tasks, terms or a decision"
@@ -153,7 +157,7 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
     if not _untitled_lessons(frame) or not root.children:
         return None
     tops = root.children
-    guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.search(s.title))
+    guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.search(vocabulary.plain(s.title)))
     titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.search(root.title))
     if guide >= 2 and (guide * 3 >= len(tops) or titled):
         return Reading(
