@@ -223,6 +223,10 @@ def _siblings(record: Record, like: Entry) -> list[Entry]:
     """Entries of ``like``'s kind and level nearest to it: at most ``SIBLING_WINDOW`` each side,
     since a file's form is local and a big file must not make each edit scan every title."""
     same = [e for e in record.entries if e.kind == like.kind and e.level == like.level]
+    # a group of its own (``### Bug 1: …`` under one heading, ``### 1. …`` under others) sets the form
+    local = [e for e in same if e.section == like.section]
+    if like.section is not None and 3 <= len(local) < len(same):
+        same = local
     here = next((i for i, e in enumerate(same) if e.start == like.start), 0)
     return same[max(0, here - SIBLING_WINDOW) : here + SIBLING_WINDOW + 1]
 

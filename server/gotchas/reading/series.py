@@ -9,12 +9,15 @@ in ``ENTRY_RULES`` takes the entries (and the reader) and returns them, kept or 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 
 from gotchas import vocabulary
+from gotchas.blockmap import Block
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
 from gotchas.reading.text import ENTRY_FIELD
+from gotchas.reading.tree import Section
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
 _MIN_SERIES = 5
@@ -65,9 +68,78 @@ def _own_fields(state: State, span: Span) -> bool:
     return any(ENTRY_FIELD.match(line) for line in state.lines[span.body : min(span.end, span.body + 4)])
 
 
+_MAX_FLIPPED_ITEMS = 4
+_MAX_FACT_WORDS = 12  # a bullet this short states a fact of one lesson, not a lesson of its own
+
+
+def _words(state: State, block: Block) -> int:
+    return sum(len(line.split()) for line in state.lines[block.start : block.end]) - 1  # less the marker
+
+
+def _leaves(section: Section) -> Iterator[Section]:
+    for child in section.children:
+        if child.children:
+            yield from _leaves(child)
+        else:
+            yield child
+
+
+def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
+    """Headings of one level read as lessons across the file, at least three and two thirds of
+    that level's leaves: a leaf of that level read as a group of a few bullets alone (``###
+    When debugging:`` over four steps; ``## Canonical repo`` over three facts) is a lesson too,
+    its bullets its facts. Bullets of a sentence or more each are lessons of a group; a section
+    titled as lessons, or carrying entry fields, keeps its bullets."""
+    starts = {s.start: s for s in spans}
+    lessons: Counter[int] = Counter()
+    groups: dict[int, list[Section]] = {}
+    for leaf in _leaves(state.tree):
+        if leaf.heading is None:
+            continue
+        first = starts.get(leaf.start)
+        if first is not None and first.kind == "heading":
+            lessons[leaf.level] += 1
+            continue
+        inside = [s for s in spans if leaf.start < s.start < leaf.end]
+        content = [b for b in leaf.body if b.kind not in ("html", "hr")]
+        if (
+            2 <= len(inside) <= _MAX_FLIPPED_ITEMS
+            and all(s.kind == "item" for s in inside)
+            and content
+            and all(b.kind == "item" for b in content)
+            and all(_words(state, b) <= _MAX_FACT_WORDS for b in content)
+            and not vocabulary.names_lessons(leaf.title)
+            and not any(ENTRY_FIELD.match(line) for line in state.lines[leaf.start : leaf.end])
+        ):
+            groups.setdefault(leaf.level, []).append(leaf)
+    flipped: dict[int, Section] = {}
+    for level, found in groups.items():
+        count = lessons[level]
+        if count >= 3 and count * 3 >= (count + len(found)) * 2:
+            for leaf in found:
+                flipped[leaf.start] = leaf
+    if not flipped:
+        return spans
+    ranges = [(leaf.start, leaf.end) for leaf in flipped.values()]
+    state.groups[:] = [g for g in state.groups if g.start not in flipped]
+    out: list[Span] = []
+    for span in spans:
+        if any(a < span.start < b for a, b in ranges):
+            continue
+        out.append(span)
+    for leaf in flipped.values():
+        why = "a lesson: most headings of its level are lessons; its few bullets are its facts"
+        out.append(state.heading_span(leaf, why))
+    out.sort(key=lambda s: s.start)
+    return out
+
+
 EntryRule = Callable[[State, list[Span]], list[Span]]
 
-ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (("a numbered series of lessons", numbered_series),)
+ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
+    ("a numbered series of lessons", numbered_series),
+    ("headings of one level share a role", cousins_agree),
+)
 
 
 def settle(state: State, spans: list[Span]) -> list[Span]:
