@@ -115,6 +115,7 @@ META_TITLES = (
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
     r"^maintenance(?:\s+rules)?$",
+    r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
@@ -300,6 +301,8 @@ _META_HINTS = (
         "contribut",
         "lifecycle",
         "maintenance",
+        "this file",
+        "this doc",
         "文件",
         "文档",
         "шаблон",
@@ -336,7 +339,10 @@ _REPORT_PARTS = re.compile(
     r"^(?:(?:[\w-]+\s+){0,3}(?:summary|rationale)|overview|conclusions?|"
     r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
     r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|"
-    r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status)$",
+    r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
+    # a reference of commands kept beside the lessons
+    r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
+    r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference)$",
     re.IGNORECASE,
 )
 
