@@ -176,6 +176,8 @@ class Reader(State):
         allowed = len(children) // 2  # the most that may not, for half or more to
         misses = 0
         for child in children:
+            if self.holds_data(child):
+                continue  # a table of measurements: the lesson's evidence
             if not self.is_field_heading(child.title) or self.contrast_of_rules(child):
                 misses += 1
                 if misses > allowed:
@@ -195,6 +197,14 @@ class Reader(State):
             NUMBERED_TITLE.match(vocabulary.plain(c.title)) or c.children or self.has_entry_fields(c)
             for c in children
         )
+
+    def holds_data(self, section: Section) -> bool:
+        """A sub-section that is a table of measurements alone: a part (the evidence) of the
+        lesson above it, as ``### Distribution by linter`` is."""
+        if section.children:
+            return False
+        content = [b for b in section.body if b.kind not in ("html", "hr")]
+        return len(content) == 1 and content[0].kind == "table" and self.data_table(content[0])
 
     def contrast_of_rules(self, section: Section) -> bool:
         """``### Do`` / ``### Don't`` holding lists of rules: groups of lessons, not one lesson's

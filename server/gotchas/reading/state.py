@@ -25,6 +25,7 @@ from gotchas.reading.text import (
     DONE,
     LABELLED,
     LEDGER_REF,
+    MEASURE,
     NUMBER_PREFIX,
     NUMBERED_FIELD,
     SECOND_FIELD,
@@ -259,6 +260,17 @@ class State:
                 Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why)
             )
         return out
+
+    def data_table(self, table: Block) -> bool:
+        """A table of measurements (``| errcheck | 314 | Low |``): a column past the first that
+        is a number in every row. A lessons table says things in words."""
+        stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
+        lines = self.lines
+        rows = [table_rows.cells(lines[n]) for n in range(table.start + 2, stop) if lines[n].strip()]
+        if len(rows) < 2:
+            return False
+        width = min(len(r) for r in rows)
+        return any(all(MEASURE.match(r[c].strip()) for r in rows) for c in range(1, width))
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
         """One entry per row; a continuation row (``↳ …``) belongs to the row above it. A line

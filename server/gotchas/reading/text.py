@@ -16,6 +16,8 @@ from gotchas.blockmap import Block
 if TYPE_CHECKING:
     from gotchas.reading.model import SpanKind
 
+# a measured value in a table cell: ``314``, ``1,204``, ``12.5%``, ``$40``, ``~3 s``
+MEASURE = re.compile(r"^[~≈<>]?\s*[$€£]?\s*-?\d[\d,.]*\s*(?:%|ms|s|kb|mb|gb|x|×|k|m)?$", re.IGNORECASE)
 ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
 # a list marker opening a block: followed by a space, so ``**bold**`` keeps its first star
 BLOCK_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")

@@ -173,7 +173,7 @@ def table_unit(
     state: State, section: Section, body: Sequence[Block], end: int, why: str
 ) -> list[Span] | None:
     table = lessons_table(body)
-    if table is None:
+    if table is None or state.data_table(table):
         return None
     return state.row_spans(table, section, why or "a row of the lessons table")
 
