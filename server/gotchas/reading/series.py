@@ -9,6 +9,7 @@ in ``ENTRY_RULES`` takes the entries (and the reader) and returns them, kept or 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
@@ -91,6 +92,8 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     its bullets its facts. Bullets of a sentence or more each are lessons of a group; a section
     titled as lessons, or carrying entry fields, keeps its bullets."""
     starts = {s.start: s for s in spans}
+    ordered = sorted(spans, key=lambda s: s.start)
+    positions = [s.start for s in ordered]  # in line order: the spans inside a leaf by bisection
     lessons: Counter[int] = Counter()
     groups: dict[int, list[Section]] = {}
     for leaf in _leaves(state.tree):
@@ -100,7 +103,7 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
         if first is not None and first.kind == "heading":
             lessons[leaf.level] += 1
             continue
-        inside = [s for s in spans if leaf.start < s.start < leaf.end]
+        inside = ordered[bisect_right(positions, leaf.start) : bisect_left(positions, leaf.end)]
         content = [b for b in leaf.body if b.kind not in ("html", "hr")]
         if (
             2 <= len(inside) <= _MAX_FLIPPED_ITEMS
@@ -120,11 +123,12 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
                 flipped[leaf.start] = leaf
     if not flipped:
         return spans
-    ranges = [(leaf.start, leaf.end) for leaf in flipped.values()]
+    ranges = sorted((leaf.start, leaf.end) for leaf in flipped.values())
     state.groups[:] = [g for g in state.groups if g.start not in flipped]
     out: list[Span] = []
     for span in spans:
-        if any(a < span.start < b for a, b in ranges):
+        at = bisect_right(ranges, (span.start,)) - 1  # the last flipped leaf starting before it
+        if at >= 0 and ranges[at][0] < span.start < ranges[at][1]:
             continue
         out.append(span)
     for leaf in flipped.values():
