@@ -2,6 +2,7 @@
 
     python bench/score_reading.py [--shared PATH]
     python bench/score_reading.py --held-out [PATH]
+    python bench/score_reading.py --folder PATH [--quiet]
 
 Prints exact files, entry precision / recall / F1 and each file's misses, scored as
 ``../shared/corpus/labels/README.md`` says: an entry matches when it starts on the
@@ -12,6 +13,9 @@ variations``: files and one ``labels.json`` in the same format) the same way, an
 that each labelled task finds its entry through the task filter, that no entry reports a
 task its label does not list, and that each entry's normalised status is the labelled one
 (``active`` when the label gives none).
+
+``--folder`` scores any folder laid out like a corpus folder (``real/`` + ``labels/``), such
+as a set of files labelled before the reading was run on them.
 """
 
 from __future__ import annotations
@@ -118,6 +122,8 @@ def score(shared: Path, folders: Sequence[str] = ("corpus",), part: str = "all")
     result = Score()
     for folder in folders:
         corpus = shared / folder
+        if not (corpus / "labels").is_dir():
+            raise SystemExit(f"no labels/ folder under {corpus}")
         for label_path in sorted((corpus / "labels").glob("*.json")):
             label = json.loads(label_path.read_text(encoding="utf-8"))
             if part != "all" and held_out(label["file"]) != (part == "held-out"):
@@ -172,7 +178,19 @@ def main() -> int:
         metavar="PATH",
         help="score the repository's own labelled set instead",
     )
+    parser.add_argument(
+        "--folder",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="score one folder holding real/ and labels/ instead",
+    )
+    parser.add_argument("--quiet", action="store_true", help="with --folder: the totals only")
     args = parser.parse_args()
+    if args.folder is not None:
+        found = score(args.folder.parent, (args.folder.name,)).table().splitlines()
+        print("\n".join(found[-2:] if args.quiet else found))
+        return 0
     if args.held_out is not None:
         print(score_held_out(args.held_out).table())
         return 0

@@ -106,3 +106,46 @@ def test_a_proposal_against_a_guessed_reading_carries_the_notice(tmp_path: Path)
 
     assert "the reading is a guess" in propose(MIXED, "mixed")
     assert "guess" not in propose(PLAIN, "plain")
+
+
+FOLDED = """# 教訓ログ
+
+## デプロイ
+- 本番DBにマイグレーション未適用 → マージ前に適用確認
+- 環境変数がビルドに無い → `.env.example` を更新
+
+## クエリ
+- `description` ではなく `memo` → スキーマから名前を写す
+- `salon_id` の絞り込み漏れ → 全クエリで絞り込む
+- **対策**: コミット前に `make check-columns` を実行
+
+## コード品質
+- ページが900行に膨張 → 1ページ300行まで
+""".encode()
+
+UNLABELLED_FOLD = b"""# Gotchas
+
+- **Abstain votes**
+Abstaining counts toward quorum but not toward the result.
+
+- **Route builder quirks**
+- The builder is immutable; redeploy it instead of upgrading.
+
+- **Council member updates**
+Start them from the manager contract, never the timelock.
+"""
+
+
+def test_a_labelled_bullet_read_as_the_field_of_the_bullet_before_is_a_guess() -> None:
+    parsed = record.parse(FOLDED)
+    assert parsed.reading is not None and parsed.reading.unit == "list-item"
+    titles = [e.title for e in parsed.entries]
+    assert not any("対策" in t for t in titles)  # read as a field of the lesson before it
+    notice = parsed.reading.notice
+    assert notice is not None and "fields of the lesson before" in notice and "runner-up" in notice
+
+
+def test_an_unlabelled_bullet_under_a_title_bullet_is_not_a_guess() -> None:
+    parsed = record.parse(UNLABELLED_FOLD)
+    assert parsed.reading is not None and len(parsed.entries) == 3
+    assert parsed.reading.notice is None

@@ -68,6 +68,8 @@ def _areas(late_label: bool) -> bytes:
     for n in range(12):
         first = "- **Gizmo:** the first point of this area" if n == 2 else f"- **Point {n}:** a lesson bullet"
         lines += [f"## Area {n}", "", first, f"- **Other {n}:** another lesson bullet", ""]
+        if n != 2:  # prose after the list: not siblings of one shape, which would read alike
+            lines += ["Some prose of its own.", ""]
     if late_label:
         lines += ["## Area late", "", "- **Gizmo:** again here", "- **Late:** a lesson bullet", ""]
     return "\n".join(lines).encode()
@@ -156,3 +158,20 @@ def test_a_chain_of_supersedes_reads_as_full_parses_each_time() -> None:
         spliced = record.parse(plan.data, near=near)
         assert spliced == record.parse(plan.data)
         near = spliced
+
+
+def test_siblings_read_alike_after_an_edit_elsewhere() -> None:
+    """A section read as its siblings are (a group among groups, though its title reads as an
+    id) reads so again when an edit elsewhere takes the other sections over."""
+    lines = ["# Gotchas", ""]
+    for n in range(8):
+        title = "Askama 0.14" if n == 3 else f"Topic {n}"
+        lines += [f"## {title}", "", f"- **Rule {n}a**: a lesson", f"- **Rule {n}b**: another", ""]
+    before = "\n".join(lines).encode()
+    after = before.replace(b"- **Rule 6b**: another\n", b"- **Rule 6b**: another\n- **Rule 6c**: a third\n")
+    near = record.parse(before)
+    spliced = record.parse(after, near=near)
+    assert spliced == record.parse(after)
+    titles = [e.title for e in spliced.entries]
+    assert "Rule 3a" in titles and "Askama 0.14" not in titles
+    assert len(titles) == 17

@@ -329,7 +329,7 @@ def numbers_entry(label: str) -> bool:
 # The parts of a report around its lessons (its summary, how it was tested, what comes next),
 # when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
 _REPORT_PARTS = re.compile(
-    r"^(?:(?:executive\s+)?summary|overview|conclusions?|test(?:ing)?\s+(?:environment|matrix|setup)|"
+    r"^(?:(?:[\w-]+\s+){0,3}summary|overview|conclusions?|test(?:ing)?\s+(?:environment|matrix|setup)|"
     r"what\s+to\s+document\s+next|documentation\s+updates\b.*|next\s+steps)$",
     re.IGNORECASE,
 )

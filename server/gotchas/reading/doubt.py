@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from gotchas.blockmap import Block
 from gotchas.reading.model import Reading, shape
 from gotchas.reading.state import State
+from gotchas.reading.text import lead_label
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items
 
@@ -113,10 +115,47 @@ def _loose_paragraphs(found: Reading, state: State) -> str | None:
     return None
 
 
+def _labelled(state: State, block: Block) -> bool:
+    found = lead_label(state.first_text(block))
+    return found is not None and found[1]
+
+
+def _folded_bullets(found: Reading, state: State) -> str | None:
+    """List-item lessons, a few labelled bullets of the same list read as the fields of the bullet
+    before (``- **Fix:** …`` after a plain lesson bullet): those may be lessons of their own. Many
+    such bullets are the file's field style, not a guess."""
+    if found.unit != "list-item":
+        return None
+    by_start = {s.start: s for s in found.spans}
+    lists = {b.start: b.list_id for b in state.blocks if b.kind == "item"}
+    folded: list[str] = []
+    current = None
+    for block in state.blocks:
+        if block.kind != "item":
+            continue
+        if block.start in by_start:
+            current = by_start[block.start]
+        elif (
+            current is not None
+            and block.start < current.end
+            and lists.get(current.start) == block.list_id
+            and _labelled(state, block)
+        ):
+            folded.append(current.title)
+    if not folded or len(folded) * 4 > len(found.spans):
+        return None
+    return (
+        f"the reading is a guess: {len(folded)} bullet(s) are read as fields of the lesson before "
+        f"({folded[0]!r}); runner-up: lessons of their own (no pin chooses that mix; "
+        f'entries = "list" reads every bullet)'
+    )
+
+
 DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("entries of mixed shapes", _mixed),
     ("a sibling of the lessons section holds lessons too", _sibling_units),
     ("paragraphs run on after a list of lessons", _loose_paragraphs),
+    ("a few bullets read as the fields of the bullet before", _folded_bullets),
 )
 
 

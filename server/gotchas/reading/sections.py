@@ -17,6 +17,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
 from gotchas.reading.reuse import Memo
+from gotchas.reading.siblings import share_roles
 from gotchas.reading.state import State
 from gotchas.reading.text import ENTRY_FIELD, LINKED_FILE, MARK, MD_REFERENCE, lead_label, title_of
 from gotchas.reading.titles import title_evidence
@@ -302,6 +303,7 @@ class Reader(State):
             groups, left = len(self.groups), len(self.left_out)
             read.append((child, self.read_section(child)))
             notes.append((groups, len(self.groups), left, len(self.left_out)))
+        read, notes = share_roles(self, read, notes)
         read = self.odd_groups(read, notes)
         shapes = Counter(
             spans[0].kind

@@ -1,0 +1,141 @@
+"""Sibling rules: sections of one shape under one heading play one role.
+
+A reader who has seen four ``## Topic`` sections each holding a list of lessons reads the
+fifth, also a heading over nothing but a list, as a fifth group, whatever its title says
+(``## Askama 0.14``, ``## Column names`` with one ``**Fix:**`` bullet among plain facts);
+and among headings over a few fact bullets read as lessons, one more such heading is a
+lesson too. The title and the bullets' labels weigh one section at a time; the siblings'
+shape weighs the file. ``SIBLING_RULES`` holds the rules as (name, rule) rows; each gets the
+children as read with the notes each added, and returns them read again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from gotchas.reading.model import Note, Span
+from gotchas.reading.state import State
+from gotchas.reading.text import ENTRY_FIELD, MARK
+from gotchas.reading.tree import Section
+from gotchas.reading.units import unit_spans
+
+Read = list[tuple[Section, list[Span]]]
+# for each child, the groups and left-out notes it added: [g0, g1) and [l0, l1)
+Added = list[tuple[int, int, int, int]]
+SiblingRule = Callable[[State, Read, Added], tuple[Read, Added]]
+
+
+def _list_only(section: Section) -> bool:
+    """A leaf whose body is a list and nothing else."""
+    if section.children:
+        return False
+    content = [b for b in section.body if b.kind not in ("html", "hr")]
+    return bool(content) and all(b.kind == "item" for b in content)
+
+
+def _own_fields(state: State, section: Section) -> bool:
+    """This tool's entry fields (``tasks:``, ``supersedes:``) in a section: a lesson, whatever its
+    siblings are; a red-herring mark alone does not count."""
+    return any(
+        ENTRY_FIELD.match(line) and not MARK.match(line)
+        for b in section.body
+        for line in state.lines[b.start : b.end]
+    )
+
+
+def _role(section: Section, spans: Sequence[Span]) -> str | None:
+    if len(spans) == 1 and spans[0].kind == "heading" and spans[0].start == section.start:
+        return "lesson"
+    if spans and all(s.kind == "item" and s.start > section.start for s in spans):
+        return "group"
+    return None
+
+
+def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
+    """Among three or more sibling headings over a list alone, at least two thirds read one
+    way (groups of bullet lessons, or lessons of fact bullets): the others read that way too,
+    unless one carries this tool's entry fields or opens with a red-herring mark."""
+    roles = [(i, _role(child, spans)) for i, (child, spans) in enumerate(read) if _list_only(child)]
+    roles = [(i, role) for i, role in roles if role is not None]
+    if len(roles) < 3:
+        return read, added
+    (major, count), *_ = Counter(role for _, role in roles).most_common(1)
+    if count * 3 < len(roles) * 2 or count == len(roles):
+        return read, added
+    flips: dict[int, tuple[list[Span], list[Note]]] = {}
+    for i, role in roles:
+        if role == major:
+            continue
+        child, _ = read[i]
+        first = next(b for b in child.body if b.kind not in ("html", "hr"))
+        if _own_fields(state, child) or MARK.match(state.lines[first.start]):
+            continue
+        if major == "lesson":
+            why = f"a lesson: {count} of its {len(roles)} sibling headings over a list alone are lessons"
+            flips[i] = ([state.heading_span(child, why)], [])
+            continue
+        units = unit_spans(state, child, child.body, child.end, "") or []
+        if not units or any(s.kind != "item" for s in units):
+            continue
+        why = f"a group: {count} of its {len(roles)} sibling headings over a list alone are groups"
+        note = Note(child.start, child.body_start, "group", child.title, why)
+        spans = [
+            Span(
+                s.kind,
+                s.start,
+                s.body,
+                s.end,
+                s.title,
+                s.level,
+                s.marker,
+                child.title,
+                f"a lesson in the group {child.title!r}",
+            )
+            for s in units
+        ]
+        flips[i] = (spans, [note])
+    if not flips:
+        return read, added
+    return _replace(state, read, added, flips)
+
+
+def _replace(
+    state: State, read: Read, added: Added, flips: dict[int, tuple[list[Span], list[Note]]]
+) -> tuple[Read, Added]:
+    """The children with ``flips`` applied: a flipped child's spans and group notes replaced,
+    its left-out notes (a group's introduction) dropped; the notes' places counted again."""
+    groups, left = state.groups, state.left_out
+    first_g = added[0][0] if added else len(groups)
+    first_l = added[0][2] if added else len(left)
+    new_groups, new_left = groups[:first_g], left[:first_l]
+    out_read: Read = []
+    out_added: Added = []
+    for i, ((child, spans), (g0, g1, l0, l1)) in enumerate(zip(read, added, strict=True)):
+        g_start, l_start = len(new_groups), len(new_left)
+        if i in flips:
+            now, notes = flips[i]
+            new_groups.extend(notes)
+        else:
+            now = spans
+            new_groups.extend(groups[g0:g1])
+            new_left.extend(left[l0:l1])
+        out_read.append((child, now))
+        out_added.append((g_start, len(new_groups), l_start, len(new_left)))
+    last_g = added[-1][1] if added else len(groups)
+    last_l = added[-1][3] if added else len(left)
+    new_groups.extend(groups[last_g:])
+    new_left.extend(left[last_l:])
+    state.groups[:] = new_groups
+    state.left_out[:] = new_left
+    return out_read, out_added
+
+
+# (name, rule), each applied in turn to the children as the previous one left them
+SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (("list sections agree", _list_sections_agree),)
+
+
+def share_roles(state: State, read: Read, added: Added) -> tuple[Read, Added]:
+    for _name, rule in SIBLING_RULES:
+        read, added = rule(state, read, added)
+    return read, added
