@@ -288,7 +288,8 @@ def test_an_unknown_top_level_table_is_refused_naming_the_known_keys(tmp_path: P
     """A key the file does not know is a typo or a setting that does nothing: refused."""
     from gotchas.errors import UnknownConfigKey
 
-    with pytest.raises(UnknownConfigKey, match="unknown key 'journal'; known: check, checkboxes, entries, holds"):
+    known = "unknown key 'journal'; known: check, checkboxes, entries, holds"
+    with pytest.raises(UnknownConfigKey, match=known):
         parse_config("[journal]\nkeep = 10\n", tmp_path)
     with pytest.raises(UnknownConfigKey, match="unknown key 'hold'; did you mean 'holds'"):
         parse_config('[hold]\nsources = ["git"]\n', tmp_path)

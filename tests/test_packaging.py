@@ -177,6 +177,8 @@ def test_every_command_runs_from_the_core_wheel_alone(builds: Builds, tmp_path: 
     assert withdrawn["status"] == "withdrawn", withdrawn
     assert len(json.loads(gotchas("history", "#664", "--json").stdout)["entries"]) == 2
     assert json.loads(gotchas("view", "--json").stdout)["summary"]["superseded"] == 1
+    checked = json.loads(gotchas("check", "--json").stdout)
+    assert "findings" in checked, checked
     assert "ok" in gotchas("verify").stdout
     assert "ok" in gotchas("lint").stdout
     assert "would change" in gotchas("init", "--dry-run").stdout

@@ -133,7 +133,7 @@ def test_the_664_correction_as_a_person_sees_it(corrected: tuple[Path, str], tmp
     with chromium() as browser:
         browser.open(_page(root), 1440)
         summary = browser.evaluate("document.getElementById('summary').innerText").split("\n")
-        assert summary == ["7", "lessons", "6", "active", "1", "superseded", "1", "pending", "–", "findings"]
+        assert summary == ["7", "lessons", "6", "active", "1", "superseded", "1", "pending", "0", "findings"]
 
         old = _card(browser, TARGET)
         assert old["bodyInDel"] and old["struckBody"], "the chunk-it text is struck through"
@@ -386,7 +386,7 @@ def test_the_page_is_the_only_write_and_never_goes_through_a_symlink(tmp_path: P
 
     (root / ".gotchas" / "view.html").unlink()
     done = json.loads(run_gotchas(root, "view", "--json").stdout)
-    assert done["summary"] == {"lessons": 6, "active": 6, "superseded": 0, "pending": 0, "findings": None}
+    assert done["summary"] == {"lessons": 6, "active": 6, "superseded": 0, "pending": 0, "findings": 0}
     assert Path(done["output"]) == root / ".gotchas" / "view.html"
     after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert {p for p in after if p not in before} == {root / ".gotchas" / "view.html"}

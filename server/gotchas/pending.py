@@ -104,16 +104,10 @@ def _hold(ws: Workspace, p: Proposal, holds: dict[str, HoldView]) -> HoldView | 
     return holds[p.hold]
 
 
-def _summary(
-    ws: Workspace,
-    p: Proposal,
-    newer: Proposal | None,
-    records: dict[str, Record | GotchasError],
-    holds: dict[str, HoldView],
-    gone: Mapping[str, WithdrawalView],
-) -> ProposalSummary:
-    current = _current(ws, p, records)
-    summary = ProposalSummary(
+
+def summary_of(p: Proposal, *, reason: str) -> ProposalSummary:
+    """A stored proposal as listed, pending and with its hold not yet evaluated."""
+    return ProposalSummary(
         proposal_id=p.id,
         kind=p.kind,
         record=p.record,
@@ -124,9 +118,20 @@ def _summary(
         hold=p.hold,
         created_at=p.created_at,
         status="pending",
-        reason="",
+        reason=reason,
         hold_state=None,
     )
+
+def _summary(
+    ws: Workspace,
+    p: Proposal,
+    newer: Proposal | None,
+    records: dict[str, Record | GotchasError],
+    holds: dict[str, HoldView],
+    gone: Mapping[str, WithdrawalView],
+) -> ProposalSummary:
+    current = _current(ws, p, records)
+    summary = summary_of(p, reason="")
     if p.id in gone:
         summary["status"], summary["withdrawn"] = "withdrawn", gone[p.id]
         summary["reason"] = f"withdrawn {said(gone[p.id])}; never applied"

@@ -101,12 +101,13 @@ def _on_target(
     path: Path,
     parsed: Record,
     plan: edit.Plan,
-    kind: Literal["supersede", "annotate"],
+    kind: Literal["supersede", "annotate", "retire", "recheck"],
     lesson: edit.Lesson,
     note: str | None,
     hold: str | None,
 ) -> tuple[Proposal, verification.EditCheck]:
-    """A verified proposal for an edit of one target entry (a supersede, or its mark alone)."""
+    """A verified proposal for an edit of one target entry (a supersede, its mark alone, or a
+    retire/re-check mark)."""
     target = parsed.get(plan.target_id or "")
     draft, check = _pinned(
         ws,
@@ -353,17 +354,7 @@ def propose_retire(
     lesson = edit.Lesson(
         title=target.title, body=text, tasks=target.tasks, root_cause="suspected", evidence=proof
     )
-    draft, check = _pinned(
-        ws,
-        path,
-        parsed,
-        plan,
-        kind=kind,
-        lesson=lesson,
-        target_sha256=target.sha256,
-        anchor_sha256=anchor_hash(parsed, entry=target),
-        hold=hold,
-    )
+    draft, check = _on_target(ws, path, parsed, plan, kind, lesson, None, hold)
     return _store(ws, draft, parsed, hold_preview(ws, hold=hold), check)
 
 

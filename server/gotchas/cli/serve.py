@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from importlib.util import find_spec
@@ -61,11 +60,10 @@ def add_serve(cmd: argparse.ArgumentParser) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    # Importing the MCP SDK allocates hundreds of thousands of long-lived objects; collecting
-    # them during start-up is wasted work, so collection waits until the server is built, and
-    # what exists then is frozen out of later collections.
+    from gotchas import collector
+
     require_server_stack("serve")
-    gc.disable()
+    collector.starting()  # collection waits until the server is built (see gotchas.collector)
     surface.use("mcp")  # the server's hints name its tools, not these commands
     ws = workspace(args)
     if args.http:
@@ -75,20 +73,15 @@ def run_serve(args: argparse.Namespace) -> int:
         raw_token = os.environ.get(endpoint.TOKEN_VARIABLE)
         endpoint.require_token(args.host, hosts, raw_token)  # exit 8 before any other token check
         token = endpoint.parse_token(raw_token)
-        _start_collecting()
+        collector.serving()
         endpoint.serve(ws, args.host, args.port, token, hosts)
         return 0
     from gotchas.server import build
 
     server = build(ws)
-    _start_collecting()
+    collector.serving()
     server.run()
     return 0
-
-
-def _start_collecting() -> None:
-    gc.freeze()
-    gc.enable()
 
 
 def add_demo(cmd: argparse.ArgumentParser) -> None:

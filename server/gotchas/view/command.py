@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import gc
 import os
 import secrets
 import stat
 from pathlib import Path
 
+from gotchas import collector
 from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import emit, shown_path
 from gotchas.confined import BY_DESCRIPTOR, open_dir_beneath
@@ -55,14 +55,9 @@ def run(
 
     target = _target(ws, output)
     ws.one_shot = True  # nothing edits the record in this run
-    collecting = gc.isenabled()
-    gc.disable()  # millions of tokens and strings, and no cyclic garbage among them to collect
-    try:
+    with collector.paused():  # millions of tokens and strings, no cyclic garbage among them
         page = gather(ws, holds=holds)
         data = render_page(page).encode("utf-8")
-    finally:
-        if collecting:
-            gc.enable()
     write_page(ws.root, target, data)
     if open_page:
         import webbrowser

@@ -110,20 +110,9 @@ def _proposals(
 
 
 def _unevaluated(p: Proposal) -> ProposalSummary:
-    return ProposalSummary(
-        proposal_id=p.id,
-        kind=p.kind,
-        record=p.record,
-        target_id=p.target_id,
-        task=p.task,
-        new_id=p.new_id,
-        title=p.lesson.title,
-        hold=p.hold,
-        created_at=p.created_at,
-        status="pending",
-        reason="holds were not evaluated (--no-holds)" if p.hold else "no hold",
-        hold_state=None,
-    )
+    from gotchas.pending import summary_of
+
+    return summary_of(p, reason="holds were not evaluated (--no-holds)" if p.hold else "no hold")
 
 
 def _histories(ws: Workspace, record: str, tasks: Sequence[str]) -> list[HistoryResult]:
