@@ -48,6 +48,7 @@ class Proposer:
                 "diagnostic": "Logs show the scheduler splitting one prompt across two steps.",
                 "ruled_out": ["restarting the worker", "clearing the cache"],
                 "evidence": "bench run",
+                "hold": "none",  # applied at once: the bench times the edit, not the wait
             },
         )["structuredContent"]
         if result["status"] != "proposed":

@@ -42,6 +42,7 @@ def corrected(base: Path, name: str, at: float) -> bytes:
         title=f"What {name} learned about {target.id[:40]}",
         body=f"The cause {name} confirmed, and how it was found.",
         diagnostic=f"how {name} recognises the cause",
+        no_hold=True,
     )
     applied = operations.apply(ws, proposal_id=str(proposed["proposal_id"]))
     assert applied["status"] == "applied", applied["reason"]
