@@ -4,7 +4,8 @@ Two moments only, both in processes this package starts: a server's start-up (im
 MCP SDK allocates hundreds of thousands of long-lived objects; collecting them while the
 server is built is wasted work, so collection waits, and what exists once it is built is
 frozen out of later collections), and a one-shot command that builds one large structure
-with no cyclic garbage in it (``gotchas view`` of a large record). Never around a parse in a
+with no cyclic garbage in it and then exits (``gotchas list``, ``gotchas view``: a collection
+would only walk the parse, about 8% of a cold listing). Never around a parse in a
 long-running server: frozen objects are never collected.
 """
 

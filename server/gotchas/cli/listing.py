@@ -43,6 +43,13 @@ def add_list(cmd: argparse.ArgumentParser) -> None:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from gotchas import collector
+
+    with collector.paused():  # one listing, then the process ends: no cyclic garbage to collect
+        return _listed(args)
+
+
+def _listed(args: argparse.Namespace) -> int:
     from gotchas import lookup, query
 
     ws = workspace(args)
