@@ -13,6 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from gotchas.pattern import LazyPattern
+
 OPEN = "open"
 FIXED = "fixed"
 RESOLVED = "resolved"
@@ -55,18 +57,18 @@ _NEGATIONS = frozenset("not no non nicht ikke inte ej не pas un".split())
 _DONE_MARKS = "✅✔☑🟢"
 _OPEN_MARKS = "❌🔴⭕🟠🟡"
 
-_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\.\d{1,2}\.\d{4})\b")
-_MARKUP = re.compile(r"[*_`]+")
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
+_DATE = LazyPattern(r"\b(\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\.\d{1,2}\.\d{4})\b")
+_MARKUP = LazyPattern(r"[*_`]+")
+_WORD = LazyPattern(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", re.UNICODE)
 # Scripts written without spaces are matched by prefix, longest first.
-_CJK = re.compile(
+_CJK = LazyPattern(
     "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True) if any(ord(c) >= 0x2E80 for c in w))
 )
 
 
 def _clean(text: str) -> str:
     if "*" in text or "_" in text or "`" in text:
-        text = _MARKUP.sub("", text)
+        text = _MARKUP.compiled.sub("", text)
     text = " ".join(text.split())
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
@@ -74,10 +76,10 @@ def _clean(text: str) -> str:
 def _lookup(text: str) -> str | None:
     """The status named by the first words of ``text`` (after emoji), if any."""
     body = text.lstrip(" " + _DONE_MARKS + _OPEN_MARKS + "\ufe0f[(（【:：-—–")
-    cjk = _CJK.match(body)
+    cjk = _CJK.compiled.match(body)
     if cjk:
         return _WORDS[cjk[0]]
-    words = [w.casefold().replace("’", "'") for w in _WORD.findall(body[:60])[:3]]
+    words = [w.casefold().replace("’", "'") for w in _WORD.compiled.findall(body[:60])[:3]]
     if not words:
         return None
     if len(words) >= 2:
@@ -90,7 +92,7 @@ def _lookup(text: str) -> str | None:
 
 
 def _date(text: str) -> str | None:
-    found = _DATE.search(text)
+    found = _DATE.compiled.search(text)
     return found[1] if found else None
 
 
@@ -107,24 +109,24 @@ def _mark(emoji: str) -> str:
     return RESOLVED if emoji in _DONE_MARKS else OPEN
 
 
-_WORD_KEYS = re.compile(r"^(fixed|resolved|solved|closed|wontfix)(?:-(?:in|by|on|at|date))?$")
+_WORD_KEYS = LazyPattern(r"^(fixed|resolved|solved|closed|wontfix)(?:-(?:in|by|on|at|date))?$")
 
 
 def from_word_field(key: str, value: str) -> Status | None:
     """``fixed: 2026-01-08``, ``resolved-in: #12``: a field named for a status."""
-    named = _WORD_KEYS.match(key)
+    named = _WORD_KEYS.compiled.match(key)
     if named is None:
         return None
     word = _WORDS[named[1]]
     return Status(word, f"{key}: {value.strip()}", _date(value))
 
 
-_SPLIT_MARKER = re.compile(r"[:：]|\s[—–-]\s")
+_SPLIT_MARKER = LazyPattern(r"[:：]|\s[—–-]\s")
 _SEPARATORS = (":", "：", " — ", " – ", " - ")
 _NUMBERING = re.compile(r"^\d{1,4}(?:\.\d{1,4})*[.)]?\s+")
 _BRACKETED = re.compile(r"[(\[（【](?=[^\d\s])([^()\[\]（）【】]{1,80})[)\]）】]")
-_LEADING = re.compile(r"^\W{0,4}?([^\W\d_]+(?:['’ -][^\W\d_]+)?)\s*(?:[:：]|\s[—–-]\s)")
-_TRAILING = re.compile(r"(?:\s[—–-]\s|:\s)\W{0,3}([A-Z][A-Z' ]{1,20}[A-Z])\W{0,3}(?:\s+\S+)?\s*$")
+_LEADING = LazyPattern(r"^\W{0,4}?([^\W\d_]+(?:['’ -][^\W\d_]+)?)\s*(?:[:：]|\s[—–-]\s)")
+_TRAILING = LazyPattern(r"(?:\s[—–-]\s|:\s)\W{0,3}([A-Z][A-Z' ]{1,20}[A-Z])\W{0,3}(?:\s+\S+)?\s*$")
 
 
 def from_title(title: str) -> Status | None:
@@ -134,20 +136,20 @@ def from_title(title: str) -> Status | None:
     if clean and clean[0] in _DONE_MARKS + _OPEN_MARKS:
         word = _lookup(clean)
         if word:
-            return Status(word, _SPLIT_MARKER.split(clean, maxsplit=1)[0].strip(), _date(clean))
+            return Status(word, _SPLIT_MARKER.compiled.split(clean, maxsplit=1)[0].strip(), _date(clean))
     for match in _BRACKETED.finditer(clean):
         word = _lookup(match[1])
         if word:
             return Status(word, match[0], _date(match[1]))
     if not any(separator in clean for separator in _SEPARATORS):
         return _struck(raw)
-    leading = _LEADING.match(clean)
+    leading = _LEADING.compiled.match(clean)
     if leading:
         word = _lookup(leading[1])
         # `FIXED — x` or `Fixed: x`; a title-case `Open: x` is a topic, not a status
         if word and (leading[1].isupper() or (word != OPEN and ":" in leading[0])):
             return Status(word, leading[0].strip(), _date(clean))
-    trailing = _TRAILING.search(clean)
+    trailing = _TRAILING.compiled.search(clean)
     if trailing:
         word = _lookup(trailing[1])
         if word:
@@ -162,7 +164,7 @@ def _struck(raw: str) -> Status | None:
     return None
 
 
-_BOLD_LINE = re.compile(
+_BOLD_LINE = LazyPattern(
     r"^[ \t>*+-]*(?:\*\*|__)(?:status|state|статус|状态|ステータス|estado|statut)\s*[:：]\s*"
     r"(?P<value>[^\n*_]{1,80})(?:\*\*|__)",
     re.IGNORECASE | re.MULTILINE,
@@ -171,18 +173,18 @@ _BOLD_LINE = re.compile(
 
 def from_bold_line(text: str) -> Status | None:
     """``**Status: RESOLVED.**``: a status line bolded whole, which field parsing leaves as prose."""
-    match = _BOLD_LINE.search(text)
+    match = _BOLD_LINE.compiled.search(text)
     if match is None:
         return None
     word = _lookup(_clean(match["value"]))
     return Status(word, match[0].strip(" >*+-"), _date(match["value"])) if word else None
 
 
-_AFTER_LEAD = re.compile(
+_AFTER_LEAD = LazyPattern(
     r"^[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])?[ \t]*(\*\*|__)(?!\s)[^\n]{1,160}?\1[ \t]*(?P<rest>[^\n]{0,80})"
 )
-_BRACKET_AFTER = re.compile(r"[(\[（【](?P<word>[^()\[\]（）【】]{1,40})[)\]）】]")
-_WORD_DATED = re.compile(r"[—–:-][ \t]*(?P<word>[^\W\d_]+(?:['’ ][^\W\d_]+)?)[ \t,]+(?P<date>\S+)")
+_BRACKET_AFTER = LazyPattern(r"[(\[（【](?P<word>[^()\[\]（）【】]{1,40})[)\]）】]")
+_WORD_DATED = LazyPattern(r"[—–:-][ \t]*(?P<word>[^\W\d_]+(?:['’ ][^\W\d_]+)?)[ \t,]+(?P<date>\S+)")
 
 
 def from_lead_line(line: str) -> Status | None:
@@ -192,16 +194,16 @@ def from_lead_line(line: str) -> Status | None:
     text = line.strip()
     if text.startswith("|"):
         return _from_cells(text)
-    lead = _AFTER_LEAD.match(line)
+    lead = _AFTER_LEAD.compiled.match(line)
     if lead is None:
         return None
     rest = lead["rest"]
-    bracket = _BRACKET_AFTER.match(rest)
+    bracket = _BRACKET_AFTER.compiled.match(rest)
     if bracket:
         word = _lookup(_clean(bracket["word"]))
         return Status(word, bracket[0], _date(bracket["word"])) if word else None
-    dated = _WORD_DATED.match(rest)
-    if dated and _DATE.match(dated["date"]):
+    dated = _WORD_DATED.compiled.match(rest)
+    if dated and _DATE.compiled.match(dated["date"]):
         word = _lookup(dated["word"])
         if word:
             return Status(word, dated[0].lstrip(" —–:-"), _date(dated["date"]))

@@ -14,6 +14,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from gotchas.errors import TaskRefError, shown
+from gotchas.pattern import LazyPattern
 
 _REPO = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}"
 _KEY = r"[A-Za-z][A-Za-z0-9]{0,9}-\d{1,9}(?:-\d{1,9})?"
@@ -75,9 +76,9 @@ def declared_keys(prefixes: Iterable[str]) -> frozenset[str]:
 _SPLIT = re.compile(r"[,;\s]+(?:and\s+)?")
 _RANGE_GAP = re.compile(r"\s*([–—-])\s*#")
 _TOKEN_RANGE = re.compile(r"^#?(\d{1,9})[–—-]#?(\d{1,9})$")
-_TOKEN_RANGE_MARKED = re.compile(r"^#(\d{1,9})[–—-]#?(\d{1,9})$")
+_TOKEN_RANGE_MARKED = LazyPattern(r"^#(\d{1,9})[–—-]#?(\d{1,9})$")
 _SLASHED = re.compile(r"^#\d{1,9}(?:/#?\d{1,9})+$")
-_BARE = re.compile(r"^\d{1,9}$")
+_BARE = LazyPattern(r"^\d{1,9}$")
 MAX_RANGE = 50
 
 
@@ -97,13 +98,15 @@ def parse_list(value: str) -> list[str]:
     for part, refs in zip(parts, read, strict=True):
         if refs is None:
             continue
-        if pure or not (_BARE.match(part) or (_TOKEN_RANGE.match(part) and not part.startswith("#"))):
+        if pure or not (
+            _BARE.compiled.match(part) or (_TOKEN_RANGE.match(part) and not part.startswith("#"))
+        ):
             found.extend(refs)
     return list(dict.fromkeys(found))
 
 
 def _token(part: str, bare: bool) -> list[str] | None:
-    ranged = (_TOKEN_RANGE if bare else _TOKEN_RANGE_MARKED).match(part)
+    ranged = (_TOKEN_RANGE if bare else _TOKEN_RANGE_MARKED.compiled).match(part)
     if ranged:
         return _expand(int(ranged[1]), int(ranged[2])) or None
     if _SLASHED.match(part):
@@ -123,7 +126,7 @@ def _expand(low: int, high: int) -> list[str]:
 # `#664` not preceded by a word character (so `C#1` and URLs' `#L20` stay out). The scan
 # looks for `#` first and only then at the few characters around it, which keeps it linear.
 _HASH = re.compile(r"#(\d{1,9})\b")
-_REPO_BEFORE = re.compile(rf"(?<![\w.-]){_REPO}$")
+_REPO_BEFORE = LazyPattern(rf"(?<![\w.-]){_REPO}$")
 _REPO_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 _RANGE_AFTER = re.compile(r"(?:\s*[–—]\s*#?|\s*-\s*#|-)(\d{1,9})\b(?![.,]\d)")
 # The same ranges over bytes, for a quick check of which entries hold one.
@@ -142,15 +145,15 @@ _ORDINAL_FOLLOWERS = frozenset(
     "and or to in on at for from by with is was were are has had have landed lands merged fixed "
     "closed reopened reverted shipped which that where when if but so then also".split()
 )
-_WORD_AFTER = re.compile(r" ([A-Za-z]+)")
+_WORD_AFTER = LazyPattern(r" ([A-Za-z]+)")
 _HEX_WITH_LETTERS = re.compile(
     r"(?<![\w&])#(?=[0-9A-Fa-f]*[A-Fa-f])(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})\b"
 )
 # A heading line up to its own number: `## ` or `### Issue ` (one word at most before the `#`).
-_HEADING_ORDINAL = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(?:[^\W\d]+[ \t]+)?$")
-_URL_REF = re.compile(_URL)
+_HEADING_ORDINAL = LazyPattern(r"[ \t]{0,3}#{1,6}[ \t]+(?:[^\W\d]+[ \t]+)?$")
+_URL_REF = LazyPattern(_URL)
 # `issue-162` in a branch or host name, `PR 45`: the words name the tracker.
-_NAMED = re.compile(r"(?<![A-Za-z0-9])(?:[Ii]ssue|ISSUE|[Pp]r|PR|[Pp]ull)[-_](\d{1,9})\b|\bPR (\d{1,9})\b")
+_NAMED = LazyPattern(r"(?<![A-Za-z0-9])(?:[Ii]ssue|ISSUE|[Pp]r|PR|[Pp]ull)[-_](\d{1,9})\b|\bPR (\d{1,9})\b")
 _NAMED_HINTS = ("ssue-", "ssue_", "SSUE-", "SSUE_", "r-", "r_", "R-", "R_", "ull-", "ull_", "PR ")
 _TRACKER = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,9})(?:-(\d{1,9}))?\b(?![.-]\d)")
 # Prefixes that name tasks whatever the project; other `ABC-123` shapes need a declaration,
@@ -158,16 +161,16 @@ _TRACKER = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d{1,9})(?:-(\d{1,9}))?\b(?![.-]
 TASK_PREFIXES = frozenset("STEP TASK TICKET ISSUE BUG INC INCIDENT STORY EPIC".split())
 # Standards and id schemes that are never tasks, even in the incident shape.
 NOT_TRACKERS = frozenset("UTF ISO SHA MD RFC PEP HTTP TLS SSL AES RSA ECMA IEEE CVE CWE ADR INV".split())
-_TRACKER_WORD = re.compile(
+_TRACKER_WORD = LazyPattern(
     r"(?i)(?:jira|ticket|issue|task|story|bug|linear|incident|tracker|/browse/)s?\s*[:#]?\s*$"
 )
-_KEYED_LINE = re.compile(
+_KEYED_LINE = LazyPattern(
     r"(?im)^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:related[-_ ]?)?"
     r"(?:issues?|tickets?|prs|pull[-_ ]?requests|incidents?)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
     r"[ \t]*(?P<value>[^\n]*)$"
 )
 _KEYED_HINTS = ("ssue", "SSUE", "icket", "ICKET", "PR", "prs", "ull", "ULL", "ncident", "NCIDENT")
-_YAML_ITEM = re.compile(r"[ \t]*-[ \t]+(?P<value>[^\n]*)\n?")
+_YAML_ITEM = LazyPattern(r"[ \t]*-[ \t]+(?P<value>[^\n]*)\n?")
 
 
 def mentions(text: str, keys: Collection[str] = frozenset()) -> list[str]:
@@ -180,11 +183,13 @@ def mentions(text: str, keys: Collection[str] = frozenset()) -> list[str]:
     if "#" in text:
         _hashes(text, found)
     if "://" in text:
-        found.extend((m.start(), f"{m['urepo'].lower()}#{int(m['unum'])}") for m in _URL_REF.finditer(text))
+        found.extend(
+            (m.start(), f"{m['urepo'].lower()}#{int(m['unum'])}") for m in _URL_REF.compiled.finditer(text)
+        )
     if "-" in text:
         _trackers(text, keys, found)
     if any(hint in text for hint in _NAMED_HINTS):
-        found.extend((m.start(), f"#{int(m[1] or m[2])}") for m in _NAMED.finditer(text))
+        found.extend((m.start(), f"#{int(m[1] or m[2])}") for m in _NAMED.compiled.finditer(text))
     if ":" in text and any(hint in text for hint in _KEYED_HINTS):
         _keyed_lines(text, found)
     found.sort()
@@ -197,7 +202,11 @@ def _hashes(text: str, found: list[tuple[int, str]]) -> None:
         at, digits = match.start(), match[1]
         if at < chained:
             continue
-        repo = _REPO_BEFORE.search(text, max(0, at - 141), at) if at and text[at - 1] in _REPO_END else None
+        repo = (
+            _REPO_BEFORE.compiled.search(text, max(0, at - 141), at)
+            if at and text[at - 1] in _REPO_END
+            else None
+        )
         if repo:
             found.append((repo.start(), f"{repo[0].lower()}#{int(digits)}"))
             continue
@@ -240,10 +249,10 @@ def _is_task_number(text: str, at: int, end: int, digits: str) -> bool:
     bracketed = text[at - 1 : at] == "("  # `merge rules (#838)`: the reference is the aside's own
     if not bracketed and (word in _SAME_FILE_ITEMS or (word.endswith("s") and word[:-1] in _SAME_FILE_ITEMS)):
         return False
-    if len(digits) <= 2 and _HEADING_ORDINAL.match(text, line_start, at):
+    if len(digits) <= 2 and _HEADING_ORDINAL.compiled.match(text, line_start, at):
         return False  # `## #11`, `### Issue #1: …`: the heading's own number in the file
     if len(digits) == 1:
-        following = _WORD_AFTER.match(text, end)
+        following = _WORD_AFTER.compiled.match(text, end)
         if following and following[1].lower() not in _ORDINAL_FOLLOWERS:
             return False  # `#1 bug`, `the #2 cause`
     return True
@@ -279,19 +288,19 @@ def _trackers(text: str, keys: Collection[str], found: list[tuple[int, str]]) ->
 
 
 def _after_tracker_word(text: str, at: int) -> bool:
-    return _TRACKER_WORD.search(text, max(0, at - 24), at) is not None
+    return _TRACKER_WORD.compiled.search(text, max(0, at - 24), at) is not None
 
 
 def _keyed_lines(text: str, found: list[tuple[int, str]]) -> None:
     """``related_issues: [12, 15]`` and ``tickets:`` followed by ``- 12`` items (front matter)."""
-    for match in _KEYED_LINE.finditer(text):
+    for match in _KEYED_LINE.compiled.finditer(text):
         value = match["value"].strip()
         if value:
             found.extend((match.start(), ref) for ref in _strict_list(value))
             continue
         position = match.end() + 1
         while True:
-            item = _YAML_ITEM.match(text, position)
+            item = _YAML_ITEM.compiled.match(text, position)
             if item is None:
                 break
             found.extend((item.start(), ref) for ref in _strict_list(item["value"]))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from gotchas.pattern import LazyPattern
+
 # A section titled like this holds lessons (plural) — a lessons file, or one part of a guide.
 LESSONS_WORDS = (
     # English
@@ -87,7 +89,7 @@ _LESSONS = re.compile(
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
 _SINGULAR = re.compile(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
-_PLURAL = re.compile(
+_PLURAL = LazyPattern(
     r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE
 )
 
@@ -120,7 +122,7 @@ META_TITLES = (
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
-_META = re.compile("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
+_META = LazyPattern("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
 # A document titled like this (the whole title) holds no lessons: a record of changes, plans,
 # open tasks, terms or one decision.
@@ -149,7 +151,7 @@ _PERIOD = re.compile(
 
 # Numbered labels that number the entries themselves (``**Lesson 1:**``, ``Gotcha 3.``), unlike
 # ``Solution 2:``, which numbers a part of one lesson.
-_ENTRY_NUMBER = re.compile(
+_ENTRY_NUMBER = LazyPattern(
     r"^(?:lesson|learning|gotcha|pitfall|mistake|finding|trap|caveat|takeaway|bug|issue|incident|"
     r"defect|урок|lektion|leçon|lección|lição|баг|проблема)\s*#?\d+[a-z]?$",
     re.IGNORECASE,
@@ -253,7 +255,7 @@ ENTRY_FIELD_KEYS = frozenset(_KEYS.split())
 FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for"])
 
 # A guide's own sections: their presence without any lessons section marks a pure guide.
-GUIDE_WORDS = re.compile(
+GUIDE_WORDS = LazyPattern(
     r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
     r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
     r"workflow|deployment|getting\s+started|environment|dependencies|project|guidelines|"
@@ -264,16 +266,16 @@ GUIDE_WORDS = re.compile(
     r"技術スタック|(?:ディレクトリ|フォルダ)?構成|コマンド|技术栈|目录结构|常用命令)$",
     re.IGNORECASE,
 )
-GUIDE_TITLE = re.compile(
+GUIDE_TITLE = LazyPattern(
     r"(?:claude|agents|gemini|copilot)\.md|guidelines|instructions|\bguide\b|readme|\brules\b",
     re.IGNORECASE,
 )
 
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an|for)\s+")
-_PARENTHESES = re.compile(r"\s*\(.*?\)\s*")
+_LEADING_ARTICLE = LazyPattern(r"^(?:the|a|an|for)\s+")
+_PARENTHESES = LazyPattern(r"\s*\(.*?\)\s*")
 _EMPHASIS = re.compile(r"[*_~`]+")
-_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
-_FIELD_SUFFIX = re.compile(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
+_NUMBERING = LazyPattern(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
+_FIELD_SUFFIX = LazyPattern(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
 
 
 def plain(title: str) -> str:
@@ -287,7 +289,7 @@ def names_lessons(title: str) -> bool:
 
 def names_one_lesson(title: str) -> bool:
     text = plain(title)
-    return bool(_SINGULAR.search(text)) and not _PLURAL.search(text)
+    return bool(_SINGULAR.search(text)) and not _PLURAL.compiled.search(text)
 
 
 _META_HINTS = (
@@ -330,7 +332,7 @@ def names_period(title: str) -> bool:
 
 def numbers_entry(label: str) -> bool:
     """``Lesson 1``, ``Gotcha 3``: a label that is the entry's own number, not a field."""
-    return bool(_ENTRY_NUMBER.match(plain(label).strip(" :：.")))
+    return bool(_ENTRY_NUMBER.compiled.match(plain(label).strip(" :：.")))
 
 
 # The parts of a report around its lessons (its summary, how it was tested, what comes next),
@@ -358,7 +360,7 @@ _CONTRAST = re.compile(
 
 # A finite verb that makes a title a statement (``X is broken``, ``Y requires Z``): the title of
 # one lesson, not the name of a category of them.
-_CLAIM = re.compile(
+_CLAIM = LazyPattern(
     r"(?<![\w-])(?:is|are|was|were|isn'?t|aren'?t|doesn'?t|don'?t|can'?t|cannot|won'?t|must|"
     r"requires?|needs|differs?|matters|breaks|fails|lacks|loses|ignores|kills|hangs|blocks|"
     r"overrides|causes|returns|leaks|drops|hides|skips|"
@@ -369,7 +371,7 @@ _CLAIM = re.compile(
 
 def states_claim(title: str) -> bool:
     """A title written as a statement about the project (``Port mapping differs between A and B``)."""
-    return bool(_CLAIM.search(_CODE.sub(" ", plain(title))))
+    return bool(_CLAIM.compiled.search(_CODE.compiled.sub(" ", plain(title))))
 
 
 def names_contrast(title: str) -> bool:
@@ -416,7 +418,7 @@ def about_recording(title: str) -> bool:
 
 
 # A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = LazyPattern(
     r"^(?:(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet)\W*$|"
     r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
     r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as))(?!\w))",
@@ -425,14 +427,14 @@ _PLACEHOLDER = re.compile(
 
 
 def is_placeholder(text: str) -> bool:
-    return bool(_PLACEHOLDER.match(plain(text).strip(" _*.")))
+    return bool(_PLACEHOLDER.compiled.match(plain(text).strip(" _*.")))
 
 
 def is_report_part(title: str) -> bool:
     return bool(_REPORT_PARTS.match(plain(title).strip(" :.")))
 
 
-_CODE = re.compile(r"`[^`]*`")
+_CODE = LazyPattern(r"`[^`]*`")
 
 
 def is_meta(title: str) -> bool:
@@ -442,18 +444,18 @@ def is_meta(title: str) -> bool:
     if not any(map(lowered.__contains__, _META_HINTS)):
         return False
     if "`" in title:
-        title = _CODE.sub(" ", title)
-    return bool(_META.search(plain(title)))
+        title = _CODE.compiled.sub(" ", title)
+    return bool(_META.compiled.search(plain(title)))
 
 
 def field_name(label: str) -> str:
     """A field label's normal form: ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``."""
     text = plain(label)
-    text = _NUMBERING.sub("", text)
+    text = _NUMBERING.compiled.sub("", text)
     text = text.split(":", 1)[0].split("：", 1)[0]
-    text = _LEADING_ARTICLE.sub("", text)
-    text = _PARENTHESES.sub(" ", text).strip()
-    return _FIELD_SUFFIX.sub("", text).strip()
+    text = _LEADING_ARTICLE.compiled.sub("", text)
+    text = _PARENTHESES.compiled.sub(" ", text).strip()
+    return _FIELD_SUFFIX.compiled.sub("", text).strip()
 
 
 def is_field_word(label: str) -> bool:

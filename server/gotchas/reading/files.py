@@ -157,8 +157,8 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
     if not _untitled_lessons(frame) or not root.children:
         return None
     tops = root.children
-    guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.search(vocabulary.plain(s.title)))
-    titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.search(root.title))
+    guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.compiled.search(vocabulary.plain(s.title)))
+    titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.compiled.search(root.title))
     if guide >= 2 and (guide * 3 >= len(tops) or titled):
         return Reading(
             "not-lessons", [], "a guide: its sections are about the project, none is titled as lessons"
