@@ -72,7 +72,7 @@ def read(
         tail = successors_tail(blocks, lines)
         if tail is not None:
             # the document is read as it was before its own red-herring mark was added
-            unmarked = ["" if MARK.match(line) else line for line in lines[:tail]]
+            unmarked = ["" if MARK.compiled.match(line) else line for line in lines[:tail]]
             head = read_file(Reader([b for b in blocks if b.end <= tail], unmarked, matter), pin)
             if head.kind == "single-lesson" and head.spans:
                 return with_successors(head, blocks, lines, tail)

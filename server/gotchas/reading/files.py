@@ -216,7 +216,9 @@ def _template_only(reader: Reader, root: Section) -> bool:
 
 def _template(reader: Reader, block: Block) -> bool:
     lines = reader.lines[block.start : block.end]
-    return bool(TEMPLATE.search("\n".join(lines))) or any(_HEADING_LINE.match(line) for line in lines)
+    return bool(TEMPLATE.compiled.search("\n".join(lines))) or any(
+        _HEADING_LINE.match(line) for line in lines
+    )
 
 
 def _checklist(reader: Reader) -> bool:

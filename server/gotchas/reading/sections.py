@@ -72,7 +72,7 @@ class Reader(State):
         if section.children:
             return False
         return any(
-            ENTRY_FIELD.match(line) and (marks or not MARK.match(line))
+            ENTRY_FIELD.match(line) and (marks or not MARK.compiled.match(line))
             for b in section.body
             for line in self.lines[b.start : b.end]
         )
@@ -122,7 +122,7 @@ class Reader(State):
         prose_only = all(b.kind in ("paragraph", "quote", "html", "hr") for b in body)
         if not children and prose_only and not top and len(body) <= 4:
             prose = " ".join(self.lines[n] for b in body for n in range(b.start, b.end))
-            if MD_REFERENCE.search(prose):
+            if MD_REFERENCE.compiled.search(prose):
                 self.left_out.append(
                     Note(
                         section.start,
@@ -260,7 +260,9 @@ class Reader(State):
         if len(items) < 3:
             return False
         texts = [self.first_text(b) for b in items]
-        rests = sorted(len(LINKED_FILE.sub("", t).split()) for t in texts if LINKED_FILE.match(t))
+        rests = sorted(
+            len(LINKED_FILE.compiled.sub("", t).split()) for t in texts if LINKED_FILE.compiled.match(t)
+        )
         if len(rests) * 5 < len(items) * 4 or rests[len(rests) // 2] > 8:
             return False
         self.pointer = True
@@ -378,7 +380,7 @@ class Reader(State):
                 kind = shapes.most_common(1)[0][0]
                 first = next((b for b in child.body if b.kind not in ("html", "hr")), None)
                 # a heading whose body opens with a red-herring mark was itself the lesson
-                if first is not None and not MARK.match(self.lines[first.start]):
+                if first is not None and not MARK.compiled.match(self.lines[first.start]):
                     why = f"a lesson in the group {child.title!r}: its siblings are groups of {plural(kind)}"
                     self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
                     out.extend(self.spans_from(kind, [first], child.end, child, why))

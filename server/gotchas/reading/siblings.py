@@ -38,7 +38,7 @@ def _own_fields(state: State, section: Section) -> bool:
     """This tool's entry fields (``tasks:``, ``supersedes:``) in a section: a lesson, whatever its
     siblings are; a red-herring mark alone does not count."""
     return any(
-        ENTRY_FIELD.match(line) and not MARK.match(line)
+        ENTRY_FIELD.match(line) and not MARK.compiled.match(line)
         for b in section.body
         for line in state.lines[b.start : b.end]
     )
@@ -69,7 +69,7 @@ def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, 
             continue
         child, _ = read[i]
         first = next(b for b in child.body if b.kind not in ("html", "hr"))
-        if _own_fields(state, child) or MARK.match(state.lines[first.start]):
+        if _own_fields(state, child) or MARK.compiled.match(state.lines[first.start]):
             continue
         if major == "lesson":
             why = f"a lesson: {count} of its {len(roles)} sibling headings over a list alone are lessons"

@@ -141,9 +141,9 @@ class State:
         if vocabulary.numbers_entry(title.partition(":")[0].partition("：")[0]):
             return False  # `Bug 1: …`, `Issue 2: …`: one of a numbered series of lessons
         name = vocabulary.field_name(title)
-        text = NUMBER_PREFIX.sub("", vocabulary.plain(title)).rstrip(":：. ")
-        text = ARTICLE.sub("", text)
-        whole = text == name or NUMBERED_FIELD.match(text) is not None
+        text = NUMBER_PREFIX.compiled.sub("", vocabulary.plain(title)).rstrip(":：. ")
+        text = ARTICLE.compiled.sub("", text)
+        whole = text == name or NUMBERED_FIELD.compiled.match(text) is not None
         if name in vocabulary.FIELDS and whole:
             return True
         return self.headings[folded(title)] >= 2 and words(title) <= 4
@@ -162,7 +162,7 @@ class State:
         text = self.first_text(block)
         if not DONE.match(text) or len(text.split()) > 12:
             return False
-        if LEDGER_REF.match(text) or block.list_id in self.ledgers():
+        if LEDGER_REF.compiled.match(text) or block.list_id in self.ledgers():
             return False  # `- ✅ #12 …` beside `- ❌ …`: a ledger of what worked and what did not
         # `✅ Fixed: …`, `✅ Resolved — …`: a lesson marked done with, not a ticked task
         return status.from_title(text) is None
@@ -189,7 +189,7 @@ class State:
         found = lead_label(text)
         if found is None or not self.is_field_label(*found):
             return False
-        return not SECOND_FIELD.search(text, len(found[0]) + 1)
+        return not SECOND_FIELD.compiled.search(text, len(found[0]) + 1)
 
     def is_label_paragraph(self, block: Block) -> bool:
         """A paragraph that is only a label (``**Symptoms:**``): the list after it is that field."""
@@ -270,7 +270,7 @@ class State:
         if len(rows) < 2:
             return False
         width = min(len(r) for r in rows)
-        return any(all(MEASURE.match(r[c].strip()) for r in rows) for c in range(1, width))
+        return any(all(MEASURE.compiled.match(r[c].strip()) for r in rows) for c in range(1, width))
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
         """One entry per row; a continuation row (``↳ …``) belongs to the row above it. A line

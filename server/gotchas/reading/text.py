@@ -12,23 +12,24 @@ from typing import TYPE_CHECKING
 from gotchas import table as table_rows
 from gotchas import vocabulary
 from gotchas.blockmap import Block
+from gotchas.pattern import LazyPattern
 
 if TYPE_CHECKING:
     from gotchas.reading.model import SpanKind
 
 # a measured value in a table cell: ``314``, ``1,204``, ``12.5%``, ``$40``, ``~3 s``
-MEASURE = re.compile(r"^[~≈<>]?\s*[$€£]?\s*-?\d[\d,.]*\s*(?:%|ms|s|kb|mb|gb|x|×|k|m)?$", re.IGNORECASE)
+MEASURE = LazyPattern(r"^[~≈<>]?\s*[$€£]?\s*-?\d[\d,.]*\s*(?:%|ms|s|kb|mb|gb|x|×|k|m)?$", re.IGNORECASE)
 ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
 # a list marker opening a block: followed by a space, so ``**bold**`` keeps its first star
-BLOCK_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
+BLOCK_MARKER = LazyPattern(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
 CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
 DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
-LEDGER_REF = re.compile(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
+LEDGER_REF = LazyPattern(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
 BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>[^*_]{1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
-_PLAIN_LABEL = re.compile(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
-LINKED_FILE = re.compile(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
-MD_REFERENCE = re.compile(r"[\w./-]+\.mdc?\b")
-TIMESTAMP_LEAD = re.compile(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
+_PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
+LINKED_FILE = LazyPattern(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
+MD_REFERENCE = LazyPattern(r"[\w./-]+\.mdc?\b")
+TIMESTAMP_LEAD = LazyPattern(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
 CODE_SPAN = re.compile(r"`[^`]+`")
 TICKET = re.compile(r"[(\[]\s*(?:[A-Z][A-Z0-9]{1,9}-\d+|#\d+)\s*[)\]]")  # `(BUG-008)`, `[#12]` after a title
@@ -42,17 +43,17 @@ ENTRY_FIELD = re.compile(
     r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
     re.IGNORECASE,
 )
-ARTICLE = re.compile(r"^(?:the|a|an)\s+")
-NUMBERED_FIELD = re.compile(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
+ARTICLE = LazyPattern(r"^(?:the|a|an)\s+")
+NUMBERED_FIELD = LazyPattern(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
 _CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")
-SECOND_FIELD = re.compile(
+SECOND_FIELD = LazyPattern(
     r"[.;,!?)]\s+(?:\*\*|__)?(?:fix|solution|workaround|cause|root cause|resolution|lösung|solution|"
     r"solución|solução|решение|解决)(?:\*\*|__)?\s*[:：]",
     re.IGNORECASE,
 )
-TEMPLATE = re.compile(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
-NUMBER_PREFIX = re.compile(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+TEMPLATE = LazyPattern(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
+NUMBER_PREFIX = LazyPattern(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
+_CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def item_text(first_line: str) -> str:
@@ -75,7 +76,7 @@ def lead_label(text: str) -> tuple[str, bool] | None:
         return vocabulary.field_name(label), as_field
     if ":" not in text and "：" not in text:
         return None  # no colon: no plain label (the pattern would try every length of one first)
-    plain = _PLAIN_LABEL.match(text)
+    plain = _PLAIN_LABEL.compiled.match(text)
     if plain and len(plain["label"].split()) <= 3 and "`" not in plain["label"]:
         return vocabulary.field_name(plain["label"]), True
     return None
@@ -85,8 +86,8 @@ def words(title: str) -> int:
     text = vocabulary.plain(title)
     if text.isascii() or max(text) < "\u3040":  # below every range of _CJK: no pattern needed
         return len(text.split())
-    cjk = len(_CJK.findall(text))
-    return len(_CJK.sub(" ", text).split()) + (cjk + 3) // 4
+    cjk = len(_CJK.compiled.findall(text))
+    return len(_CJK.compiled.sub(" ", text).split()) + (cjk + 3) // 4
 
 
 # ---------------------------------------------------------------- labels that open a block
@@ -138,7 +139,9 @@ def title_of(kind: SpanKind, first_line: str) -> str:
         return item_title(first_line)
     if kind == "row":
         return row_title(first_line, False)
-    text = BLOCK_MARKER.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
+    text = (
+        BLOCK_MARKER.compiled.sub("", first_line, count=1).strip() if kind == "block" else first_line.strip()
+    )
     return lead_title(text.strip("`> "))
 
 
@@ -159,4 +162,4 @@ def row_title(line: str, id_column: bool) -> str:
 
 
 # a red-herring or superseded-by mark this tool writes into a lesson it corrects
-MARK = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
+MARK = LazyPattern(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)

@@ -87,7 +87,7 @@ def _is_lead(state: State, text: str) -> bool:
     """A timestamp lead (``[2030-01-02] Title: …``) or a bold lead-in that is no field label."""
     if not text or text[0] not in "[*_0123456789":
         return False
-    if TIMESTAMP_LEAD.match(text):
+    if TIMESTAMP_LEAD.compiled.match(text):
         return True
     found = lead_label(text)
     return bool(found and BOLD_LABEL.match(text) and not state.is_field_label(*found) and found[0])
