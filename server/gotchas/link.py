@@ -9,13 +9,13 @@ disagree about what a link is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from gotchas import taskref
 from gotchas.fields import SEPARATOR
+from gotchas.pattern import LazyPattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,14 +49,14 @@ def marks_line(task: str, new_id: str) -> str:
 
 # --- parsing ------------------------------------------------------------------------------
 
-_LINK = re.compile(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^()]*)\))?")
+_LINK = LazyPattern(r"(?P<target>[^\s(),;]+)(?:\s*\((?:for\s+)?(?P<scope>[^()]*)\))?")
 """A scope stops at the next parenthesis either way, so unclosed ``(`` runs stay linear."""
 
 
 def parse_links(value: str) -> list[Link]:
     """``a-id (for #664), b-id`` → links; a scope lists the tasks the link is limited to."""
     links: list[Link] = []
-    for match in _LINK.finditer(value.strip("`")):
+    for match in _LINK.compiled.finditer(value.strip("`")):
         target = match["target"].strip("`*_")
         if not target:
             continue

@@ -9,14 +9,15 @@ column is a first column of bare numbers or ids (``12``, ``L-055``, ``#7``) besi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gotchas.pattern import LazyPattern
+
 CONTINUATION = "↳"
-DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-_ID_CELL = re.compile(r"^(?P<stem>[^\W\d_]{1,12}[-_]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)\.?$")
-_WRAPPER = re.compile(r"^(\*\*|__|`)(.+)\1$")
+DELIMITER = LazyPattern(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+_ID_CELL = LazyPattern(r"^(?P<stem>[^\W\d_]{1,12}[-_]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)\.?$")
+_WRAPPER = LazyPattern(r"^(\*\*|__|`)(.+)\1$")
 
 
 def raw_cells(line: str) -> list[str]:
@@ -79,10 +80,10 @@ class IdCell:
 def id_cell(text: str) -> IdCell | None:
     text = text.strip()
     wrapper = ""
-    wrapped = _WRAPPER.match(text)
+    wrapped = _WRAPPER.compiled.match(text)
     if wrapped:
         wrapper, text = wrapped[1], wrapped[2].strip()
-    found = _ID_CELL.match(text)
+    found = _ID_CELL.compiled.match(text)
     if found is None:
         return None
     numbers = found["number"].split(".")
@@ -95,13 +96,13 @@ def id_cell(text: str) -> IdCell | None:
     )
 
 
-_CODE_LINE = re.compile(r"^(?: {4}|\t| {1,3}\t)")
+_CODE_LINE = LazyPattern(r"^(?: {4}|\t| {1,3}\t)")
 
 
 def rows_end(lines: Sequence[str], first: int, end: int) -> int:
     """Where a table's rows stop: at ``end``, or at a line indented four spaces or more (a GFM
     table parser reads it as code, though it continues the paragraph)."""
-    return next((n for n in range(first, end) if _CODE_LINE.match(lines[n])), end)
+    return next((n for n in range(first, end) if _CODE_LINE.compiled.match(lines[n])), end)
 
 
 def has_id_column(rows: Sequence[str]) -> bool:

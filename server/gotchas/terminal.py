@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 
-_UNSAFE = re.compile(
+from gotchas.pattern import LazyPattern
+
+_UNSAFE = LazyPattern(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"  # C0 but LF/TAB/CR, DEL, C1, bidi
     "|\r(?!\n)"  # a CR that is not the first half of a CRLF line ending
 )
@@ -27,7 +29,7 @@ def _escape(match: re.Match[str]) -> str:
 
 def printable(text: str) -> str:
     """``text`` with every control, C1 and bidi override/isolate character shown as an escape."""
-    return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
+    return _UNSAFE.compiled.sub(_escape, text) if _UNSAFE.compiled.search(text) else text
 
 
 def json_printable(dumped: str) -> str:

@@ -57,7 +57,7 @@ class BlockForm(Form):
             return annotate_block(lines, target, target.start_line, marks, caveat)
         first = bare_line(lines[target.start_line - 1])
         second = bare_line(lines[target.start_line]) if target.start_line < len(lines) else ""
-        opens_table = "|" in first and table.DELIMITER.match(second) is not None
+        opens_table = "|" in first and table.DELIMITER.compiled.match(second) is not None
         if OPENS_BLOCK.match(first) or CODE_INDENT.match(first) or opens_table:
             # a block opened by bullets (``- **Key:** value`` parts), a fence, code, a table or a quote: after
             # every part, as paragraphs of the block's own, never folded into a bullet, never
