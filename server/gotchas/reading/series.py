@@ -24,11 +24,19 @@ _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
 _MIN_SERIES = 5
 
 
+# what ``vocabulary.plain`` drops or ``_ORDINAL`` passes over before the number: ASCII spaces
+# (``str.split``'s, \x1c-\x1f included), emphasis markers and ``#``
+_BEFORE_NUMBER = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f*_~`#"
+
+
 def _number(span: Span) -> tuple[int, bool] | None:
     """A heading's number in the series, and whether it is a sub-number (``5.1``: a successor)."""
     if span.kind != "heading":
         return None
-    found = _ORDINAL.match(vocabulary.plain(span.title))
+    title = span.title
+    if title.isascii() and not title.lstrip(_BEFORE_NUMBER)[:1].isdigit():
+        return None  # most titles: no digit where the number would be, so no plain form to make
+    found = _ORDINAL.match(vocabulary.plain(title))
     return (int(found[1]), bool(found[2])) if found else None
 
 
