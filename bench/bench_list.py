@@ -34,14 +34,7 @@ def bench_cold(report: Report, root: Path, size: str, runs: int, barred: bool) -
     env = common.clean_env()
     list_cmd = [*common.gotchas_cmd(), "list", "--json", "--task", TASK]
     parse_cmd = common.parse_only_cmd(record)
-    # one untimed run of each: .pyc files and the page cache are warm for both
-    common.time_cmd(list_cmd, root, env)
-    common.time_cmd(parse_cmd, root, env)
-    listed, parsed = common.interleaved(
-        runs,
-        lambda: common.time_cmd(list_cmd, root, env),
-        lambda: common.time_cmd(parse_cmd, root, env),
-    )
+    listed, parsed = common.paired(runs, root, (list_cmd, env), (parse_cmd, env))
     report.ratio(
         f"cold list {size} / bare parse",
         common.median(listed),

@@ -25,7 +25,6 @@ with this revision's (both as ``python -m gotchas``), and print this ÷ earlier.
 
 from __future__ import annotations
 
-import functools
 import statistics
 import subprocess
 import time
@@ -91,11 +90,7 @@ def cold_list(report: Report, root: Path, runs: int) -> float:
     record = root / common.RECORD_REL
     list_cmd = [*common.gotchas_cmd(), "list", "--json", "--task", TASK]
     parse_cmd = bare_parse_cmd(record)
-    common.time_cmd(list_cmd, root, env)
-    common.time_cmd(parse_cmd, root, env)
-    listed, parsed = common.interleaved(
-        runs, lambda: common.time_cmd(list_cmd, root, env), lambda: common.time_cmd(parse_cmd, root, env)
-    )
+    listed, parsed = common.paired(runs, root, (list_cmd, env), (parse_cmd, env))
     ratio = (common.median(listed), common.median(parsed))
     report.ratio("cold list / bare markdown-it parse, GC off", *ratio, 0.6)
     report.absolute(f"cold gotchas list --task {TASK}", listed)
@@ -150,10 +145,7 @@ def real_files(report: Report, scratch: Path, runs: int) -> None:
         name = str(common.RECORD_REL)
         ours_cmd = [*common.gotchas_cmd(), "lint", "--record", name]
         peer_cmd = [*peer, name]
-        lint = functools.partial(common.time_cmd, ours_cmd, root, env, (0, 1))
-        other = functools.partial(common.time_cmd, peer_cmd, root, env, (0, 1))
-        lint(), other()  # warm the file cache and the interpreters'
-        linted, peered = common.interleaved(runs, lint, other)
+        linted, peered = common.paired(runs, root, (ours_cmd, env), (peer_cmd, env), codes=(0, 1))
         ours, theirs = common.median(linted), common.median(peered)
         ratios.append(ours / theirs)
         size = path.stat().st_size // 1000
@@ -168,14 +160,7 @@ def _now_and_then(before: Path, cwd: Path, runs: int, *argv: str) -> tuple[list[
     """``gotchas ARGV`` from this revision's sources and from ``before``'s, interleaved."""
     now_cmd, now_env = common.revision_cmd(common.REPO, *argv)
     then_cmd, then_env = common.revision_cmd(before, *argv)
-    common.time_cmd(now_cmd, cwd, now_env)
-    common.time_cmd(then_cmd, cwd, then_env)
-    now, then = common.interleaved(
-        runs,
-        functools.partial(common.time_cmd, now_cmd, cwd, now_env),
-        functools.partial(common.time_cmd, then_cmd, cwd, then_env),
-    )
-    return now, then
+    return common.paired(runs, cwd, (now_cmd, now_env), (then_cmd, then_env))
 
 
 def before_and_after(report: Report, root: Path, scratch: Path, before: Path, runs: int) -> None:

@@ -31,14 +31,7 @@ def bench(report: Report, root: Path, scratch: Path, size: str, runs: int, barre
     page = scratch / f"view-{size}.html"
     view_cmd = [*common.gotchas_cmd(), "view", "--output", str(page)]
     list_cmd = [*common.gotchas_cmd(), "list", "--json"]
-    # one untimed run of each: .pyc files and the page cache are warm for both
-    common.time_cmd(view_cmd, root, env)
-    common.time_cmd(list_cmd, root, env)
-    viewed, listed = common.interleaved(
-        runs,
-        lambda: common.time_cmd(view_cmd, root, env),
-        lambda: common.time_cmd(list_cmd, root, env),
-    )
+    viewed, listed = common.paired(runs, root, (view_cmd, env), (list_cmd, env))
     report.ratio(
         f"view {size} / cold list --json",
         common.median(viewed),

@@ -8,6 +8,7 @@ figures measure the servers and not a client library.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -166,6 +167,22 @@ def interleaved(runs: int, *funcs: Callable[[], float]) -> list[list[float]]:
         for i, func in enumerate(funcs):
             results[i].append(func())
     return results
+
+
+Run = tuple[Sequence[str], dict[str, str]]
+"""A command and the environment it runs in."""
+
+
+def paired(
+    runs: int, cwd: Path, first: Run, second: Run, codes: Sequence[int] = (0,)
+) -> tuple[list[float], list[float]]:
+    """Two commands' wall times in ``cwd``: each run once untimed (the interpreter's ``.pyc``
+    files and the page cache warm for both), then ``runs`` times each, interleaved."""
+    timers = [functools.partial(time_cmd, cmd, cwd, env, codes) for cmd, env in (first, second)]
+    for timer in timers:
+        timer()
+    a, b = interleaved(runs, *timers)
+    return a, b
 
 
 def budgeted(min_runs: int, max_runs: int, seconds: float) -> Iterator[int]:
