@@ -1,4 +1,4 @@
-"""Copies of frozen slotted value classes with some integer fields moved, made in bulk.
+"""Copies of frozen slotted value classes or named tuples with some integer fields moved, made in bulk.
 
 After an edit, every entry, span and field below it is the same as before but for its
 line and byte positions. Built one by one, a frozen value class costs a Python-level
@@ -25,8 +25,21 @@ def copies(
 
     ``cls`` must be a slotted value class (``@dataclass(frozen=True, slots=True)``) without
     ``__post_init__``: its ``__init__`` only assigns, so setting every slot makes the very
-    object ``__init__`` would. A class of another kind is copied one object at a time.
+    object ``__init__`` would. A named tuple is built from its columns, as ``blockmap.moved_all``
+    builds blocks. A class of another kind is copied one object at a time.
     """
+    fields: tuple[str, ...] | None = getattr(cls, "_fields", None)
+    if fields is not None and issubclass(cls, tuple):
+        if not objects:
+            return []
+        rows: Any = objects
+        columns_of = list(zip(*rows, strict=True))
+        for at, name in enumerate(fields):
+            if name in replace:
+                columns_of[at] = tuple(replace[name])
+            if by.get(name):
+                columns_of[at] = tuple(map(by[name].__add__, columns_of[at]))
+        return list(map(tuple.__new__, repeat(cls), zip(*columns_of, strict=True)))
     names: tuple[str, ...] = getattr(cls, "__slots__", ())
     if not names or hasattr(cls, "__post_init__") or not hasattr(cls, "__dataclass_fields__"):
         from dataclasses import replace as replaced  # not on the reading path: no such class there
