@@ -52,6 +52,11 @@ _BLOCK_TAGS = frozenset(
 )
 
 
+# A block made from all its fields at once: the scanner makes one a line or so, and a named
+# tuple's keyword-taking constructor costs twice as much (the fields in ``Block``'s order).
+_new = tuple.__new__
+
+
 class _Unsure(Exception):
     """The block being scanned needs a CommonMark parser: markdown-it reads it instead."""
 
@@ -270,7 +275,7 @@ class _Scan:
         if rest[0] == "#" and indent < 4:  # a heading, read once (``_classify`` would read it too)
             heading = _atx(rest)
             if heading is not None:
-                self.blocks.append(Block("heading", start, start + 1, level=heading[0], title=heading[1]))
+                self.blocks.append(_new(Block, ("heading", start, start + 1, heading[0], "", heading[1], -1)))
                 return start + 1
         kind = _classify(rest, indent)
         if kind == _TEXT:
@@ -316,7 +321,7 @@ class _Scan:
             line += 1
         bare = self.bare
         table = line - start >= 2 and "|" in bare[start] and _TABLE_DELIMITER.match(bare[start + 1])
-        self.blocks.append(Block("table" if table else "paragraph", start, line))
+        self.blocks.append(_new(Block, ("table" if table else "paragraph", start, line, 0, "", "", -1)))
         return line
 
     def fence(self, start: int, rest: str) -> int:
@@ -396,7 +401,7 @@ class _Scan:
                     raise _Unsure
                 last = line
                 line += 1
-            self.blocks.append(Block("item", first, line, marker=marker, list_id=self.lists))
+            self.blocks.append(_new(Block, ("item", first, line, 0, marker, "", self.lists)))
             if line >= total:
                 return line
             text = view[line]
