@@ -8,6 +8,7 @@ or label's text with Markdown emphasis removed.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from gotchas.pattern import LazyPattern
 
@@ -434,14 +435,28 @@ def is_report_part(title: str) -> bool:
     return bool(_REPORT_PARTS.match(plain(title).strip(" :.")))
 
 
+def _by_first_letter(hints: Sequence[str]) -> str:
+    """``a(?:dd|bout)|f(?:ormat)``: an alternation of ``hints`` that tries, at each character,
+    only the hints starting with it (a plain one would try every hint at every character)."""
+    rests: dict[str, list[str]] = {}
+    for hint in hints:
+        rests.setdefault(hint[0], []).append(re.escape(hint[1:]))
+    return "|".join(f"{re.escape(first)}(?:{'|'.join(rest)})" for first, rest in rests.items())
+
+
+# Whether an ASCII title holds one of the hints, in one search.
+_ASCII_META_HINT = re.compile(_by_first_letter([hint for hint in _META_HINTS if hint.isascii()]))
 _CODE = LazyPattern(r"`[^`]*`")
 
 
 def is_meta(title: str) -> bool:
     """A section about the file itself (how to add, a template, contents), by its words: code it
     quotes (``project_template_tasks``, ``index.ts``) names the project's things, not the file's."""
-    lowered = title.lower()  # a hint first, by substring: an alternation would try each at every character
-    if not any(map(lowered.__contains__, _META_HINTS)):
+    lowered = title.lower()  # a hint first, by substring
+    if lowered.isascii():  # no other hint is in ASCII text
+        if _ASCII_META_HINT.search(lowered) is None:
+            return False
+    elif not any(map(lowered.__contains__, _META_HINTS)):
         return False
     if "`" in title:
         title = _CODE.compiled.sub(" ", title)
