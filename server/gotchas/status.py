@@ -65,6 +65,9 @@ _CJK = LazyPattern(
     "|".join(re.escape(w) for w in sorted(_WORDS, key=len, reverse=True) if any(ord(c) >= 0x2E80 for c in w))
 )
 
+# The first characters of those words: a text opening otherwise leaves the pattern uncompiled.
+_CJK_FIRSTS = frozenset(w[0] for w in _WORDS if any(ord(c) >= 0x2E80 for c in w))
+
 
 def _clean(text: str) -> str:
     if "*" in text or "_" in text or "`" in text:
@@ -76,7 +79,7 @@ def _clean(text: str) -> str:
 def _lookup(text: str) -> str | None:
     """The status named by the first words of ``text`` (after emoji), if any."""
     body = text.lstrip(" " + _DONE_MARKS + _OPEN_MARKS + "\ufe0f[(（【:：-—–")
-    cjk = _CJK.compiled.match(body)
+    cjk = _CJK.compiled.match(body) if body[:1] in _CJK_FIRSTS else None
     if cjk:
         return _WORDS[cjk[0]]
     words = [w.casefold().replace("’", "'") for w in _WORD.compiled.findall(body[:60])[:3]]
