@@ -281,7 +281,9 @@ _FIELD_SUFFIX = LazyPattern(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECA
 
 def plain(title: str) -> str:
     """A title without emphasis markers and surplus spaces, lower-cased."""
-    return " ".join(_EMPHASIS.sub("", title).split()).lower()
+    if "*" in title or "_" in title or "`" in title or "~" in title:  # most titles have none
+        title = _EMPHASIS.sub("", title)
+    return " ".join(title.split()).lower()
 
 
 def names_lessons(title: str) -> bool:
