@@ -68,6 +68,8 @@ class State:
         )
         self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
         self._ledgers: frozenset[int] | None = None
+        # the body ``units.lesson_items`` read last, and its answer (the body held, so never reused)
+        self.last_items: tuple[Sequence[Block], tuple[list[Block], list[Block]]] | None = None
 
     # -- file-wide counts
 

@@ -27,7 +27,11 @@ _CALLOUT = re.compile(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.
 
 
 def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list[Block]]:
-    """(lesson items, other content blocks) of a body, in order."""
+    """(lesson items, other content blocks) of a body, in order. A leaf asks twice of its body
+    (its units, then its score): the last body's answer is kept on the state."""
+    last = state.last_items
+    if last is not None and last[0] is body:
+        return last[1]
     lessons: list[Block] = []
     others: list[Block] = []
     after_label = False
@@ -46,6 +50,7 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
             continue  # the body of the title-only item before it
         lessons.append(block)
         open_title = state.title_only(block)
+    state.last_items = (body, (lessons, others))
     return lessons, others
 
 
