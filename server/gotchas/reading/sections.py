@@ -203,8 +203,8 @@ class Reader(State):
         lesson above it, as ``### Distribution by linter`` is."""
         if section.children:
             return False
-        content = [b for b in section.body if b.kind not in ("html", "hr")]
-        return len(content) == 1 and content[0].kind == "table" and self.data_table(content[0])
+        lone = _only_content(section.body)
+        return lone is not None and lone.kind == "table" and self.data_table(lone)
 
     def contrast_of_rules(self, section: Section) -> bool:
         """``### Do`` / ``### Don't`` holding lists of rules: groups of lessons, not one lesson's
@@ -409,11 +409,10 @@ class Reader(State):
         out = []
         dropped: list[tuple[int, int, int, int]] = []
         for (child, spans), added in zip(read, notes, strict=True):
-            own = [b for b in child.body if b.kind not in ("html", "hr")]
             if (
                 child.children
                 and len(child.children) <= 2
-                and own
+                and any(b.kind not in ("html", "hr") for b in child.body)  # text of its own
                 and spans
                 and all(s.start > child.start for s in spans)
                 and title_evidence(child.title)[0] <= 0
@@ -449,12 +448,8 @@ class Reader(State):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
-        content = [b for b in body if b.kind not in ("html", "hr")]
-        if (
-            len(content) == 1
-            and content[0].kind == "item"
-            and vocabulary.is_placeholder(self.first_text(content[0]))
-        ):
+        lone = _only_content(body)
+        if lone is not None and lone.kind == "item" and vocabulary.is_placeholder(self.first_text(lone)):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
             return []
@@ -560,6 +555,18 @@ class Reader(State):
                 pinned,
             )
         return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
+
+
+def _only_content(body: Sequence[Block]) -> Block | None:
+    """The one block of ``body`` that is no comment or rule, if it holds just one (settled at
+    the second: a leaf is read by this for every section of a file)."""
+    found = None
+    for block in body:
+        if block.kind not in ("html", "hr"):
+            if found is not None:
+                return None
+            found = block
+    return found
 
 
 def _mark(title: str) -> str:

@@ -30,8 +30,13 @@ def _list_only(section: Section) -> bool:
     """A leaf whose body is a list and nothing else."""
     if section.children:
         return False
-    content = [b for b in section.body if b.kind not in ("html", "hr")]
-    return bool(content) and all(b.kind == "item" for b in content)
+    found = False
+    for b in section.body:  # most bodies open with prose: settled at their first block
+        if b.kind == "item":
+            found = True
+        elif b.kind not in ("html", "hr"):
+            return False
+    return found
 
 
 def _own_fields(state: State, section: Section) -> bool:
