@@ -109,7 +109,9 @@ def opening_label(block: Block, first: str) -> str | None:
 # ---------------------------------------------------------------- titles
 
 _MAX_TITLE = 100
-_SENTENCE_END = re.compile(r"(?<=[.!?。])\s|\s[—–]\s")
+# a sentence ends at the space after ``.!?。`` (group 1) or at a spaced dash; no look-behind,
+# which would be tried at every character
+_SENTENCE_END = re.compile(r"[.!?。](\s)|\s[—–]\s")
 _BOLD_LEAD = re.compile(r"^(\*\*|__)(?P<title>.+?)\1")
 _LINK_LEAD = re.compile(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
 
@@ -128,7 +130,8 @@ def lead_title(text: str) -> str:
     link = _LINK_LEAD.match(text)
     if link:
         return link["title"].strip()
-    sentence = _SENTENCE_END.split(text[: _MAX_TITLE * 2], maxsplit=1)[0]
+    end = _SENTENCE_END.search(text, 0, _MAX_TITLE * 2)
+    sentence = text[: _MAX_TITLE * 2 if end is None else end.start(1) if end.lastindex else end.start()]
     if len(sentence) > _MAX_TITLE:
         sentence = sentence[:_MAX_TITLE].rsplit(" ", 1)[0] + "…"
     return sentence
