@@ -60,11 +60,13 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
     leads: list[Block] = []
     if len(paragraphs) < 2 and not pinned:
         return leads
+    lines = state.lines
+    if not pinned and sum(lines[b.start].lstrip()[:1] in _LEAD_FIRSTS for b in paragraphs) < 2:
+        return leads  # fewer than two paragraphs can open with a lead-in (most bodies)
     # a lead carrying this tool's own fields (a successor) owns the body paragraphs after
     # it, and a paragraph only of those fields is a mark: neither counts against the share
     owned = 0
     ours = False
-    lines = state.lines
     for block in paragraphs:
         text = lines[block.start].strip()
         if ENTRY_FIELD.match(text):
@@ -88,9 +90,14 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
     return []
 
 
+# the first characters of a lead-in (``_is_lead``); ``lead_paragraphs`` counts the paragraphs
+# opening with one before reading any
+_LEAD_FIRSTS = frozenset("[*_0123456789")
+
+
 def _is_lead(state: State, text: str) -> bool:
     """A timestamp lead (``[2030-01-02] Title: …``) or a bold lead-in that is no field label."""
-    if not text or text[0] not in "[*_0123456789":
+    if not text or text[0] not in _LEAD_FIRSTS:
         return False
     if TIMESTAMP_LEAD.compiled.match(text):
         return True
