@@ -30,7 +30,9 @@ _PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(
 LINKED_FILE = LazyPattern(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
 MD_REFERENCE = LazyPattern(r"[\w./-]+\.mdc?\b")
 TIMESTAMP_LEAD = LazyPattern(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
-DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4}|\d{4}/\d{2}/\d{2}")
+# ``2030-01-02``, ``2.1.2030``, ``2030/01/02``: the first digit outside the alternation, so a
+# search skips to digits instead of trying each form at every character
+DATE = re.compile(r"\d(?:\d{3}-\d{2}-\d{2}|\d?\.\d{1,2}\.\d{4}|\d{3}/\d{2}/\d{2})")
 CODE_SPAN = re.compile(r"`[^`]+`")
 TICKET = re.compile(r"[(\[]\s*(?:[A-Z][A-Z0-9]{1,9}-\d+|#\d+)\s*[)\]]")  # `(BUG-008)`, `[#12]` after a title
 NUMBERED_TITLE = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.):]?\s|[^\W\d]{1,12}\s*\d+\s*[:：.]|[A-Z]{1,6}-\d+\b)")
@@ -119,15 +121,17 @@ _LINK_LEAD = re.compile(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
 def item_title(first_line: str) -> str:
     """A list entry's title: its bold lead-in or link text, else its first sentence (≤ 100 characters)."""
     text = ITEM_MARKER.sub("", first_line, count=1).strip()
-    text = _CHECKBOX_LEAD.sub("", text)
+    if text.startswith("["):
+        text = _CHECKBOX_LEAD.sub("", text)
     return lead_title(text)
 
 
 def lead_title(text: str) -> str:
-    bold = _BOLD_LEAD.match(text)
+    head = text[:1]  # a bold lead opens with ``*`` or ``_``, a link with ``[``
+    bold = _BOLD_LEAD.match(text) if head in ("*", "_") else None
     if bold:
         return bold["title"].strip().rstrip(":：.").strip()
-    link = _LINK_LEAD.match(text)
+    link = _LINK_LEAD.match(text) if head == "[" else None
     if link:
         return link["title"].strip()
     end = _SENTENCE_END.search(text, 0, _MAX_TITLE * 2)
