@@ -5,6 +5,7 @@ project's override (``Pin``), the decision (``Reading``) and what an edit can ta
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -100,7 +101,8 @@ class Reading:
         """The entries' shape: a heading level, ``list-item``, ``paragraph``… or ``mixed``."""
         if self.kind in ("single-lesson", "not-lessons") or not self.spans:
             return None
-        shapes = {shape(s) for s in self.spans}
+        # the shape of each different (kind, level): a few, however many spans
+        shapes = {_shape(kind, level) for kind, level in set(map(_KIND_AND_LEVEL, self.spans))}
         return shapes.pop() if len(shapes) == 1 else "mixed"
 
 
@@ -158,12 +160,19 @@ class Prior:
 
 def shape(span: Span) -> str:
     """An entry's shape as a pin names it: ``h3``, ``list-item``, ``table-row``…"""
-    if span.kind == "heading":
-        return f"h{span.level}"
+    return _shape(span.kind, span.level)
+
+
+def _shape(kind: str, level: int) -> str:
+    if kind == "heading":
+        return f"h{level}"
     return {
         "item": "list-item",
         "paragraph": "paragraph",
         "block": "hr-block",
         "row": "table-row",
         "document": "single",
-    }[span.kind]
+    }[kind]
+
+
+_KIND_AND_LEVEL = operator.attrgetter("kind", "level")
