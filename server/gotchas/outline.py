@@ -8,10 +8,13 @@ command, and renders the decision for people and for JSON.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from gotchas import blocks, reading
+from gotchas import reading
 from gotchas.reading import Note, Pin, Prior, Reading, Span, item_title
+
+if TYPE_CHECKING:
+    from gotchas import blocks
 
 
 class NoteView(TypedDict):
@@ -64,6 +67,8 @@ def read(
     text: str, lines: Sequence[str], matter: tuple[int, int] | None, pin: str | None = None
 ) -> tuple[Reading, blocks.LineSet]:
     """The reading of ``text`` (front matter already blanked) and its literal lines."""
+    from gotchas import blocks  # a text read alone: the record's parse passes its block map
+
     found, block_map = read_map(blocks.scan(text, lines), lines, matter, pin)
     return found, block_map.literal
 

@@ -11,8 +11,9 @@ import dataclasses
 import itertools
 from array import array
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from gotchas import blocks, outline, scanner, taskref
+from gotchas import outline, scanner, taskref
 from gotchas.record.entries import read_entries
 from gotchas.record.lines import (
     BOM,
@@ -26,8 +27,10 @@ from gotchas.record.lines import (
     line_starts,
 )
 from gotchas.record.model import Record
-from gotchas.record.reuse import Reuse
 from gotchas.record.unread import Unread
+
+if TYPE_CHECKING:
+    from gotchas import blocks
 
 
 def parse(
@@ -72,7 +75,11 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None, kee
     reading, _ = outline.read_map(block_map, bare, matter, entry_style, prior, keep)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
-    reuse = Reuse.of(near, spliced, len(data)) if near is not None and spliced is not None else None
+    reuse = None
+    if near is not None and spliced is not None:
+        from gotchas.record.reuse import Reuse  # an edit's parse only: not a one-shot read's
+
+        reuse = Reuse.of(near, spliced, len(data))
     unread = Unread(data, starts, bare, spans, block_map.literal, matter)
     if reuse is not None:
         unread.done = tuple(read_entries(data, starts, bare, spans, block_map.literal, matter, reuse))
@@ -131,4 +138,6 @@ def _spliced(
     old_lines = len(old_starts) - 1
     resume = min(old_lines, bisect.bisect_left(old_starts, len(old) - same_tail + 1) + 1)
     shift = (len(starts) - 1) - old_lines
+    from gotchas import blocks  # an edit's parse only: not a one-shot read's
+
     return blocks.splice(near.block_map, view, bare, first, resume, shift)
