@@ -20,23 +20,33 @@ def test_a_lazy_pattern_compiles_on_first_use_and_keeps_it() -> None:
 
 
 def test_reading_a_plain_record_leaves_the_rules_it_never_meets_uncompiled() -> None:
-    """In a fresh process: a record with no CJK text and no table compiles neither pattern."""
+    """In a fresh process: a record with no CJK text and no table compiles neither the pattern of
+    the CJK status words nor the table's."""
     code = (
-        "from gotchas import record, table\n"
-        "from gotchas.reading import text\n"
+        "from gotchas import record, status, table\n"
         "parsed = record.parse(b'# Lessons\\n\\n- **Cache** - clear it\\n- **Lock** - wait\\n')\n"
         "assert len(parsed.entries) == 2, parsed.entries\n"
-        "print(sorted(name for name, p in (('cjk', text._CJK), ('delimiter', table.DELIMITER))"
+        "print(sorted(name for name, p in (('cjk', status._CJK), ('delimiter', table.DELIMITER))"
         " if 'compiled' in vars(p)))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
-    # the same process, once a CJK title's words are counted, has compiled it
+    # the same process, once a status is written in CJK, has compiled it
     used = code + (
-        "assert text.words('缓存 清除') == 1\n"  # four CJK characters count as one word
-        "print('cjk' if 'compiled' in vars(text._CJK) else '')\n"
+        "assert status.from_field('已修复').value == status.FIXED\n"
+        "print('cjk' if 'compiled' in vars(status._CJK) else '')\n"
     )
     again = subprocess.run([sys.executable, "-c", used], capture_output=True, text=True, timeout=60)
     assert again.returncode == 0, again.stderr
     assert again.stdout.split() == ["[]", "cjk"]
+
+
+def test_a_title_in_a_script_without_spaces_counts_four_characters_a_word() -> None:
+    from gotchas.reading.text import words
+
+    assert words("缓存 清除") == 1  # four CJK characters
+    assert words("キャッシュを消す") == 2  # eight kana
+    assert words("한국어 cache fix") == 3  # three hangul, then two words
+    assert words("\u303f\u3040") == 2  # below the ranges a word of its own, then a quarter word
+    assert words("**Cache** clear") == 2
