@@ -159,7 +159,7 @@ class State:
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson."""
         line = self.lines[block.start]
-        if CHECKBOX.match(line):
+        if "[" in line and CHECKBOX.match(line):  # a checkbox is bracketed
             return True
         text = self.first_text(block)
         if not DONE.match(text) or len(text.split()) > 12:

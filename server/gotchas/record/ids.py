@@ -52,7 +52,7 @@ def assign(
 ) -> list[tuple[str, bool]]:
     """``(id, explicit)`` for each ``(title, fields)``: explicit ``id:`` fields win, every other
     entry gets a free id from its title's slug. ``slugs``, when given, starts empty and is used."""
-    explicit = [explicit_id(fields) for _, fields in drafts]
+    explicit = [explicit_id(fields) if fields else None for _, fields in drafts]  # most have none
     if slugs is None:
         slugs = Slugs(set())
     slugs.taken.update(value for value in explicit if value)
