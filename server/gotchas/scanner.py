@@ -84,16 +84,15 @@ def _fence_open(rest: str) -> tuple[str, int] | None:
 
 def _atx(rest: str) -> tuple[int, str] | None:
     """Level and title of an ATX heading line (indentation removed), as markdown-it reads it."""
-    level = len(rest) - len(rest.lstrip("#"))
-    if level > 6:
-        return None
-    after = rest[level:]
-    if after and after[0] not in _BLANK:
+    after = rest.lstrip("#")
+    level = len(rest) - len(after)
+    if level > 6 or (after and after[0] not in _BLANK):
         return None
     content = after.rstrip(_BLANK)
-    closing = content.rstrip("#")
-    if len(closing) < len(content) and closing and closing[-1] in _BLANK:
-        content = closing
+    if content.endswith("#"):  # a closing sequence, when white space comes before it
+        closing = content.rstrip("#")
+        if closing and closing[-1] in _BLANK:
+            content = closing
     return level, " ".join(content.split())
 
 

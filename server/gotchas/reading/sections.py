@@ -405,7 +405,8 @@ class Reader(State):
         )
         if len(read) < 3 or lone * 3 < (len(read) - 1) * 2:
             return read
-        marks = {_mark(c.title) for c, _ in read} - {""}
+        # the marks siblings open with, asked of a child with sub-headings only
+        marks = {_mark(c.title) for c, _ in read} - {""} if any(c.children for c, _ in read) else set()
         out = []
         dropped: list[tuple[int, int, int, int]] = []
         for (child, spans), added in zip(read, notes, strict=True):
