@@ -421,7 +421,9 @@ def about_recording(title: str) -> bool:
 _PLACEHOLDER = LazyPattern(
     r"^(?:(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet)\W*$|"
     r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
-    r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as))(?!\w))",
+    r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)|"
+    r"no\s+(?:lessons|entries|gotchas|pitfalls|issues|mistakes|items)(?:\s+(?:recorded|logged|captured|added))?"
+    r"\s+yet)(?!\w))",
     re.IGNORECASE,
 )
 

@@ -115,6 +115,43 @@ def _titled_one(reader: Reader, frame: Frame) -> Reading | None:
     return None
 
 
+def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
+    """A log with no lesson yet: its sections titled as lessons (or, under a lessons title, all
+    its sections) hold only a placeholder; any other section is a short note about the log."""
+    root = frame.root
+    leaves = _leaves(root)
+    empty = [s for s in leaves if reader.placeholder_only(s)]
+    if not empty:
+        return None
+    titled = root.heading is not None and vocabulary.names_lessons(root.title)
+    if not all(vocabulary.names_lessons(s.title) for s in empty) and not titled:
+        return None
+    for section in leaves:
+        if section in empty:
+            continue
+        if vocabulary.names_lessons(section.title) or not _short_note(reader, section):
+            return None
+    if any(b.kind not in ("html", "hr", "paragraph", "quote") for b in root.body):
+        return None
+    for section in empty:
+        reader.left_out.append(Note(section.start, section.end, "empty", section.title, "only a placeholder"))
+    return Reading(
+        "not-lessons", [], "an empty log: its lessons sections say no lesson yet", [], [], reader.left_out
+    )
+
+
+def _leaves(section: Section) -> list[Section]:
+    if not section.children:
+        return [section]
+    return [leaf for child in section.children for leaf in _leaves(child)]
+
+
+def _short_note(reader: Reader, section: Section) -> bool:
+    """Prose of a paragraph or two (``trigger: always``, how the log is updated): no lesson."""
+    content = [b for b in section.body if b.kind not in ("html", "hr")]
+    return len(content) <= 2 and all(b.kind in ("paragraph", "quote") for b in content)
+
+
 def _untitled_lessons(frame: Frame) -> bool:
     return frame.root.heading is None or not vocabulary.names_lessons(frame.root.title)
 
@@ -240,6 +277,7 @@ FILE_RULES: tuple[tuple[str, FileRule], ...] = (
     ("titled as something else", _titled_otherwise),
     ("one lesson with entry fields", _one_with_fields),
     ("titled as one lesson", _titled_one),
+    ("an empty log", _empty_log),
     ("a guide's lessons section", _lessons_section),
     ("a guide without lessons", _guide),
     ("a lessons file read whole", _whole_file),

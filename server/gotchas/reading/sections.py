@@ -449,12 +449,7 @@ class Reader(State):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
-        content = [b for b in body if b.kind not in ("html", "hr")]
-        if (
-            len(content) == 1
-            and content[0].kind == "item"
-            and vocabulary.is_placeholder(self.first_text(content[0]))
-        ):
+        if self.placeholder_only(section):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
             return []
@@ -515,6 +510,18 @@ class Reader(State):
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return [self.heading_span(section, why)]
+
+    def placeholder_only(self, section: Section) -> bool:
+        """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
+        ``_No lessons recorded yet._``)."""
+        if section.children:
+            return False
+        content = [b for b in section.body if b.kind not in ("html", "hr")]
+        return (
+            len(content) == 1
+            and content[0].kind in ("item", "paragraph")
+            and vocabulary.is_placeholder(self.first_text(content[0]))
+        )
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.
