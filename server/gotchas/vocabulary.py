@@ -217,6 +217,17 @@ FIELD_WORDS = (
     "id",
     "see",
     "related",
+    # an issue write-up's own parts
+    "investigation",
+    "next steps",
+    "files involved",
+    "affected files",
+    "files changed",
+    "steps to reproduce",
+    "reproduction",
+    "expected behavior",
+    "actual behavior",
+    "verification",
     # other languages
     "проблема",
     "причина",
@@ -275,6 +286,12 @@ _LEADING_ARTICLE = LazyPattern(r"^(?:the|a|an|for)\s+")
 _PARENTHESES = LazyPattern(r"\s*\(.*?\)\s*")
 _EMPHASIS = re.compile(r"[*_~`]+")
 _NUMBERING = LazyPattern(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
+# ``Possible causes``, ``Root cause analysis``, ``Investigation details``: a field with a qualifier
+_FIELD_QUALIFIER = LazyPattern(
+    r"^(?:possible|likely|suspected|probable|actual|real|final|proposed|recommended|suggested)\s+|"
+    r"\s+(?:analysis|details)$",
+    re.IGNORECASE,
+)
 _FIELD_SUFFIX = LazyPattern(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
 
 
@@ -457,7 +474,13 @@ def field_name(label: str) -> str:
     text = text.split(":", 1)[0].split("：", 1)[0]
     text = _LEADING_ARTICLE.compiled.sub("", text)
     text = _PARENTHESES.compiled.sub(" ", text).strip()
-    return _FIELD_SUFFIX.compiled.sub("", text).strip()
+    return unqualified(_FIELD_SUFFIX.compiled.sub("", text).strip())
+
+
+def unqualified(text: str) -> str:
+    """A field name without its qualifier: ``possible causes`` → ``causes``."""
+    found = _FIELD_QUALIFIER.compiled.sub("", text)
+    return found if found in FIELDS else text
 
 
 def is_field_word(label: str) -> bool:

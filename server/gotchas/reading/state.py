@@ -143,7 +143,8 @@ class State:
         name = vocabulary.field_name(title)
         text = NUMBER_PREFIX.compiled.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = ARTICLE.compiled.sub("", text)
-        whole = text == name or NUMBERED_FIELD.compiled.match(text) is not None
+        whole = text == name or vocabulary.unqualified(text.lower()) == name
+        whole = whole or NUMBERED_FIELD.compiled.match(text) is not None
         if name in vocabulary.FIELDS and whole:
             return True
         return self.headings[folded(title)] >= 2 and words(title) <= 4
