@@ -17,7 +17,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
 from gotchas.reading.reuse import Memo
-from gotchas.reading.siblings import share_roles
+from gotchas.reading.siblings import mark_of, share_roles
 from gotchas.reading.state import State
 from gotchas.reading.text import (
     ENTRY_FIELD,
@@ -405,7 +405,7 @@ class Reader(State):
         )
         if len(read) < 3 or lone * 3 < (len(read) - 1) * 2:
             return read
-        marks = {_mark(c.title) for c, _ in read} - {""}
+        marks = {mark_of(c.title) for c, _ in read} - {""}
         out = []
         dropped: list[tuple[int, int, int, int]] = []
         for (child, spans), added in zip(read, notes, strict=True):
@@ -418,7 +418,7 @@ class Reader(State):
                 and all(s.start > child.start for s in spans)
                 and title_evidence(child.title)[0] <= 0
                 # a sub-heading opening with the mark its parent's siblings open with is a lesson too
-                and not any(_mark(c.title) in marks for c in child.children)
+                and not any(mark_of(c.title) in marks for c in child.children)
             ):
                 dropped.append(added)
                 why = "a lesson among lessons: its sub-headings are its parts"
@@ -567,9 +567,3 @@ class Reader(State):
                 pinned,
             )
         return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
-
-
-def _mark(title: str) -> str:
-    """The symbol a title opens with (``⚠️``, ``✅``, ``🔴``), or ``""``."""
-    head = title.lstrip()[:1]
-    return head if head and not head.isalnum() and head not in "`*_[(\"'#" else ""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
 from gotchas.reading.text import ENTRY_FIELD, MARK
+from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import unit_spans
 
@@ -131,8 +132,51 @@ def _replace(
     return out_read, out_added
 
 
+def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
+    """Among four or more sibling headings, at least two in three read as lessons: a sibling read
+    as a group of lead-in paragraphs, table rows or blocks is a lesson too, those its parts
+    (``**Formula:**`` over a code block, a table of values); so is one whose sub-headings only
+    name its parts (``### Staging tables``), none numbered, quoting code or stating a claim. A
+    title reading as a category twice over (a short name and a date) keeps its group."""
+    if len(read) < 4:
+        return read, added
+    lessons = sum(1 for child, spans in read if _role(child, spans) == "lesson")
+    if lessons * 3 < len(read) * 2:
+        return read, added
+    flips: dict[int, tuple[list[Span], list[Note]]] = {}
+    for i, (child, spans) in enumerate(read):
+        if not spans or _role(child, spans) == "lesson" or title_evidence(child.title)[0] >= 2:
+            continue
+        if child.children:
+            if any(title_evidence(c.title)[0] < 0 or c.children for c in child.children):
+                continue
+            if any(s.kind == "heading" and s.level == child.level for s in spans):
+                continue
+            marks = {mark_of(c.title) for c, _ in read} - {""}
+            if any(mark_of(c.title) in marks for c in child.children):
+                continue  # a sub-heading opening with its siblings' mark is a lesson too
+        elif any(s.kind not in ("paragraph", "row", "block") or s.start <= child.start for s in spans):
+            continue
+        if _own_fields(state, child):
+            continue
+        why = f"a lesson: {lessons} of its {len(read)} sibling headings are lessons; its units are its parts"
+        flips[i] = ([state.heading_span(child, why)], [])
+    if not flips:
+        return read, added
+    return _replace(state, read, added, flips)
+
+
+def mark_of(title: str) -> str:
+    """The symbol a title opens with (``⚠️``, ``✅``, ``🔴``), or ``""``."""
+    head = title.lstrip()[:1]
+    return head if head and not head.isalnum() and head not in "`*_[(\"'#" else ""
+
+
 # (name, rule), each applied in turn to the children as the previous one left them
-SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (("list sections agree", _list_sections_agree),)
+SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (
+    ("list sections agree", _list_sections_agree),
+    ("lessons agree", _lessons_agree),
+)
 
 
 def share_roles(state: State, read: Read, added: Added) -> tuple[Read, Added]:
