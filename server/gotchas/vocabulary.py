@@ -119,6 +119,9 @@ META_TITLES = (
     r"^maintenance(?:\s+rules)?$",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
+    # a log of the file's own fixes or changes, dated lines beside the lessons
+    r"^(?:fix|change|update|revision)\s+(?:log|history)$|^(?:修复|变更|更新|修改)(?:记录|日志|历史)$|"
+    r"^(?:変更|更新|修正)履歴$",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
@@ -333,6 +336,10 @@ _META_HINTS = (
         "模板",
         "テンプレート",
         "書式",
+        "记录",
+        "履歴",
+        "log",
+        "history",
     ),
 )
 

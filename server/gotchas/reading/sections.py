@@ -115,7 +115,7 @@ class Reader(State):
     def container(self, section: Section, top: bool) -> list[Span] | None:
         """A section known to hold lessons. ``None``: its sub-sections are one lesson's parts."""
         children = [c for c in section.children if not self.skip_meta(c, report=top)]
-        if children and self.parts_of_one(children):
+        if children and self.parts_of_one(children, whole=top):
             return None
         body = section.body
         end = section.own_end
@@ -170,11 +170,12 @@ class Reader(State):
             return True
         return False
 
-    def parts_of_one(self, children: Sequence[Section]) -> bool:
+    def parts_of_one(self, children: Sequence[Section], whole: bool = False) -> bool:
         """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…): looked
-        at until more than half do not."""
+        at until more than half do not. A table of measurements counts as the lesson's evidence,
+        except for a ``whole`` file: that is one lesson only when a section names a part."""
         allowed = len(children) // 2  # the most that may not, for half or more to
-        misses = 0
+        misses = fields = 0
         for child in children:
             if self.holds_data(child):
                 continue  # a table of measurements: the lesson's evidence
@@ -182,7 +183,9 @@ class Reader(State):
                 misses += 1
                 if misses > allowed:
                     return False
-        return len(children) - misses >= 1
+            else:
+                fields += 1
+        return fields >= 1 or (not whole and len(children) - misses >= 1)
 
     def claim_over_parts(self, section: Section, children: Sequence[Section]) -> bool:
         """``## Port mapping differs between stock and OpenWrt`` over one or two sub-headings and
@@ -449,6 +452,7 @@ class Reader(State):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
+        content = [b for b in body if b.kind not in ("html", "hr")]
         if self.placeholder_only(section):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
@@ -459,6 +463,10 @@ class Reader(State):
                     section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
                 )
             )
+            return []
+        if len(content) == 1 and content[0].kind == "table" and self.data_table(content[0]):
+            why = "a table of values alone (targets, a lookup): reference, not a lesson"
+            self.left_out.append(Note(section.start, section.end, "reference", section.title, why))
             return []
         units = unit_spans(self, section, body, section.end, "")
         if not units:

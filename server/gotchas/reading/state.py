@@ -263,14 +263,22 @@ class State:
         return out
 
     def data_table(self, table: Block) -> bool:
-        """A table of measurements (``| errcheck | 314 | Low |``): a column past the first that
-        is a number in every row. A lessons table says things in words."""
+        """A table of measurements (``| errcheck | 314 | Low |``: a column past the first that is
+        a number in every row) or a lookup (``| Find files | Glob |``: every cell past the first a
+        word or three, under a header naming no lesson field). A lessons table says things in
+        sentences or under a lesson's field names."""
         stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
         lines = self.lines
         rows = [table_rows.cells(lines[n]) for n in range(table.start + 2, stop) if lines[n].strip()]
         if len(rows) < 2:
             return False
         width = min(len(r) for r in rows)
+        if (
+            width >= 2
+            and all(len(cell.split()) <= 3 and len(cell) <= 30 for r in rows for cell in r[1:])
+            and not any(vocabulary.is_field_word(c) for c in table_rows.cells(lines[table.start]))
+        ):
+            return True  # a lookup, unless its header names a lesson's fields (``Symptom | Fix``)
         return any(all(MEASURE.compiled.match(r[c].strip()) for r in rows) for c in range(1, width))
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
