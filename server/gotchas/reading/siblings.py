@@ -137,7 +137,8 @@ def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]
     as a group of lead-in paragraphs, table rows or blocks is a lesson too, those its parts
     (``**Formula:**`` over a code block, a table of values); so is one whose sub-headings only
     name its parts (``### Staging tables``), none numbered, quoting code or stating a claim. A
-    title reading as a category twice over (a short name and a date) keeps its group."""
+    title reading as a category twice over (a short name and a date) keeps its group, and so do
+    lead-ins that state lessons rather than label parts."""
     if len(read) < 4:
         return read, added
     lessons = sum(1 for child, spans in read if _role(child, spans) == "lesson")
@@ -157,6 +158,8 @@ def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]
                 continue  # a sub-heading opening with its siblings' mark is a lesson too
         elif any(s.kind not in ("paragraph", "row", "block") or s.start <= child.start for s in spans):
             continue
+        elif spans[0].kind == "paragraph" and not _labels(state, spans):
+            continue  # lead-ins that say something (``**Service root = discovery.** …``) are lessons
         if _own_fields(state, child):
             continue
         why = f"a lesson: {lessons} of its {len(read)} sibling headings are lessons; its units are its parts"
@@ -164,6 +167,14 @@ def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]
     if not flips:
         return read, added
     return _replace(state, read, added, flips)
+
+
+def _labels(state: State, spans: Sequence[Span]) -> bool:
+    """Half or more of the lead-in paragraphs are a label alone (``**Formula:**``) over a code
+    block, a table or a list: the parts of one lesson."""
+    blocks = {b.start: b for b in state.blocks}
+    bare = sum(1 for s in spans if s.start in blocks and state.is_label_paragraph(blocks[s.start]))
+    return bare * 2 >= len(spans)
 
 
 def mark_of(title: str) -> str:
