@@ -60,6 +60,8 @@ class Reader(State):
         self.memo = Memo(self.leaves)
         # a project's pin for single sections (``pinned.SectionPins``), set by the file rules
         self.section_pins: SectionPinsLike | None = None
+        # the depth of the lessons' scope's own sections (``nested``); set by a lessons section
+        self.base_depth: int | None = None
 
     def take_over(self, prior: Prior | None) -> None:
         """Reuse ``prior``'s answers when the file-wide evidence they rest on is the same."""
@@ -490,6 +492,9 @@ class Reader(State):
                 if others:
                     score -= 1.0
                     reasons.append("its list follows or precedes prose of its own")
+                elif self.nested(section):
+                    score -= 1.0
+                    reasons.append("a topic inside a group: its bullets are its facts")
                 elif len(units) >= 2:
                     score += 1.0
                     reasons.append(f"its body is only a list of {len(units)} lessons")
@@ -518,6 +523,16 @@ class Reader(State):
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return [self.heading_span(section, why)]
+
+    def nested(self, section: Section) -> bool:
+        """A section inside a group heading of the lessons' scope (the document, its title or its
+        lessons section): lessons sit one grouping level deep, not two. A title ending in a colon
+        (``### PostgREST:``) introduces its list: a group still."""
+        if self.base_depth is None:
+            self.base_depth = int(
+                len(self.tree.children) == 1 and not any(b.kind not in ("html", "hr") for b in self.tree.body)
+            )
+        return section.depth - self.base_depth >= 1 and not section.title.rstrip("*_ ").endswith((":", "："))
 
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
@@ -552,6 +567,7 @@ class Reader(State):
             if pinned_here is not None:
                 spans.extend(pinned_here)
                 continue
+            self.base_depth = scope.depth + 1
             if vocabulary.names_one_lesson(scope.title) and not scope.children:
                 spans.append(self.heading_span(scope, f"the section {scope.title!r} is one lesson"))
                 continue

@@ -72,15 +72,18 @@ class State:
     # -- file-wide counts
 
     def _repeated_parts(self) -> Counter[str]:
-        """How many different sections hold a sub-heading of each title (``Fix`` under every lesson)."""
-        counts: Counter[str] = Counter()
+        """Under how many differently titled sections a sub-heading of each title sits (``Fix``
+        under every lesson). A section pasted twice holds its sub-headings under one title."""
+        parents: dict[str, set[str]] = {}
         stack = [self.tree]
         while stack:
             section = stack.pop()
             if section.children:
-                counts.update({folded(child.title) for child in section.children})
+                parent = folded(section.title)
+                for child in section.children:
+                    parents.setdefault(folded(child.title), set()).add(parent)
                 stack.extend(section.children)
-        return counts
+        return Counter({title: len(under) for title, under in parents.items()})
 
     def _label_counts(self) -> Counter[str]:
         """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
