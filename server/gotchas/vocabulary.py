@@ -116,7 +116,9 @@ META_TITLES = (
     r"^about(?:\s+this\s+file)?$",
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
-    r"^maintenance(?:\s+rules)?$",
+    r"^maintenance(?:\s+rules)?$|^维护(?:规则|说明)|^維護規則|^メンテナンス(?:ルール)?$",
+    r"^索引(?!\w)|^目录$|^目次$|^インデックス$",
+    r"\bthis\s+(?:file|doc|document|documentation)\b",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
     # a log of the file's own fixes or changes, dated lines beside the lessons
@@ -340,6 +342,14 @@ _META_HINTS = (
         "履歴",
         "log",
         "history",
+        "how to",
+        "维护",
+        "維護",
+        "メンテナンス",
+        "索引",
+        "目录",
+        "目次",
+        "インデックス",
     ),
 )
 
@@ -368,9 +378,17 @@ _REPORT_PARTS = re.compile(
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
     # a reference of commands kept beside the lessons
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
-    r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference)$",
+    r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference|"
+    # a retrospective's frame: its headline, verdict, recap, metrics and what is still open
+    r"(?:the\s+)?headline|(?:the\s+)?verdict|bottom\s+line|recap|wrap-?up|final\s+thoughts|"
+    r"key\s+takeaways|(?:still\s+)?pending|open\s+questions|metrics|"
+    r"zusammenfassung|fazit|metriken|kennzahlen|nächste\s+schritte|ausblick|"
+    r"résumé|prochaines\s+étapes|resumen|conclusiones|próximos\s+pasos|"
+    r"总结|摘要|下一步|后续(?:步骤|计划)|まとめ|次のステップ|今後の課題)$",
     re.IGNORECASE,
 )
+# what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
+_TITLE_LEAD = re.compile(r"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?")
 
 
 # The two sides of a lesson shown by contrast (``### Wrong: …`` / ``### Right: …``): its parts.
@@ -457,7 +475,7 @@ def is_placeholder(text: str) -> bool:
 
 
 def is_report_part(title: str) -> bool:
-    return bool(_REPORT_PARTS.match(plain(title).strip(" :.")))
+    return bool(_REPORT_PARTS.match(_TITLE_LEAD.sub("", plain(title)).strip(" :.")))
 
 
 _CODE = LazyPattern(r"`[^`]*`")

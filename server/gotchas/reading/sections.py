@@ -116,7 +116,9 @@ class Reader(State):
 
     def container(self, section: Section, top: bool) -> list[Span] | None:
         """A section known to hold lessons. ``None``: its sub-sections are one lesson's parts."""
-        children = [c for c in section.children if not self.skip_meta(c, report=top)]
+        # a section known to hold lessons is the whole file or its lessons section: its own
+        # summary, metrics and next steps are the report around them
+        children = [c for c in section.children if not self.skip_meta(c, report=True)]
         if children and self.parts_of_one(children, whole=top):
             return None
         body = section.body
@@ -334,6 +336,8 @@ class Reader(State):
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
             spans.extend(self.read_children(children))
             return spans
+        if not any(b.kind not in ("html", "hr") for b in section.body):
+            return []  # its sub-sections, all left out, were about the file: so is it
         return self.read_leaf(section)
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
@@ -455,6 +459,10 @@ class Reader(State):
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
         content = [b for b in body if b.kind not in ("html", "hr")]
+        if not content and section.heading is not None and vocabulary.names_lessons(section.title):
+            why = "a heading naming the lessons, with nothing under it: the sections after it hold them"
+            self.left_out.append(Note(section.start, section.end, "heading", section.title, why))
+            return []
         if self.placeholder_only(section):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
