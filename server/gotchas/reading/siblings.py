@@ -139,10 +139,17 @@ def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]
     name its parts (``### Staging tables``), none numbered, quoting code or stating a claim. A
     title reading as a category twice over (a short name and a date) keeps its group, and so do
     lead-ins that state lessons rather than label parts."""
-    if len(read) < 4:
+    # a lesson this tool added (a heading with its own fields) is not counted: an edit must not
+    # change the vote
+    voters = [
+        (child, spans)
+        for child, spans in read
+        if not (_role(child, spans) == "lesson" and _own_fields(state, child))
+    ]
+    if len(voters) < 4:
         return read, added
-    lessons = sum(1 for child, spans in read if _role(child, spans) == "lesson")
-    if lessons * 3 < len(read) * 2:
+    lessons = sum(1 for child, spans in voters if _role(child, spans) == "lesson")
+    if lessons * 3 < len(voters) * 2:
         return read, added
     flips: dict[int, tuple[list[Span], list[Note]]] = {}
     for i, (child, spans) in enumerate(read):
@@ -162,7 +169,7 @@ def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]
             continue  # lead-ins that say something (``**Service root = discovery.** …``) are lessons
         if _own_fields(state, child):
             continue
-        why = f"a lesson: {lessons} of its {len(read)} sibling headings are lessons; its units are its parts"
+        why = f"a lesson: {lessons} of its {len(voters)} sibling headings are lessons; its units are its parts"
         flips[i] = ([state.heading_span(child, why)], [])
     if not flips:
         return read, added
