@@ -169,7 +169,7 @@ def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]
             continue  # lead-ins that say something (``**Service root = discovery.** …``) are lessons
         if _own_fields(state, child):
             continue
-        why = f"a lesson: {lessons} of its {len(voters)} sibling headings are lessons; its units are its parts"
+        why = f"a lesson: {lessons} of its {len(voters)} sibling headings are lessons; its units its parts"
         flips[i] = ([state.heading_span(child, why)], [])
     if not flips:
         return read, added
