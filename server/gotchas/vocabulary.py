@@ -112,7 +112,7 @@ META_TITLES = (
     r"see\s+also",
     r"^related(?:\s+\w+)?$",
     r"^references?$",
-    r"^usage$",
+    r"^(?:usage|uso|utilizzo|verwendung|utilisation|使い方|使用方法|用法)$",
     r"^about(?:\s+this\s+file)?$",
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
@@ -343,6 +343,13 @@ _META_HINTS = (
         "log",
         "history",
         "how to",
+        "uso",
+        "utilizzo",
+        "verwendung",
+        "utilisation",
+        "使い方",
+        "使用方法",
+        "用法",
         "维护",
         "維護",
         "メンテナンス",
@@ -384,7 +391,9 @@ _REPORT_PARTS = re.compile(
     r"key\s+takeaways|(?:still\s+)?pending|open\s+questions|metrics|"
     r"zusammenfassung|fazit|metriken|kennzahlen|nächste\s+schritte|ausblick|"
     r"résumé|prochaines\s+étapes|resumen|conclusiones|próximos\s+pasos|"
-    r"总结|摘要|下一步|后续(?:步骤|计划)|まとめ|次のステップ|今後の課題)$",
+    r"总结|摘要|下一步|后续(?:步骤|计划)|まとめ|次のステップ|今後の課題|"
+    # its statistics and the tracker table summing up the issues above
+    r"statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table))$",
     re.IGNORECASE,
 )
 # what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
@@ -439,7 +448,15 @@ _HOW_TO_RECORD_CJK = re.compile(
 # a section about recording itself: when to record, what triggers an entry
 _RECORDING = re.compile(
     r"^(?:when\s+to\s+(?:record|log|write)|what\s+to\s+record|triggers?)\b|記録する(?:トリガー|タイミング|もの)|"
-    r"記録しない|フォーマット|记录(?:时机|格式|触发)|^yyyy-mm-dd\b",
+    r"記録しない|フォーマット|记录(?:时机|格式|触发)|^yyyy-mm-dd\b|"
+    # a policy's own sections: when to check or write lessons, where they live, their schema
+    r"^(?:when|how)\s+to\s+(?:check|write|add|capture|consult|read|review|update)\s+(?:\w+\s+){0,2}"
+    r"(?:lessons?|entr(?:y|ies)|gotchas?|learnings?)\b|"
+    r"^where\s+(?:the\s+)?(?:lessons?|entries|gotchas?|learnings?)\s+(?:live|go|are\s+kept)\b|"
+    r"^(?:capturing|recording|consulting|adding|writing|checking)\s+(?:an?\s+|new\s+|existing\s+)?"
+    r"(?:lessons?|entr(?:y|ies)|gotchas?|learnings?)\b|"
+    r"^(?:the\s+)?(?:fixed\s+)?(?:lesson|entry)\s+(?:schema|format|template)\b|^cross-?references?$|"
+    r"いつ記録|何を記録|参照タイミング|记录什么|何时记录",
     re.IGNORECASE,
 )
 
@@ -456,7 +473,7 @@ def may_name_how_to_record(title: str) -> bool:
 
 def about_recording(title: str) -> bool:
     """A section on the record itself: its format or template, or when an entry is due."""
-    return is_meta(title) or bool(_RECORDING.search(plain(title).strip()))
+    return is_meta(title) or bool(_RECORDING.search(_TITLE_LEAD.sub("", plain(title)).strip()))
 
 
 # A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).

@@ -76,8 +76,12 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
     if root.heading is None:
         return None
     about = sum(1 for c in root.children if vocabulary.about_recording(c.title))
-    recording = vocabulary.names_how_to_record(root.title) or (
-        vocabulary.may_name_how_to_record(root.title) and about >= 2
+    recording = (
+        vocabulary.names_how_to_record(root.title)
+        or (vocabulary.may_name_how_to_record(root.title) and about >= 2)
+        # a policy: most of its sections say when to check or write lessons, where, in what form,
+        # and no other holds them (``## Entries``)
+        or (about >= 2 and about * 2 > len(root.children) and not any(_holds_entries(c) for c in root.children))
     )
     if recording and not reader.has_entry_fields(root):
         why = f"the title {root.title!r} names how lessons are recorded, not a lesson"
@@ -88,6 +92,15 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
     if frame.title_note:
         reader.left_out.append(frame.title_note)
     return Reading("not-lessons", [], why, [], [], reader.left_out)
+
+
+def _holds_entries(section: Section) -> bool:
+    """A section holding lessons beside a policy's (``## Entries``, ``## Ledger`` over dated
+    sub-headings): not one about recording, nor an entry template (``## <title>``)."""
+    title = section.title
+    if vocabulary.about_recording(title) or TEMPLATE.compiled.search(title):
+        return False
+    return bool(section.children) or vocabulary.names_lessons(title)
 
 
 def _one_with_fields(reader: Reader, frame: Frame) -> Reading | None:
