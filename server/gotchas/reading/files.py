@@ -81,7 +81,7 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
         or (vocabulary.may_name_how_to_record(root.title) and about >= 2)
         # a policy: most of its sections say when to check or write lessons, where, in what form,
         # and no other holds them (``## Entries``)
-        or (about >= 2 and about * 2 > len(root.children) and not any(_holds_entries(c) for c in root.children))
+        or (about >= 2 and about * 2 > len(root.children) and not any(map(_holds_entries, root.children)))
     )
     if recording and not reader.has_entry_fields(root):
         why = f"the title {root.title!r} names how lessons are recorded, not a lesson"
