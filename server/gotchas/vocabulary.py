@@ -487,7 +487,14 @@ _PLACEHOLDER = LazyPattern(
 )
 
 
+# the words a placeholder opens with: a cheap test before the pattern, met by few texts
+_PLACEHOLDER_FIRST = frozenset("tbd tbd. todo none n/a na nothing to review fill add no".split())
+
+
 def is_placeholder(text: str) -> bool:
+    head = text.lstrip(" _*(").split(None, 1)
+    if not head or head[0].lower().rstrip(".:)") not in _PLACEHOLDER_FIRST:
+        return False
     return bool(_PLACEHOLDER.compiled.match(plain(text).strip(" _*.")))
 
 

@@ -548,11 +548,10 @@ class Reader(State):
         if section.children:
             return False
         content = [b for b in section.body if b.kind not in ("html", "hr")]
-        return (
-            len(content) == 1
-            and content[0].kind in ("item", "paragraph")
-            and vocabulary.is_placeholder(self.first_text(content[0]))
-        )
+        if len(content) != 1 or content[0].kind not in ("item", "paragraph"):
+            return False
+        text = self.first_text(content[0])
+        return len(text) <= 120 and vocabulary.is_placeholder(text)
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.

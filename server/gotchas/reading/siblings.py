@@ -139,41 +139,47 @@ def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]
     name its parts (``### Staging tables``), none numbered, quoting code or stating a claim. A
     title reading as a category twice over (a short name and a date) keeps its group, and so do
     lead-ins that state lessons rather than label parts."""
+    if len(read) < 4:
+        return read, added
+    roles = [_role(child, spans) for child, spans in read]
+    candidates = [i for i, role in enumerate(roles) if role != "lesson" and _may_flip(state, read, i)]
+    if not candidates:
+        return read, added
     # a lesson this tool added (a heading with its own fields) is not counted: an edit must not
     # change the vote
     voters = [
-        (child, spans)
-        for child, spans in read
-        if not (_role(child, spans) == "lesson" and _own_fields(state, child))
+        role
+        for (child, _), role in zip(read, roles, strict=True)
+        if not (role == "lesson" and _own_fields(state, child))
     ]
-    if len(voters) < 4:
+    lessons = voters.count("lesson")
+    if len(voters) < 4 or lessons * 3 < len(voters) * 2:
         return read, added
-    lessons = sum(1 for child, spans in voters if _role(child, spans) == "lesson")
-    if lessons * 3 < len(voters) * 2:
-        return read, added
-    flips: dict[int, tuple[list[Span], list[Note]]] = {}
-    for i, (child, spans) in enumerate(read):
-        if not spans or _role(child, spans) == "lesson" or title_evidence(child.title)[0] >= 2:
-            continue
-        if child.children:
-            if any(title_evidence(c.title)[0] < 0 or c.children for c in child.children):
-                continue
-            if any(s.kind == "heading" and s.level == child.level for s in spans):
-                continue
-            marks = {mark_of(c.title) for c, _ in read} - {""}
-            if any(mark_of(c.title) in marks for c in child.children):
-                continue  # a sub-heading opening with its siblings' mark is a lesson too
-        elif any(s.kind not in ("paragraph", "row", "block") or s.start <= child.start for s in spans):
-            continue
-        elif spans[0].kind == "paragraph" and not _labels(state, spans):
-            continue  # lead-ins that say something (``**Service root = discovery.** …``) are lessons
-        if _own_fields(state, child):
-            continue
-        why = f"a lesson: {lessons} of its {len(voters)} sibling headings are lessons; its units its parts"
-        flips[i] = ([state.heading_span(child, why)], [])
-    if not flips:
-        return read, added
+    why = f"a lesson: {lessons} of its {len(voters)} sibling headings are lessons; its units its parts"
+    flips: dict[int, tuple[list[Span], list[Note]]] = {
+        i: ([state.heading_span(read[i][0], why)], []) for i in candidates
+    }
     return _replace(state, read, added, flips)
+
+
+def _may_flip(state: State, read: Read, i: int) -> bool:
+    """A sibling not read as a lesson whose units or sub-headings may be a lesson's parts."""
+    child, spans = read[i]
+    if not spans or title_evidence(child.title)[0] >= 2:
+        return False
+    if child.children:
+        if any(title_evidence(c.title)[0] < 0 or c.children for c in child.children):
+            return False
+        if any(s.kind == "heading" and s.level == child.level for s in spans):
+            return False
+        marks = {mark_of(c.title) for c, _ in read} - {""}
+        if any(mark_of(c.title) in marks for c in child.children):
+            return False  # a sub-heading opening with its siblings' mark is a lesson too
+    elif any(s.kind not in ("paragraph", "row", "block") or s.start <= child.start for s in spans):
+        return False
+    elif spans[0].kind == "paragraph" and not _labels(state, spans):
+        return False  # lead-ins that say something (``**Service root = discovery.** …``) are lessons
+    return not _own_fields(state, child)
 
 
 def _labels(state: State, spans: Sequence[Span]) -> bool:
