@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from gotchas import table as table_rows
 from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
@@ -137,7 +138,12 @@ class Reader(State):
                     )
                 )
                 return []
-        spans = self.own_units(section, body, end, top=top, container=True)
+        if top and children and self.metadata_list(body):
+            why = "the document's own facts (date, counts, sources) as labelled bullets"
+            self.left_out.append(Note(section.body_start, end, "metadata", section.title, why))
+            spans = []
+        else:
+            spans = self.own_units(section, body, end, top=top, container=True)
         spans.extend(self.read_children(children))
         content = [b for b in body if b.kind not in ("html", "hr")]
         if (
@@ -512,6 +518,9 @@ class Reader(State):
             else:
                 score += 1.0
                 reasons.append(f"its body is {len(units)} {plural(kind)}")
+                if kind == "row" and len(units) >= 2 and self.rows_have_ids(units):
+                    score += 1.0
+                    reasons.append("its rows carry ids (``A-1``, ``A-2``)")
         if units and score >= 1.5:
             why = "a group: " + "; ".join(reasons)
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
@@ -541,6 +550,24 @@ class Reader(State):
                 len(self.tree.children) == 1 and not any(b.kind not in ("html", "hr") for b in self.tree.body)
             )
         return section.depth - self.base_depth >= 1 and not section.title.rstrip("*_ ").endswith((":", "："))
+
+    def metadata_list(self, body: Sequence[Block]) -> bool:
+        """One list of two or more short ``Label: value`` bullets, each label its own (``Date:``,
+        ``Total:``, ``Sources:``), and prose around it: a document's facts about itself."""
+        items = [b for b in body if b.kind == "item"]
+        if len(items) < 2 or len({b.list_id for b in items}) != 1:
+            return False
+        labels = []
+        for block in items:
+            text = self.first_text(block)
+            found = lead_label(text)
+            if found is None or not found[1] or block.end - block.start > 2 or text.startswith(("*", "_")):
+                return False  # a bold label opens a lesson (``**Dates come back as strings:** …``)
+            labels.append(found[0])
+        return len(set(labels)) == len(labels)
+
+    def rows_have_ids(self, rows: Sequence[Span]) -> bool:
+        return table_rows.has_id_column([self.lines[s.start] for s in rows])
 
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,

@@ -28,10 +28,12 @@ SiblingRule = Callable[[State, Read, Added], tuple[Read, Added]]
 
 
 def _list_only(section: Section) -> bool:
-    """A leaf whose body is a list and nothing else."""
+    """A leaf whose body is a list and nothing else, or one table and nothing else."""
     if section.children:
         return False
     content = [b for b in section.body if b.kind not in ("html", "hr")]
+    if len(content) == 1 and content[0].kind == "table":
+        return True
     return bool(content) and all(b.kind == "item" for b in content)
 
 
@@ -48,13 +50,13 @@ def _own_fields(state: State, section: Section) -> bool:
 def _role(section: Section, spans: Sequence[Span]) -> str | None:
     if len(spans) == 1 and spans[0].kind == "heading" and spans[0].start == section.start:
         return "lesson"
-    if spans and all(s.kind == "item" and s.start > section.start for s in spans):
+    if spans and all(s.kind in ("item", "row") and s.start > section.start for s in spans):
         return "group"
     return None
 
 
 def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
-    """Among three or more sibling headings over a list alone, at least two thirds read one
+    """Among three or more sibling headings over a list (or a table) alone, at least two thirds read one
     way (groups of bullet lessons, or lessons of fact bullets): the others read that way too,
     unless one carries this tool's entry fields or opens with a red-herring mark."""
     roles = [(i, _role(child, spans)) for i, (child, spans) in enumerate(read) if _list_only(child)]
@@ -77,7 +79,7 @@ def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, 
             flips[i] = ([state.heading_span(child, why)], [])
             continue
         units = unit_spans(state, child, child.body, child.end, "") or []
-        if not units or any(s.kind != "item" for s in units):
+        if not units or any(s.kind not in ("item", "row") for s in units):
             continue
         why = f"a group: {count} of its {len(roles)} sibling headings over a list alone are groups"
         note = Note(child.start, child.body_start, "group", child.title, why)

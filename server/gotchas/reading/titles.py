@@ -11,13 +11,13 @@ from gotchas.reading.text import CLAUSE, CODE_SPAN, DATE, DISCOVERED, NUMBERED_T
 
 TitleRule = tuple[str, Callable[[str], bool], float]
 
-_ASIDE = re.compile(r"\s*\([^()]*\)")
+_ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]")
 
 
 def _aside_out(title: str) -> str:
     """A title without its asides (``Seed lessons (from the corpus — verified)``): they
     qualify the title, they do not make it a sentence or a claim."""
-    return _ASIDE.sub("", title) if "(" in title else title
+    return _ASIDE.sub("", title) if "(" in title or "（" in title else title
 
 TITLE_RULES: tuple[TitleRule, ...] = (
     ("is numbered or carries an id", lambda t: bool(NUMBERED_TITLE.match(vocabulary.plain(t))), -1.0),
