@@ -506,9 +506,9 @@ class Reader(State):
                 if others:
                     score -= 1.0
                     reasons.append("its list follows or precedes prose of its own")
-                elif self.nested(section):
+                elif self.nested(section) and self.short_facts(units):
                     score -= 1.0
-                    reasons.append("a topic inside a group: its bullets are its facts")
+                    reasons.append("a topic inside a group: its short bullets are its facts")
                 elif len(units) >= 2:
                     score += 1.0
                     reasons.append(f"its body is only a list of {len(units)} lessons")
@@ -550,6 +550,14 @@ class Reader(State):
                 len(self.tree.children) == 1 and not any(b.kind not in ("html", "hr") for b in self.tree.body)
             )
         return section.depth - self.base_depth >= 1 and not section.title.rstrip("*_ ").endswith((":", "："))
+
+    def short_facts(self, units: Sequence[Span]) -> bool:
+        """Bullets of a line each, most under 90 characters: facts or steps of one lesson, where
+        lessons in a list run longer."""
+        if any(u.end - u.start > 2 for u in units):
+            return False
+        sizes = sorted(len(self.lines[u.start].strip()) for u in units)
+        return sizes[len(sizes) // 2] <= 90
 
     def metadata_list(self, body: Sequence[Block]) -> bool:
         """One list of two or more short ``Label: value`` bullets, each label its own (``Date:``,

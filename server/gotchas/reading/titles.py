@@ -19,6 +19,18 @@ def _aside_out(title: str) -> str:
     qualify the title, they do not make it a sentence or a claim."""
     return _ASIDE.sub("", title) if "(" in title or "（" in title else title
 
+
+def _names_lessons(title: str) -> bool:
+    """Titled as lessons, not as one (``教訓 #1: …``, ``Lesson 3 — …``: numbered, or a claim)."""
+    if not vocabulary.names_lessons(title) or vocabulary.names_one_lesson(title):
+        return False
+    bare = vocabulary.plain(_aside_out(title))
+    return not (NUMBERED_TITLE.match(bare) or CLAUSE.search(bare) or _ORDINAL.search(bare))
+
+
+_ORDINAL = re.compile(r"#\s?\d|\b(?:no\.?|nr\.?)\s?\d|第.{1,3}[条個个]|\d+\s*[:：.]")
+
+
 TITLE_RULES: tuple[TitleRule, ...] = (
     ("is numbered or carries an id", lambda t: bool(NUMBERED_TITLE.match(vocabulary.plain(t))), -1.0),
     ("carries a ticket id", lambda t: bool(TICKET.search(t)), -1.0),
@@ -38,11 +50,7 @@ TITLE_RULES: tuple[TitleRule, ...] = (
     ),
     ("reads as a date group", lambda t: bool(DATE.search(t)) and words(DATE.sub("", t)) <= 3, 1.0),
     ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
-    (
-        "names lessons (``Seed lessons``, ``Known issues``)",
-        lambda t: vocabulary.names_lessons(t) and not vocabulary.names_one_lesson(t),
-        2.0,
-    ),
+    ("names lessons (``Seed lessons``, ``Known issues``)", _names_lessons, 2.0),
 )
 
 
