@@ -513,7 +513,18 @@ def is_meta(title: str) -> bool:
         return False
     if "`" in title:
         title = _CODE.compiled.sub(" ", title)
-    return bool(_META.compiled.search(plain(title)))
+    text = plain(title)
+    if not _META.compiled.search(text):
+        return False
+    # a long title mentioning a template or a roadmap states a lesson about one; only how to add
+    # to the file, or the file itself, is meta at any length
+    return len(text.split()) <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
+
+
+_META_AT_LENGTH = LazyPattern(
+    r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
+    r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|\bthis\s+(?:file|doc|document|documentation)\b"
+)
 
 
 def field_name(label: str) -> str:
