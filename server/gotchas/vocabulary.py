@@ -393,7 +393,10 @@ _REPORT_PARTS = re.compile(
     r"résumé|prochaines\s+étapes|resumen|conclusiones|próximos\s+pasos|"
     r"总结|摘要|下一步|后续(?:步骤|计划)|まとめ|次のステップ|今後の課題|"
     # its statistics and the tracker table summing up the issues above
-    r"statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table))$",
+    r"statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table)|"
+    # what the project leaves out: its scope, not a lesson
+    r"what\s+(?:this|the)\s+(?:repo(?:sitory)?|project|tool|app)\s+does\s+not(?:\s+yet)?\s+\w+|"
+    r"(?:mvp\s+)?scope\s*[—–:-]\s*not\s+included|out\s+of\s+scope|not\s+in\s+scope)$",
     re.IGNORECASE,
 )
 # what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
