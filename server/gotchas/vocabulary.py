@@ -112,18 +112,13 @@ META_TITLES = (
     r"see\s+also",
     r"^related(?:\s+\w+)?$",
     r"^references?$",
-    r"^(?:usage|uso|utilizzo|verwendung|utilisation|使い方|使用方法|用法)$",
+    r"^usage$",
     r"^about(?:\s+this\s+file)?$",
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
-    r"^maintenance(?:\s+rules)?$|^维护(?:规则|说明)|^維護規則|^メンテナンス(?:ルール)?$",
-    r"^索引(?!\w)|^目录$|^目次$|^インデックス$",
-    r"\bthis\s+(?:file|doc|document|documentation)\b",
+    r"^maintenance(?:\s+rules)?$",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
-    # a log of the file's own fixes or changes, dated lines beside the lessons
-    r"^(?:fix|change|update|revision)\s+(?:log|history)$|^(?:修复|变更|更新|修改)(?:记录|日志|历史)$|"
-    r"^(?:変更|更新|修正)履歴$",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
@@ -222,17 +217,6 @@ FIELD_WORDS = (
     "id",
     "see",
     "related",
-    # an issue write-up's own parts
-    "investigation",
-    "next steps",
-    "files involved",
-    "affected files",
-    "files changed",
-    "steps to reproduce",
-    "reproduction",
-    "expected behavior",
-    "actual behavior",
-    "verification",
     # other languages
     "проблема",
     "причина",
@@ -291,12 +275,6 @@ _LEADING_ARTICLE = LazyPattern(r"^(?:the|a|an|for)\s+")
 _PARENTHESES = LazyPattern(r"\s*\(.*?\)\s*")
 _EMPHASIS = re.compile(r"[*_~`]+")
 _NUMBERING = LazyPattern(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
-# ``Possible causes``, ``Root cause analysis``, ``Investigation details``: a field with a qualifier
-_FIELD_QUALIFIER = LazyPattern(
-    r"^(?:possible|likely|suspected|probable|actual|real|final|proposed|recommended|suggested)\s+|"
-    r"\s+(?:analysis|details)$",
-    re.IGNORECASE,
-)
 _FIELD_SUFFIX = LazyPattern(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
 
 
@@ -338,25 +316,6 @@ _META_HINTS = (
         "模板",
         "テンプレート",
         "書式",
-        "记录",
-        "履歴",
-        "log",
-        "history",
-        "how to",
-        "uso",
-        "utilizzo",
-        "verwendung",
-        "utilisation",
-        "使い方",
-        "使用方法",
-        "用法",
-        "维护",
-        "維護",
-        "メンテナンス",
-        "索引",
-        "目录",
-        "目次",
-        "インデックス",
     ),
 )
 
@@ -386,17 +345,8 @@ _REPORT_PARTS = re.compile(
     # a reference of commands kept beside the lessons
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
     r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference|"
-    # a retrospective's frame: its headline, verdict, recap, metrics and what is still open
-    r"(?:the\s+)?headline|(?:the\s+)?verdict|bottom\s+line|recap|wrap-?up|final\s+thoughts|"
-    r"key\s+takeaways|(?:still\s+)?pending|open\s+questions|metrics|"
-    r"zusammenfassung|fazit|metriken|kennzahlen|nächste\s+schritte|ausblick|"
-    r"résumé|prochaines\s+étapes|resumen|conclusiones|próximos\s+pasos|"
-    r"总结|摘要|下一步|后续(?:步骤|计划)|まとめ|次のステップ|今後の課題|"
     # its statistics and the tracker table summing up the issues above
-    r"statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table)|"
-    # what the project leaves out: its scope, not a lesson
-    r"what\s+(?:this|the)\s+(?:repo(?:sitory)?|project|tool|app)\s+does\s+not(?:\s+yet)?\s+\w+|"
-    r"(?:mvp\s+)?scope\s*[—–:-]\s*not\s+included|out\s+of\s+scope|not\s+in\s+scope)$",
+    r"statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table))$",
     re.IGNORECASE,
 )
 # what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
@@ -537,13 +487,7 @@ def field_name(label: str) -> str:
     text = text.split(":", 1)[0].split("：", 1)[0]
     text = _LEADING_ARTICLE.compiled.sub("", text)
     text = _PARENTHESES.compiled.sub(" ", text).strip()
-    return unqualified(_FIELD_SUFFIX.compiled.sub("", text).strip())
-
-
-def unqualified(text: str) -> str:
-    """A field name without its qualifier: ``possible causes`` → ``causes``."""
-    found = _FIELD_QUALIFIER.compiled.sub("", text)
-    return found if found in FIELDS else text
+    return _FIELD_SUFFIX.compiled.sub("", text).strip()
 
 
 def is_field_word(label: str) -> bool:

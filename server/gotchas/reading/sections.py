@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gotchas import table as table_rows
 from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
@@ -61,8 +60,6 @@ class Reader(State):
         self.memo = Memo(self.leaves)
         # a project's pin for single sections (``pinned.SectionPins``), set by the file rules
         self.section_pins: SectionPinsLike | None = None
-        # the depth of the lessons' scope's own sections (``nested``); set by a lessons section
-        self.base_depth: int | None = None
 
     def take_over(self, prior: Prior | None) -> None:
         """Reuse ``prior``'s answers when the file-wide evidence they rest on is the same."""
@@ -117,10 +114,8 @@ class Reader(State):
 
     def container(self, section: Section, top: bool) -> list[Span] | None:
         """A section known to hold lessons. ``None``: its sub-sections are one lesson's parts."""
-        # a section known to hold lessons is the whole file or its lessons section: its own
-        # summary, metrics and next steps are the report around them
-        children = [c for c in section.children if not self.skip_meta(c, report=True)]
-        if children and self.parts_of_one(children, whole=top):
+        children = [c for c in section.children if not self.skip_meta(c, report=top)]
+        if children and self.parts_of_one(children):
             return None
         body = section.body
         end = section.own_end
@@ -138,12 +133,7 @@ class Reader(State):
                     )
                 )
                 return []
-        if top and children and self.metadata_list(body):
-            why = "the document's own facts (date, counts, sources) as labelled bullets"
-            self.left_out.append(Note(section.body_start, end, "metadata", section.title, why))
-            spans = []
-        else:
-            spans = self.own_units(section, body, end, top=top, container=True)
+        spans = self.own_units(section, body, end, top=top, container=True)
         spans.extend(self.read_children(children))
         content = [b for b in body if b.kind not in ("html", "hr")]
         if (
@@ -180,12 +170,11 @@ class Reader(State):
             return True
         return False
 
-    def parts_of_one(self, children: Sequence[Section], whole: bool = False) -> bool:
+    def parts_of_one(self, children: Sequence[Section]) -> bool:
         """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…): looked
-        at until more than half do not. A table of measurements counts as the lesson's evidence,
-        except for a ``whole`` file: that is one lesson only when a section names a part."""
+        at until more than half do not."""
         allowed = len(children) // 2  # the most that may not, for half or more to
-        misses = fields = 0
+        misses = 0
         for child in children:
             if self.holds_data(child):
                 continue  # a table of measurements: the lesson's evidence
@@ -193,9 +182,7 @@ class Reader(State):
                 misses += 1
                 if misses > allowed:
                     return False
-            else:
-                fields += 1
-        return fields >= 1 or (not whole and len(children) - misses >= 1)
+        return len(children) - misses >= 1
 
     def claim_over_parts(self, section: Section, children: Sequence[Section]) -> bool:
         """``## Port mapping differs between stock and OpenWrt`` over one or two sub-headings and
@@ -464,11 +451,6 @@ class Reader(State):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
-        content = [b for b in body if b.kind not in ("html", "hr")]
-        if not content and section.heading is not None and vocabulary.names_lessons(section.title):
-            why = "a heading naming the lessons, with nothing under it: the sections after it hold them"
-            self.left_out.append(Note(section.start, section.end, "heading", section.title, why))
-            return []
         if self.placeholder_only(section):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
@@ -479,10 +461,6 @@ class Reader(State):
                     section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
                 )
             )
-            return []
-        if len(content) == 1 and content[0].kind == "table" and self.data_table(content[0]):
-            why = "a table of values alone (targets, a lookup): reference, not a lesson"
-            self.left_out.append(Note(section.start, section.end, "reference", section.title, why))
             return []
         units = unit_spans(self, section, body, section.end, "")
         if not units:
@@ -506,9 +484,6 @@ class Reader(State):
                 if others:
                     score -= 1.0
                     reasons.append("its list follows or precedes prose of its own")
-                elif self.nested(section) and self.short_facts(units):
-                    score -= 1.0
-                    reasons.append("a topic inside a group: its short bullets are its facts")
                 elif len(units) >= 2:
                     score += 1.0
                     reasons.append(f"its body is only a list of {len(units)} lessons")
@@ -518,9 +493,6 @@ class Reader(State):
             else:
                 score += 1.0
                 reasons.append(f"its body is {len(units)} {plural(kind)}")
-                if kind == "row" and len(units) >= 2 and self.rows_have_ids(units):
-                    score += 1.0
-                    reasons.append("its rows carry ids (``A-1``, ``A-2``)")
         if units and score >= 1.5:
             why = "a group: " + "; ".join(reasons)
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
@@ -540,42 +512,6 @@ class Reader(State):
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return [self.heading_span(section, why)]
-
-    def nested(self, section: Section) -> bool:
-        """A section inside a group heading of the lessons' scope (the document, its title or its
-        lessons section): lessons sit one grouping level deep, not two. A title ending in a colon
-        (``### PostgREST:``) introduces its list: a group still."""
-        if self.base_depth is None:
-            self.base_depth = int(
-                len(self.tree.children) == 1 and not any(b.kind not in ("html", "hr") for b in self.tree.body)
-            )
-        return section.depth - self.base_depth >= 1 and not section.title.rstrip("*_ ").endswith((":", "："))
-
-    def short_facts(self, units: Sequence[Span]) -> bool:
-        """Bullets of a line each, most under 90 characters: facts or steps of one lesson, where
-        lessons in a list run longer."""
-        if any(u.end - u.start > 2 for u in units):
-            return False
-        sizes = sorted(len(self.lines[u.start].strip()) for u in units)
-        return sizes[len(sizes) // 2] <= 90
-
-    def metadata_list(self, body: Sequence[Block]) -> bool:
-        """One list of two or more short ``Label: value`` bullets, each label its own (``Date:``,
-        ``Total:``, ``Sources:``), and prose around it: a document's facts about itself."""
-        items = [b for b in body if b.kind == "item"]
-        if len(items) < 2 or len({b.list_id for b in items}) != 1:
-            return False
-        labels = []
-        for block in items:
-            text = self.first_text(block)
-            found = lead_label(text)
-            if found is None or not found[1] or block.end - block.start > 2 or text.startswith(("*", "_")):
-                return False  # a bold label opens a lesson (``**Dates come back as strings:** …``)
-            labels.append(found[0])
-        return len(set(labels)) == len(labels)
-
-    def rows_have_ids(self, rows: Sequence[Span]) -> bool:
-        return table_rows.has_id_column([self.lines[s.start] for s in rows])
 
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
@@ -609,7 +545,6 @@ class Reader(State):
             if pinned_here is not None:
                 spans.extend(pinned_here)
                 continue
-            self.base_depth = scope.depth + 1
             if vocabulary.names_one_lesson(scope.title) and not scope.children:
                 spans.append(self.heading_span(scope, f"the section {scope.title!r} is one lesson"))
                 continue

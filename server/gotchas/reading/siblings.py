@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
 from gotchas.reading.text import ENTRY_FIELD, MARK
-from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import unit_spans
 
@@ -28,12 +27,10 @@ SiblingRule = Callable[[State, Read, Added], tuple[Read, Added]]
 
 
 def _list_only(section: Section) -> bool:
-    """A leaf whose body is a list and nothing else, or one table and nothing else."""
+    """A leaf whose body is a list and nothing else."""
     if section.children:
         return False
     content = [b for b in section.body if b.kind not in ("html", "hr")]
-    if len(content) == 1 and content[0].kind == "table":
-        return True
     return bool(content) and all(b.kind == "item" for b in content)
 
 
@@ -50,13 +47,13 @@ def _own_fields(state: State, section: Section) -> bool:
 def _role(section: Section, spans: Sequence[Span]) -> str | None:
     if len(spans) == 1 and spans[0].kind == "heading" and spans[0].start == section.start:
         return "lesson"
-    if spans and all(s.kind in ("item", "row") and s.start > section.start for s in spans):
+    if spans and all(s.kind == "item" and s.start > section.start for s in spans):
         return "group"
     return None
 
 
 def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
-    """Among three or more sibling headings over a list (or a table) alone, at least two thirds read one
+    """Among three or more sibling headings over a list alone, at least two thirds read one
     way (groups of bullet lessons, or lessons of fact bullets): the others read that way too,
     unless one carries this tool's entry fields or opens with a red-herring mark."""
     roles = [(i, _role(child, spans)) for i, (child, spans) in enumerate(read) if _list_only(child)]
@@ -79,7 +76,7 @@ def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, 
             flips[i] = ([state.heading_span(child, why)], [])
             continue
         units = unit_spans(state, child, child.body, child.end, "") or []
-        if not units or any(s.kind not in ("item", "row") for s in units):
+        if not units or any(s.kind != "item" for s in units):
             continue
         why = f"a group: {count} of its {len(roles)} sibling headings over a list alone are groups"
         note = Note(child.start, child.body_start, "group", child.title, why)
@@ -134,64 +131,6 @@ def _replace(
     return out_read, out_added
 
 
-def _lessons_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
-    """Among four or more sibling headings, at least two in three read as lessons: a sibling read
-    as a group of lead-in paragraphs, table rows or blocks is a lesson too, those its parts
-    (``**Formula:**`` over a code block, a table of values); so is one whose sub-headings only
-    name its parts (``### Staging tables``), none numbered, quoting code or stating a claim. A
-    title reading as a category twice over (a short name and a date) keeps its group, and so do
-    lead-ins that state lessons rather than label parts."""
-    if len(read) < 4:
-        return read, added
-    roles = [_role(child, spans) for child, spans in read]
-    candidates = [i for i, role in enumerate(roles) if role != "lesson" and _may_flip(state, read, i)]
-    if not candidates:
-        return read, added
-    # a lesson this tool added (a heading with its own fields) is not counted: an edit must not
-    # change the vote
-    voters = [
-        role
-        for (child, _), role in zip(read, roles, strict=True)
-        if not (role == "lesson" and _own_fields(state, child))
-    ]
-    lessons = voters.count("lesson")
-    if len(voters) < 4 or lessons * 3 < len(voters) * 2:
-        return read, added
-    why = f"a lesson: {lessons} of its {len(voters)} sibling headings are lessons; its units its parts"
-    flips: dict[int, tuple[list[Span], list[Note]]] = {
-        i: ([state.heading_span(read[i][0], why)], []) for i in candidates
-    }
-    return _replace(state, read, added, flips)
-
-
-def _may_flip(state: State, read: Read, i: int) -> bool:
-    """A sibling not read as a lesson whose units or sub-headings may be a lesson's parts."""
-    child, spans = read[i]
-    if not spans or title_evidence(child.title)[0] >= 2:
-        return False
-    if child.children:
-        if any(title_evidence(c.title)[0] < 0 or c.children for c in child.children):
-            return False
-        if any(s.kind == "heading" and s.level == child.level for s in spans):
-            return False
-        marks = {mark_of(c.title) for c, _ in read} - {""}
-        if any(mark_of(c.title) in marks for c in child.children):
-            return False  # a sub-heading opening with its siblings' mark is a lesson too
-    elif any(s.kind not in ("paragraph", "row", "block") or s.start <= child.start for s in spans):
-        return False
-    elif spans[0].kind == "paragraph" and not _labels(state, spans):
-        return False  # lead-ins that say something (``**Service root = discovery.** …``) are lessons
-    return not _own_fields(state, child)
-
-
-def _labels(state: State, spans: Sequence[Span]) -> bool:
-    """Half or more of the lead-in paragraphs are a label alone (``**Formula:**``) over a code
-    block, a table or a list: the parts of one lesson."""
-    blocks = {b.start: b for b in state.blocks}
-    bare = sum(1 for s in spans if s.start in blocks and state.is_label_paragraph(blocks[s.start]))
-    return bare * 2 >= len(spans)
-
-
 def mark_of(title: str) -> str:
     """The symbol a title opens with (``⚠️``, ``✅``, ``🔴``), or ``""``."""
     head = title.lstrip()[:1]
@@ -199,10 +138,7 @@ def mark_of(title: str) -> str:
 
 
 # (name, rule), each applied in turn to the children as the previous one left them
-SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (
-    ("list sections agree", _list_sections_agree),
-    ("lessons agree", _lessons_agree),
-)
+SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (("list sections agree", _list_sections_agree),)
 
 
 def share_roles(state: State, read: Read, added: Added) -> tuple[Read, Added]:

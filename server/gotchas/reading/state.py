@@ -72,18 +72,15 @@ class State:
     # -- file-wide counts
 
     def _repeated_parts(self) -> Counter[str]:
-        """Under how many differently titled sections a sub-heading of each title sits (``Fix``
-        under every lesson). A section pasted twice holds its sub-headings under one title."""
-        parents: dict[str, set[str]] = {}
+        """How many different sections hold a sub-heading of each title (``Fix`` under every lesson)."""
+        counts: Counter[str] = Counter()
         stack = [self.tree]
         while stack:
             section = stack.pop()
             if section.children:
-                parent = folded(section.title)
-                for child in section.children:
-                    parents.setdefault(folded(child.title), set()).add(parent)
+                counts.update({folded(child.title) for child in section.children})
                 stack.extend(section.children)
-        return Counter({title: len(under) for title, under in parents.items()})
+        return counts
 
     def _label_counts(self) -> Counter[str]:
         """How often each lead-in label opens an item or paragraph: a recurring label names a field."""
@@ -146,8 +143,7 @@ class State:
         name = vocabulary.field_name(title)
         text = NUMBER_PREFIX.compiled.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = ARTICLE.compiled.sub("", text)
-        whole = text == name or vocabulary.unqualified(text.lower()) == name
-        whole = whole or NUMBERED_FIELD.compiled.match(text) is not None
+        whole = text == name or NUMBERED_FIELD.compiled.match(text) is not None
         if name in vocabulary.FIELDS and whole:
             return True
         return self.headings[folded(title)] >= 2 and words(title) <= 4
@@ -266,22 +262,14 @@ class State:
         return out
 
     def data_table(self, table: Block) -> bool:
-        """A table of measurements (``| errcheck | 314 | Low |``: a column past the first that is
-        a number in every row) or a lookup (``| Find files | Glob |``: every cell past the first a
-        word or three, under a header naming no lesson field). A lessons table says things in
-        sentences or under a lesson's field names."""
+        """A table of measurements (``| errcheck | 314 | Low |``): a column past the first that
+        is a number in every row. A lessons table says things in words."""
         stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
         lines = self.lines
         rows = [table_rows.cells(lines[n]) for n in range(table.start + 2, stop) if lines[n].strip()]
         if len(rows) < 2:
             return False
         width = min(len(r) for r in rows)
-        if (
-            width >= 2
-            and all(len(cell.split()) <= 3 and len(cell) <= 30 for r in rows for cell in r[1:])
-            and not any(vocabulary.is_field_word(c) for c in table_rows.cells(lines[table.start]))
-        ):
-            return True  # a lookup, unless its header names a lesson's fields (``Symptom | Fix``)
         return any(all(MEASURE.compiled.match(r[c].strip()) for r in rows) for c in range(1, width))
 
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:

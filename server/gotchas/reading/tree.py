@@ -19,7 +19,6 @@ class Section:
     body: list[Block] = field(default_factory=list)
     children: list[Section] = field(default_factory=list)
     parent: str | None = None  # the title of the section holding this one, if it has one
-    depth: int = 0  # how many headed sections hold this one
 
     @property
     def title(self) -> str:
@@ -67,7 +66,7 @@ def section_tree(blocks: Sequence[Block], total: int) -> Section:
             levels.pop()
             titles.pop()
             stack.pop().end = block.start
-        section = Section(block, block.start, total, [], [], titles[-1], len(stack) - 1)
+        section = Section(block, block.start, total, [], [], titles[-1])
         stack[-1].children.append(section)
         stack.append(section)
         levels.append(level)

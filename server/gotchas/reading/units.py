@@ -243,10 +243,5 @@ def unit_spans(
         if needs in kinds:
             spans = rule(state, section, body, end, reason)
             if spans:
-                if len(spans) == 1 and spans[0].kind == "item":
-                    # one stray item (a wrapped ``1. …`` line) among lead-in paragraphs
-                    leads = paragraph_unit(state, section, body, end, reason)
-                    if leads and len(leads) >= 3:
-                        return leads
                 return spans
     return None
