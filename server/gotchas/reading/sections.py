@@ -17,7 +17,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
 from gotchas.reading.reuse import Memo
-from gotchas.reading.siblings import mark_of, share_roles
+from gotchas.reading.siblings import share_roles
 from gotchas.reading.state import State
 from gotchas.reading.text import (
     ENTRY_FIELD,
@@ -329,8 +329,6 @@ class Reader(State):
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
             spans.extend(self.read_children(children))
             return spans
-        if not any(b.kind not in ("html", "hr") for b in section.body):
-            return []  # its sub-sections, all left out, were about the file: so is it
         return self.read_leaf(section)
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
@@ -407,7 +405,7 @@ class Reader(State):
         )
         if len(read) < 3 or lone * 3 < (len(read) - 1) * 2:
             return read
-        marks = {mark_of(c.title) for c, _ in read} - {""}
+        marks = {_mark(c.title) for c, _ in read} - {""}
         out = []
         dropped: list[tuple[int, int, int, int]] = []
         for (child, spans), added in zip(read, notes, strict=True):
@@ -420,7 +418,7 @@ class Reader(State):
                 and all(s.start > child.start for s in spans)
                 and title_evidence(child.title)[0] <= 0
                 # a sub-heading opening with the mark its parent's siblings open with is a lesson too
-                and not any(mark_of(c.title) in marks for c in child.children)
+                and not any(_mark(c.title) in marks for c in child.children)
             ):
                 dropped.append(added)
                 why = "a lesson among lessons: its sub-headings are its parts"
@@ -568,3 +566,8 @@ class Reader(State):
                 pinned,
             )
         return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
+
+def _mark(title: str) -> str:
+    """The symbol a title opens with (``⚠️``, ``✅``, ``🔴``), or ``""``."""
+    head = title.lstrip()[:1]
+    return head if head and not head.isalnum() and head not in "`*_[(\"'#" else ""

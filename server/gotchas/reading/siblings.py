@@ -131,12 +131,6 @@ def _replace(
     return out_read, out_added
 
 
-def mark_of(title: str) -> str:
-    """The symbol a title opens with (``⚠️``, ``✅``, ``🔴``), or ``""``."""
-    head = title.lstrip()[:1]
-    return head if head and not head.isalnum() and head not in "`*_[(\"'#" else ""
-
-
 # (name, rule), each applied in turn to the children as the previous one left them
 SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (("list sections agree", _list_sections_agree),)
 
