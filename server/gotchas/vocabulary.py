@@ -347,9 +347,13 @@ _REPORT_PARTS = re.compile(
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
     # a reference of commands kept beside the lessons
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
-    r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference)$",
+    r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference|"
+    # its statistics and the tracker table summing up the issues above
+    r"statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table))$",
     re.IGNORECASE,
 )
+# what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
+_TITLE_LEAD = re.compile(r"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?")
 
 
 # The two sides of a lesson shown by contrast (``### Wrong: …`` / ``### Right: …``): its parts.
@@ -400,7 +404,15 @@ _HOW_TO_RECORD_CJK = re.compile(
 # a section about recording itself: when to record, what triggers an entry
 _RECORDING = re.compile(
     r"^(?:when\s+to\s+(?:record|log|write)|what\s+to\s+record|triggers?)\b|記録する(?:トリガー|タイミング|もの)|"
-    r"記録しない|フォーマット|记录(?:时机|格式|触发)|^yyyy-mm-dd\b",
+    r"記録しない|フォーマット|记录(?:时机|格式|触发)|^yyyy-mm-dd\b|"
+    # a policy's own sections: when to check or write lessons, where they live, their schema
+    r"^(?:when|how)\s+to\s+(?:check|write|add|capture|consult|read|review|update)\s+(?:\w+\s+){0,2}"
+    r"(?:lessons?|entr(?:y|ies)|gotchas?|learnings?)\b|"
+    r"^where\s+(?:the\s+)?(?:lessons?|entries|gotchas?|learnings?)\s+(?:live|go|are\s+kept)\b|"
+    r"^(?:capturing|recording|consulting|adding|writing|checking)\s+(?:an?\s+|new\s+|existing\s+)?"
+    r"(?:lessons?|entr(?:y|ies)|gotchas?|learnings?)\b|"
+    r"^(?:the\s+)?(?:fixed\s+)?(?:lesson|entry)\s+(?:schema|format|template)\b|^cross-?references?$|"
+    r"いつ記録|何を記録|参照タイミング|记录什么|何时记录",
     re.IGNORECASE,
 )
 
@@ -417,24 +429,33 @@ def may_name_how_to_record(title: str) -> bool:
 
 def about_recording(title: str) -> bool:
     """A section on the record itself: its format or template, or when an entry is due."""
-    return is_meta(title) or bool(_RECORDING.search(plain(title).strip()))
+    return is_meta(title) or bool(_RECORDING.search(_TITLE_LEAD.sub("", plain(title)).strip()))
 
 
 # A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).
 _PLACEHOLDER = LazyPattern(
     r"^(?:(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet)\W*$|"
     r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
-    r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as))(?!\w))",
+    r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)|"
+    r"no\s+(?:lessons|entries|gotchas|pitfalls|issues|mistakes|items)(?:\s+(?:recorded|logged|captured|added))?"
+    r"\s+yet)(?!\w))",
     re.IGNORECASE,
 )
 
 
+# the words a placeholder opens with: a cheap test before the pattern, met by few texts
+_PLACEHOLDER_FIRST = frozenset("tbd tbd. todo none n/a na nothing to review fill add no".split())
+
+
 def is_placeholder(text: str) -> bool:
+    head = text.lstrip(" _*(").split(None, 1)
+    if not head or head[0].lower().rstrip(".:)") not in _PLACEHOLDER_FIRST:
+        return False
     return bool(_PLACEHOLDER.compiled.match(plain(text).strip(" _*.")))
 
 
 def is_report_part(title: str) -> bool:
-    return bool(_REPORT_PARTS.match(plain(title).strip(" :.")))
+    return bool(_REPORT_PARTS.match(_TITLE_LEAD.sub("", plain(title)).strip(" :.")))
 
 
 def _by_first_letter(hints: Sequence[str]) -> str:
@@ -462,7 +483,18 @@ def is_meta(title: str) -> bool:
         return False
     if "`" in title:
         title = _CODE.compiled.sub(" ", title)
-    return bool(_META.compiled.search(plain(title)))
+    text = plain(title)
+    if not _META.compiled.search(text):
+        return False
+    # a long title mentioning a template or a roadmap states a lesson about one; only how to add
+    # to the file, or the file itself, is meta at any length
+    return len(text.split()) <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
+
+
+_META_AT_LENGTH = LazyPattern(
+    r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
+    r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|\bthis\s+(?:file|doc|document|documentation)\b"
+)
 
 
 def field_name(label: str) -> str:

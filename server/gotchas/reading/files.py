@@ -76,8 +76,12 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
     if root.heading is None:
         return None
     about = sum(1 for c in root.children if vocabulary.about_recording(c.title))
-    recording = vocabulary.names_how_to_record(root.title) or (
-        vocabulary.may_name_how_to_record(root.title) and about >= 2
+    recording = (
+        vocabulary.names_how_to_record(root.title)
+        or (vocabulary.may_name_how_to_record(root.title) and about >= 2)
+        # a policy: most of its sections say when to check or write lessons, where, in what form,
+        # and no other holds them (``## Entries``)
+        or (about >= 2 and about * 2 > len(root.children) and not any(map(_holds_entries, root.children)))
     )
     if recording and not reader.has_entry_fields(root):
         why = f"the title {root.title!r} names how lessons are recorded, not a lesson"
@@ -88,6 +92,15 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
     if frame.title_note:
         reader.left_out.append(frame.title_note)
     return Reading("not-lessons", [], why, [], [], reader.left_out)
+
+
+def _holds_entries(section: Section) -> bool:
+    """A section holding lessons beside a policy's (``## Entries``, ``## Ledger`` over dated
+    sub-headings): not one about recording, nor an entry template (``## <title>``)."""
+    title = section.title
+    if vocabulary.about_recording(title) or TEMPLATE.compiled.search(title):
+        return False
+    return bool(section.children) or vocabulary.names_lessons(title)
 
 
 def _one_with_fields(reader: Reader, frame: Frame) -> Reading | None:
@@ -113,6 +126,43 @@ def _titled_one(reader: Reader, frame: Frame) -> Reading | None:
     ):
         return reader.single(f"the title {title!r} names one lesson")
     return None
+
+
+def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
+    """A log with no lesson yet: its sections titled as lessons (or, under a lessons title, all
+    its sections) hold only a placeholder; any other section is a short note about the log."""
+    root = frame.root
+    leaves = _leaves(root)
+    empty = [s for s in leaves if reader.placeholder_only(s)]
+    if not empty:
+        return None
+    titled = root.heading is not None and vocabulary.names_lessons(root.title)
+    if not all(vocabulary.names_lessons(s.title) for s in empty) and not titled:
+        return None
+    for section in leaves:
+        if section in empty:
+            continue
+        if vocabulary.names_lessons(section.title) or not _short_note(reader, section):
+            return None
+    if any(b.kind not in ("html", "hr", "paragraph", "quote") for b in root.body):
+        return None
+    for section in empty:
+        reader.left_out.append(Note(section.start, section.end, "empty", section.title, "only a placeholder"))
+    return Reading(
+        "not-lessons", [], "an empty log: its lessons sections say no lesson yet", [], [], reader.left_out
+    )
+
+
+def _leaves(section: Section) -> list[Section]:
+    if not section.children:
+        return [section]
+    return [leaf for child in section.children for leaf in _leaves(child)]
+
+
+def _short_note(reader: Reader, section: Section) -> bool:
+    """Prose of a paragraph or two (``trigger: always``, how the log is updated): no lesson."""
+    content = [b for b in section.body if b.kind not in ("html", "hr")]
+    return len(content) <= 2 and all(b.kind in ("paragraph", "quote") for b in content)
 
 
 def _untitled_lessons(frame: Frame) -> bool:
@@ -240,6 +290,7 @@ FILE_RULES: tuple[tuple[str, FileRule], ...] = (
     ("titled as something else", _titled_otherwise),
     ("one lesson with entry fields", _one_with_fields),
     ("titled as one lesson", _titled_one),
+    ("an empty log", _empty_log),
     ("a guide's lessons section", _lessons_section),
     ("a guide without lessons", _guide),
     ("a lessons file read whole", _whole_file),

@@ -449,8 +449,7 @@ class Reader(State):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
-        lone = _only_content(body)
-        if lone is not None and lone.kind == "item" and vocabulary.is_placeholder(self.first_text(lone)):
+        if self.placeholder_only(section):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
             return []
@@ -511,6 +510,17 @@ class Reader(State):
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return [self.heading_span(section, why)]
+
+    def placeholder_only(self, section: Section) -> bool:
+        """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
+        ``_No lessons recorded yet._``)."""
+        if section.children:
+            return False
+        lone = _only_content(section.body)
+        if lone is None or lone.kind not in ("item", "paragraph"):
+            return False
+        text = self.first_text(lone)
+        return len(text) <= 120 and vocabulary.is_placeholder(text)
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.
