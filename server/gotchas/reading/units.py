@@ -61,8 +61,13 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
     if len(paragraphs) < 2 and not pinned:
         return leads
     lines = state.lines
-    if not pinned and sum(lines[b.start].lstrip()[:1] in _LEAD_FIRSTS for b in paragraphs) < 2:
-        return leads  # fewer than two paragraphs can open with a lead-in (most bodies)
+    if not pinned:
+        can_lead = 0
+        for block in paragraphs:
+            if lines[block.start].lstrip()[:1] in _LEAD_FIRSTS:
+                can_lead += 1
+        if can_lead < 2:
+            return leads  # fewer than two paragraphs can open with a lead-in (most bodies)
     # a lead carrying this tool's own fields (a successor) owns the body paragraphs after
     # it, and a paragraph only of those fields is a mark: neither counts against the share
     owned = 0
