@@ -10,7 +10,7 @@ the reader and the ``Frame`` (the title section and its note) and returns ``None
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gotchas import vocabulary
@@ -130,21 +130,21 @@ def _titled_one(reader: Reader, frame: Frame) -> Reading | None:
 
 def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
     """A log with no lesson yet: its sections titled as lessons (or, under a lessons title, all
-    its sections) hold only a placeholder; any other section is a short note about the log."""
+    its sections) hold only a placeholder; any other section is a short note about the log.
+    Settled at the first section that holds more (most files: their first)."""
     root = frame.root
-    leaves = _leaves(root)
-    empty = [s for s in leaves if reader.placeholder_only(s)]
-    if not empty:
+    if any(b.kind not in ("html", "hr", "paragraph", "quote") for b in root.body):
         return None
     titled = root.heading is not None and vocabulary.names_lessons(root.title)
-    if not all(vocabulary.names_lessons(s.title) for s in empty) and not titled:
-        return None
-    for section in leaves:
-        if section in empty:
-            continue
-        if vocabulary.names_lessons(section.title) or not _short_note(reader, section):
+    empty: list[Section] = []
+    for section in _leaves(root):
+        if reader.placeholder_only(section):
+            if not titled and not vocabulary.names_lessons(section.title):
+                return None
+            empty.append(section)
+        elif vocabulary.names_lessons(section.title) or not _short_note(section):
             return None
-    if any(b.kind not in ("html", "hr", "paragraph", "quote") for b in root.body):
+    if not empty:
         return None
     for section in empty:
         reader.left_out.append(Note(section.start, section.end, "empty", section.title, "only a placeholder"))
@@ -153,16 +153,25 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
     )
 
 
-def _leaves(section: Section) -> list[Section]:
+def _leaves(section: Section) -> Iterator[Section]:
+    """The sections without sub-sections, in order, found as they are asked for."""
     if not section.children:
-        return [section]
-    return [leaf for child in section.children for leaf in _leaves(child)]
+        yield section
+        return
+    for child in section.children:
+        yield from _leaves(child)
 
 
-def _short_note(reader: Reader, section: Section) -> bool:
+def _short_note(section: Section) -> bool:
     """Prose of a paragraph or two (``trigger: always``, how the log is updated): no lesson."""
-    content = [b for b in section.body if b.kind not in ("html", "hr")]
-    return len(content) <= 2 and all(b.kind in ("paragraph", "quote") for b in content)
+    count = 0
+    for block in section.body:
+        if block.kind in ("html", "hr"):
+            continue
+        count += 1
+        if count > 2 or block.kind not in ("paragraph", "quote"):
+            return False
+    return True
 
 
 def _untitled_lessons(frame: Frame) -> bool:
