@@ -25,6 +25,7 @@ from gotchas.reading.text import (
     MARK,
     MD_REFERENCE,
     NUMBERED_TITLE,
+    item_title,
     lead_label,
     title_of,
 )
@@ -460,7 +461,11 @@ class Reader(State):
                 )
             )
             return []
-        units = unit_spans(self, section, body, section.end, "")
+        self.item_titles = False  # most leaves are one lesson: their items need no titles
+        try:
+            units = unit_spans(self, section, body, section.end, "")
+        finally:
+            self.item_titles = True
         if not units:
             return [self.heading_span(section, "a lesson: a heading with text of its own")]
         if self.owns_fields(section, units):
@@ -500,7 +505,7 @@ class Reader(State):
                     s.start,
                     s.body,
                     s.end,
-                    s.title,
+                    item_title(self.lines[s.start]) if s.kind == "item" else s.title,
                     s.level,
                     s.marker,
                     section.title,

@@ -38,6 +38,9 @@ from gotchas.reading.text import (
 )
 from gotchas.reading.tree import HASHES, Section, folded, outline_blocks, section_tree
 
+# the characters a done mark (``text.DONE``) opens with
+_DONE_MARKS = ("✅", "✔", "☑", "✓")
+
 
 class State:
     """A file's lines and blocks with the evidence counted over all of it; and the sinks
@@ -67,6 +70,9 @@ class State:
             self.labels,
         )
         self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
+        # whether ``spans_from`` titles list items now: off while a leaf only weighs its units
+        # (``sections.Reader.read_leaf``), which titles them once they are its entries
+        self.item_titles = True
         self._ledgers: frozenset[int] | None = None
         # the body ``units.lesson_items`` read last, and its answer (the body held, so never reused)
         self.last_items: tuple[Sequence[Block], tuple[list[Block], list[Block]]] | None = None
@@ -74,13 +80,20 @@ class State:
     # -- file-wide counts
 
     def _repeated_parts(self) -> Counter[str]:
-        """How many different sections hold a sub-heading of each title (``Fix`` under every lesson)."""
+        """How many different sections hold a sub-heading of each title (``Fix`` under every lesson).
+        Only titles short enough to name a part are counted (``is_field_heading``)."""
         counts: Counter[str] = Counter()
         stack = [self.tree]
         while stack:
             section = stack.pop()
             if section.children:
-                counts.update({folded(child.title) for child in section.children})
+                counts.update(
+                    {
+                        folded(title)
+                        for title in (child.title for child in section.children)
+                        if len(title) <= 48 and title.count(" ") <= 6
+                    }
+                )
                 stack.extend(section.children)
         return counts
 
@@ -130,9 +143,12 @@ class State:
 
     def is_field_heading(self, title: str) -> bool:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
+        long = len(title) > 48 or title.count(" ") > 6
+        if long and ":" not in title and "：" not in title:
+            return False  # no short contrast label (``Wrong: …``) opens it
         if vocabulary.names_contrast(title):
             return True
-        if len(title) > 48 or title.count(" ") > 6:
+        if long:
             return False
         first = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
         repeated = self.headings[folded(title)] >= 2
@@ -161,6 +177,8 @@ class State:
         line = self.lines[block.start]
         if "[" in line and CHECKBOX.match(line):  # a checkbox is bracketed
             return True
+        if not any(mark in line for mark in _DONE_MARKS):
+            return False  # no done mark anywhere on the line: none opens its text
         text = self.first_text(block)
         if not DONE.match(text) or len(text.split()) > 12:
             return False
@@ -255,8 +273,11 @@ class State:
         stops = unit_stops([b.start for b in starts], [b.end for b in starts], cuts, end, kind == "item")
         out = []
         for block, stop in zip(starts, stops, strict=True):
-            first = self.lines[block.start + 1] if self.fenced(block) else self.lines[block.start]
-            title = title_of(kind, first)
+            if kind == "item" and not self.item_titles:
+                title = ""
+            else:
+                first = self.lines[block.start + 1] if self.fenced(block) else self.lines[block.start]
+                title = title_of(kind, first)
             marker = block.marker if kind == "item" else ("---" if kind == "block" else "")
             out.append(
                 Span(kind, block.start, block.start + 1, stop, title, 0, marker, section.title or None, why)
