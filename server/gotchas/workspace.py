@@ -164,8 +164,10 @@ class Workspace:
 
     def record_path(self, record: str | None = None) -> Path:
         """The record to read or write; a ``record`` argument names only a lessons file."""
-        path = self.inside(record or self.default_record)
-        confine.check_record(self.root, record, path, self.inside(self.default_record))
+        name = record or self.default_record
+        path = self.inside(name)
+        default = path if name == self.default_record else self.inside(self.default_record)
+        confine.check_record(self.root, record, path, default)
         return path
 
     def writable_record(self, record: str | None = None) -> Path:
