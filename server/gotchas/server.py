@@ -105,9 +105,8 @@ async def _run(func: Callable[[], T], inline: bool = False) -> T:
 def _loaded(ws: Workspace, record: str | None) -> bool:
     """The record is parsed, indexed and unchanged since: listing it is a lookup."""
     try:
-        path = ws.record_path(record)
-        return ws.loaded(path) and ws.load(path).indexed
-    except (GotchasError, OSError):
+        return ws.answers_from_memory(record)
+    except OSError:
         return False
 
 

@@ -106,6 +106,8 @@ class Workspace:
     one_shot: bool = field(default=False, repr=False)  # reads, then exits: parses keep nothing for edits
     _cache: dict[Path, tuple[tuple[int, int, int], Record]] = field(default_factory=dict, repr=False)
     _parsed: dict[str, Record] = field(default_factory=dict, repr=False)
+    # where each ``record`` argument resolved last: a hint for :meth:`answers_from_memory` only
+    _resolved: dict[str | None, Path] = field(default_factory=dict, repr=False)
 
     @classmethod
     def discover(
@@ -155,12 +157,14 @@ class Workspace:
         text = os.fspath(relative)
         if "\x00" in text:
             raise PathOutsideRoot("a path may not contain NUL")
-        resolved = (self.root / text).resolve()
-        if not resolved.is_relative_to(self.root):
+        # ``Path.resolve`` and ``is_relative_to``, on strings: asked on every tool call
+        root = os.fspath(self.root)
+        resolved = os.path.realpath(os.path.join(root, text))
+        if resolved != root and not resolved.startswith(root if root.endswith(os.sep) else root + os.sep):
             raise PathOutsideRoot(
                 f"{text!r} resolves outside the project root {self.root}; paths must stay inside it"
             )
-        return resolved
+        return Path(resolved)
 
     def record_path(self, record: str | None = None) -> Path:
         """The record to read or write; a ``record`` argument names only a lessons file."""
@@ -168,6 +172,7 @@ class Workspace:
         path = self.inside(name)
         default = path if name == self.default_record else self.inside(self.default_record)
         confine.check_record(self.root, record, path, default)
+        self._resolved[record] = path
         return path
 
     def writable_record(self, record: str | None = None) -> Path:
@@ -267,6 +272,15 @@ class Workspace:
         except OSError:
             return False
         return cached is not None and cached[0] == (info.st_mtime_ns, info.st_size, info.st_ino)
+
+    def answers_from_memory(self, record: str | None) -> bool:
+        """Whether listing ``record`` would be a lookup in an indexed parse: the file it resolved
+        to last is unchanged. A hint for choosing where to run the call, which resolves the
+        record again; no path is trusted from it."""
+        path = self._resolved.get(record)
+        if path is None or not self.loaded(path):
+            return False
+        return self._cache[path][1].indexed
 
     def parse_as_edit(self, data: bytes, near: Record | None) -> Record:
         """:meth:`parse`, with ``near`` passed by position (the merge driver's reader)."""
