@@ -23,6 +23,7 @@ from gotchas.reading.text import (
     BOLD_LABEL,
     CHECKBOX,
     DONE,
+    DONE_MARKS,
     LABELLED,
     LEDGER_REF,
     MEASURE,
@@ -37,9 +38,6 @@ from gotchas.reading.text import (
     words,
 )
 from gotchas.reading.tree import HASHES, Section, folded, outline_blocks, section_tree
-
-# the characters a done mark (``text.DONE``) opens with
-_DONE_MARKS = ("✅", "✔", "☑", "✓")
 
 
 class State:
@@ -177,7 +175,7 @@ class State:
         line = self.lines[block.start]
         if "[" in line and CHECKBOX.match(line):  # a checkbox is bracketed
             return True
-        if not any(mark in line for mark in _DONE_MARKS):
+        if not any(mark in line for mark in DONE_MARKS):
             return False  # no done mark anywhere on the line: none opens its text
         text = self.first_text(block)
         if not DONE.match(text) or len(text.split()) > 12:

@@ -24,6 +24,7 @@ ITEM_MARKER = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s*")
 BLOCK_MARKER = LazyPattern(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
 CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
 DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
+DONE_MARKS = ("✅", "✔", "☑", "✓")  # what ``DONE`` opens with: a cheap test before it
 LEDGER_REF = LazyPattern(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
 # a bold label, code spans inside it kept whole (``**`/$count` needs `Accept: */*`.**``)
 BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
