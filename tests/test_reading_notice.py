@@ -4,8 +4,12 @@ print it (real processes), the pin it names silences it, and a proposal's next s
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from gotchas import outline, record
 from support.clients import gotchas_exe, isolated_env
@@ -149,3 +153,114 @@ def test_an_unlabelled_bullet_under_a_title_bullet_is_not_a_guess() -> None:
     parsed = record.parse(UNLABELLED_FOLD)
     assert parsed.reading is not None and len(parsed.entries) == 3
     assert parsed.reading.notice is None
+
+
+ODD_TITLE = b"""# Gotchas
+
+## 1. The cache key ignores the locale
+
+Two locales share one cached page; key on the locale too.
+
+## 2. Retries double-charge without an idempotency key
+
+Send the key on every retry.
+
+## 3. The cron runs in UTC
+
+Schedules written in local time fire an hour off in summer.
+
+## 4. `make dev` reuses a stale volume
+
+Run `make clean` after changing the schema.
+
+## Where things stand
+
+Billing moved to the new provider in March; the cache work is paused.
+"""
+
+ODD_FIELDS = b"""# Known issues
+
+## Upload stalls at 99%
+- **Cause:** the proxy buffers the last chunk.
+- **Fix:** turn off proxy buffering for `/upload`.
+
+## Login loops on Safari
+- **Cause:** the cookie lacks `SameSite=None`.
+- **Fix:** set `SameSite=None; Secure`.
+
+## Export drops emoji
+- **Cause:** the CSV writer uses latin-1.
+- **Fix:** write UTF-8 with a BOM.
+
+## Thumbnails are blank
+- **Cause:** the worker has no fonts installed.
+- **Fix:** install `fonts-dejavu` in the image.
+
+## Progress
+- 2026-03-02: upload stall fixed in the proxy config
+- 2026-03-09: Safari login fixed
+"""
+
+WITHIN = b"""# Importer lessons
+
+## What shipping the importer taught us
+
+- **Parse dates with an explicit format.** The default guesses day-first in some locales.
+- **Stream large files instead of loading them.** A 2 GB export killed the worker.
+- **Keep the raw row beside the parsed one.** Every bug report needed the original line.
+- **Validate the whole file before writing.** A half-written import is worse than none.
+- **Log the row number with every error.** Without it nobody can find the bad line.
+
+## Still open
+
+The retry queue is not kept across deploys.
+"""
+
+PIN = re.compile(r'pin \[sections\] (".+?") = "([a-z-]+)" in \.claude/gotchas\.toml')
+
+
+def _titles(root: Path, home: Path) -> tuple[list[str], str]:
+    done = _run(root, home, "list", "--json", "--all", "--verbose")
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    return [e["title"] for e in listed["entries"]], str(listed.get("notice") or "")
+
+
+@pytest.mark.parametrize(
+    ("data", "says", "chosen", "runner_up"),
+    [
+        (ODD_TITLE, "most of them numbered", "Where things stand", None),
+        (ODD_FIELDS, "none of the fields its sibling lessons share (cause, fix)", "Progress", None),
+        (WITHIN, "5 of its units open with a bold sentence", "What shipping the importer taught us", 5),
+    ],
+    ids=["a-title-written-otherwise", "a-section-without-the-shared-fields", "lessons-inside-a-lesson"],
+)
+def test_a_sibling_unlike_the_others_is_a_guess_and_its_pin_reads_the_runner_up(
+    tmp_path: Path, data: bytes, says: str, chosen: str, runner_up: int | None
+) -> None:
+    """The notice names the section in doubt and the ``[sections]`` pin that reads it the other
+    way; that pin, written into a real config, reads the runner-up, and the notice no longer
+    names that section."""
+    root = _project(tmp_path, data)
+    titles, notice = _titles(root, tmp_path / "home")
+    assert chosen in titles and says in notice and "runner-up" in notice
+    pin = PIN.search(notice)
+    assert pin is not None, notice
+    (root / ".claude" / "gotchas.toml").write_text(f'[sections]\n{pin[1]} = "{pin[2]}"\n', encoding="utf-8")
+    pinned, after = _titles(root, tmp_path / "home")
+    assert chosen not in pinned and chosen not in after  # what is left of a guess is about the rest
+    if runner_up is None:  # the odd section is left out, the lessons stay
+        assert pinned == [t for t in titles if t != chosen]
+    else:  # the units inside are the lessons now
+        assert sum(t.endswith(".") or "**" in t or t[:1].isupper() for t in pinned) >= runner_up
+        assert len(pinned) == len(titles) - 1 + runner_up
+
+
+def test_siblings_written_alike_say_nothing() -> None:
+    """Every heading numbered, every lesson with the shared fields: no sibling stands out."""
+    alike = ODD_FIELDS.split(b"## Progress")[0]
+    numbered = ODD_TITLE.split(b"## Where things stand")[0]
+    for data in (alike, numbered):
+        parsed = record.parse(data)
+        assert parsed.reading is not None and len(parsed.entries) == 4
+        assert parsed.reading.notice is None

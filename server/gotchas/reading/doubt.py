@@ -10,12 +10,14 @@ function in ``DOUBTS``; the first that speaks gives the one-line notice.
 
 from __future__ import annotations
 
-from collections import Counter
+import json
+import re
+from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from gotchas.blockmap import Block
-from gotchas.reading.model import Reading, shape
-from gotchas.reading.state import State
+from gotchas.reading.model import Reading, Span, shape
+from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import lead_label
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items
@@ -151,11 +153,139 @@ def _folded_bullets(found: Reading, state: State) -> str | None:
     )
 
 
+def _pin_section(title: str, unit: str) -> str:
+    """The section pin that reads ``title`` as ``unit``, as a line of ``[sections]``."""
+    key = json.dumps(" ".join(title.split()), ensure_ascii=False)  # a TOML basic string
+    return f'pin [sections] {key} = "{unit}" in .claude/gotchas.toml'
+
+
+def _sibling_headings(found: Reading) -> list[list[Span]]:
+    """Heading entries side by side: the same level under the same section, four or more."""
+    runs: defaultdict[tuple[str | None, int], list[Span]] = defaultdict(list)
+    for span in found.spans:
+        if span.kind == "heading":
+            runs[(span.section, span.level)].append(span)
+    return [run for run in runs.values() if len(run) >= 4]
+
+
+def _edges_and_sample(run: list[Span]) -> tuple[list[Span], list[Span]]:
+    """The two entries at each end of a run, where a part around the lessons (a summary, a
+    log, how to use the file) sits, and up to 32 entries spread over the run, which say what
+    its lessons share: a long run costs no more than a short one."""
+    edges = run[:2] + run[-2:] if len(run) > 4 else run
+    return edges, run[:: max(1, len(run) // 32)]
+
+
+_TITLE_SHAPE = re.compile(
+    r"[*_`\s]*(?:(?P<numbered>#?\d+(?:\.\d+)*[.):]?(?:\s|$))|(?P<id>\[?[A-Z]{1,6}-?\d+\b)"
+    r"|(?P<dated>.{0,6}(?:19|20)\d\d[-/.]\d\d?\b)|(?P<prefixed>[^\W\d][\w-]{1,15})\s*[:：])"
+)
+
+
+def _title_shape(title: str) -> str | None:
+    """How a lesson heading is written: numbered, an id, dated, or ``Pattern: …`` (a prefix)."""
+    found = _TITLE_SHAPE.match(title)
+    if found is None:
+        return None
+    kind = found.lastgroup
+    return f"prefixed {found['prefixed'].lower()!r}" if kind == "prefixed" else kind
+
+
+def _odd_title(found: Reading, state: State) -> str | None:
+    """Heading lessons of which at least two in three share a way of writing their titles
+    (numbered, dated, ``Pattern: …``), and one at either end of them written otherwise: it may
+    be a part of the file around them (a summary, a verdict, how to use it), not a lesson."""
+    for run in _sibling_headings(found):
+        edges, sample = _edges_and_sample(run)
+        shapes = Counter(_title_shape(span.title) for span in sample)
+        (usual, count), *_ = shapes.most_common(1)
+        if usual is None or count * 3 < len(sample) * 2:
+            continue
+        odd = [span for span in edges if _title_shape(span.title) != usual]
+        if odd:
+            more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
+            return (
+                f"the reading is a guess: chose {len(run)} h{odd[0].level} headings, most of them {usual}; "
+                f"runner-up: {odd[0].title!r}{more}, written otherwise, is not a lesson; to choose it, "
+                + _pin_section(odd[0].title, "none")
+            )
+    return None
+
+
+def _fields(state: State, span: Span) -> set[str]:
+    """The field labels (``**Fix:**``, ``- Cause:``) an entry's body opens its blocks with."""
+    names: set[str] = set()
+    for block in starting_within(state.blocks, span.body, span.end):
+        if block.kind in ("item", "paragraph"):
+            label = lead_label(state.first_text(block))
+            if label is not None and label[1]:
+                names.add(label[0])
+    return names
+
+
+def _odd_fields(found: Reading, state: State) -> str | None:
+    """Heading lessons that mostly share a field (``Cause:``, ``Fix:``), and one at either end of
+    them with none of those fields: it may be a log or notes beside the lessons."""
+    for run in _sibling_headings(found):
+        edges, sample = _edges_and_sample(run)
+        counts = Counter(name for span in sample for name in _fields(state, span))
+        shared = {name for name, count in counts.items() if count * 5 >= len(sample) * 4}
+        if not shared:
+            continue
+        odd = [span for span in edges if not _fields(state, span) & shared]
+        if odd:
+            named = ", ".join(sorted(shared)[:3])
+            more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
+            return (
+                f"the reading is a guess: {odd[0].title!r}{more} has none of the fields its sibling "
+                f"lessons share ({named}); runner-up: it is not a lesson; to choose it, "
+                + _pin_section(odd[0].title, "none")
+            )
+    return None
+
+
+_BOLD_SENTENCE = re.compile(r"(?:[-*+]|\d+[.)])?\s*\*\*([^*]+?)\*\*")
+
+
+def _stated(state: State, block: Block) -> bool:
+    """A block that opens with a bold sentence (``**One style anchor beats many.**``), as a
+    lesson of its own does; a field's label (``**Fix:**``) is a word or two."""
+    lead = _BOLD_SENTENCE.match(state.first_text(block))
+    return lead is not None and len(lead[1].split()) >= 3 and not lead[1].rstrip().endswith((":", "："))
+
+
+def _lessons_within(found: Reading, state: State) -> str | None:
+    """A reading of a few heading lessons, one of which holds five or more units that each open
+    with a bold sentence: those may be the lessons, and the heading their group. (A whole file
+    read as one lesson argues its one point in such units.)"""
+    if len(found.spans) > 6:
+        return None
+    for span in found.spans:
+        if span.kind != "heading":
+            continue
+        units = [
+            b
+            for b in starting_within(state.blocks, span.body, span.end)
+            if b.kind in ("item", "paragraph") and _stated(state, b)
+        ]
+        if len(units) >= 5:
+            unit = "list" if units[0].kind == "item" else "paragraph"
+            return (
+                f"the reading is a guess: {span.title!r} is read as one lesson, but {len(units)} of its "
+                f"units open with a bold sentence; runner-up: those are the lessons; to choose it, "
+                + _pin_section(span.title, unit)
+            )
+    return None
+
+
 DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("entries of mixed shapes", _mixed),
     ("a sibling of the lessons section holds lessons too", _sibling_units),
     ("paragraphs run on after a list of lessons", _loose_paragraphs),
     ("a few bullets read as the fields of the bullet before", _folded_bullets),
+    ("a heading lesson titled otherwise than its siblings", _odd_title),
+    ("a heading lesson without the fields its siblings share", _odd_fields),
+    ("a lesson holding units that open with a bold sentence", _lessons_within),
 )
 
 
