@@ -18,6 +18,7 @@ from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
+from gotchas.reading.template import own_template
 from gotchas.reading.text import TEMPLATE
 from gotchas.reading.tree import Section
 from gotchas.reading.units import unit_spans
@@ -126,6 +127,10 @@ def _titled_one(reader: Reader, frame: Frame) -> Reading | None:
     ):
         return reader.single(f"the title {title!r} names one lesson")
     return None
+
+
+def _own_template(reader: Reader, frame: Frame) -> Reading | None:
+    return own_template(reader, frame.root)
 
 
 def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
@@ -299,6 +304,7 @@ FILE_RULES: tuple[tuple[str, FileRule], ...] = (
     ("titled as something else", _titled_otherwise),
     ("one lesson with entry fields", _one_with_fields),
     ("titled as one lesson", _titled_one),
+    ("a log showing its entry form in a template", _own_template),
     ("an empty log", _empty_log),
     ("a guide's lessons section", _lessons_section),
     ("a guide without lessons", _guide),

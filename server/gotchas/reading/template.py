@@ -1,0 +1,98 @@
+"""A log that shows its own entry form: a fenced template whose first line is a heading
+(``### [YYYY-MM-DD] <title>``) says that each lesson is a heading of that level.
+
+A person reading such a log takes the template at its word: the lessons are the headings of
+the template's level outside it, and when none is written in the template's form, the log
+has no lesson yet. A file whose headings of that level are none of them written in the template's form
+(``## When to write``, ``## Promoting a lesson`` beside ``## YYYY-MM-DD <title>``) is a note on how
+to record lessons, with none recorded yet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gotchas import vocabulary
+from gotchas.reading.model import Note, Reading, Span
+from gotchas.reading.sections import Reader
+from gotchas.reading.tree import Section
+
+_HEADING = re.compile(r"^ {0,3}(#{2,6})[ \t]+(\S.*)$")
+
+# how a template writes an entry's title, and how a written title shows it follows that form
+_FORMS = (
+    ("numbered", re.compile(r"#?\s*(?:\d+|[NnX])\b\s*[.):-]?"), re.compile(r"^#?\s*\d+")),
+    (
+        "dated",
+        re.compile(r".{0,3}(?:YYYY|yyyy|date\b|datum\b|fecha\b|日期|日付|날짜|\d{4}-\d\d)", re.IGNORECASE),
+        re.compile(r"(?:19|20)\d\d"),
+    ),
+    ("bracketed", re.compile(r"\["), re.compile(r"^\[")),
+)
+
+
+def _form(title: str) -> re.Pattern[str] | None:
+    """What a title written in the template's form shows (a number first, a year, a bracket
+    first); ``None``: any title does."""
+    for _, template, written in _FORMS:
+        if template.match(title):
+            return written
+    return None
+
+
+def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
+    """The first fenced block whose first line is a heading: its level, its title, and the
+    section that holds it (where the log explains its form)."""
+    for section in _walk(root):
+        for block in section.body:
+            if block.kind != "fence":
+                continue
+            first = next((line for line in reader.lines[block.start + 1 : block.end] if line.strip()), "")
+            heading = _HEADING.match(first)
+            if heading:
+                return len(heading[1]), heading[2].strip().rstrip("#").strip(), section
+    return None
+
+
+def _walk(section: Section) -> Iterator[Section]:
+    yield section
+    for child in section.children:
+        yield from _walk(child)
+
+
+def _at_level(root: Section, level: int, holder: Section) -> list[Section]:
+    """The sections of ``level``, not about the file itself, other than the template's own
+    section and, when that section is about the file (``## Entry template``), its parts."""
+    found: list[Section] = []
+    meta = holder is not root and vocabulary.is_meta(holder.title)
+    for section in _walk(root):
+        if section is holder or section.level != level or vocabulary.is_meta(section.title):
+            continue
+        if meta and holder.start < section.start < holder.end:
+            continue
+        found.append(section)
+    return found
+
+
+def own_template(reader: Reader, root: Section) -> Reading | None:
+    """The lessons of a log titled as lessons that shows its entry form in a template."""
+    if root.heading is None or not vocabulary.names_lessons(root.title):
+        return None
+    found = _template(reader, root)
+    if found is None:
+        return None
+    level, title, holder = found
+    sections = _at_level(root, level, holder)
+    template = Note(holder.start, holder.end, "template", holder.title, "the log's entry template")
+    if holder is not root and not any(holder.start < s.start < holder.end for s in sections):
+        reader.left_out.append(template)
+    written = _form(title)
+    if not sections or (written is not None and not any(written.search(s.title) for s in sections)):
+        why = "no lesson yet: the log shows an entry's form in a template, and no section is written in it"
+        return Reading("not-lessons", [], why, [], [], reader.left_out)
+    if any(s.children for s in sections):
+        return None  # sections of the template's level that hold others: left to the section rules
+    why = f"the log's own template shows each lesson as an h{level} heading"
+    spans: list[Span] = [reader.heading_span(s, why) for s in sections]
+    return Reading("lessons", spans, why, [], reader.groups, reader.left_out)
