@@ -102,10 +102,13 @@ def _ends_outside_item(record: Record, anchor: Entry) -> bool:
     )
     if last is None or last == anchor.start_line - 1:
         return False
-    for token in block_tokens(record.data):
-        if token.type == "list_item_open" and token.map and token.map[0] == anchor.start_line - 1:
-            return last >= token.map[1]
-    return False
+    items = [t for t in block_tokens(record.data) if t.type == "list_item_open" and t.map]
+    own = next((t for t in items if t.map and t.map[0] == anchor.start_line - 1), None)
+    if own is None or own.map is None or last < own.map[1]:
+        return False
+    # a later item of the same list that the reading gives the entry (``- **Fix:** …``): an
+    # item written after it is the list's next item
+    return not any(t.level == own.level and t.map and t.map[0] <= last < t.map[1] for t in items)
 
 
 ITEM = ItemForm()

@@ -40,11 +40,13 @@ def _list_only(section: Section) -> bool:
 
 
 def _own_fields(state: State, section: Section) -> bool:
-    """This tool's entry fields (``tasks:``, ``supersedes:``) in a section: a lesson, whatever its
-    siblings are; a red-herring mark alone does not count."""
+    """This tool's entry fields (``tasks:``, ``supersedes:``) in a section's own text: a lesson,
+    whatever its siblings are; a red-herring mark alone does not count, nor the fields of a
+    list item (a bullet lesson added to a group carries its own)."""
     return any(
         ENTRY_FIELD.match(line) and not MARK.compiled.match(line)
         for b in section.body
+        if b.kind != "item"
         for line in state.lines[b.start : b.end]
     )
 
