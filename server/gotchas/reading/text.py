@@ -138,6 +138,8 @@ def lead_title(text: str) -> str:
     bold = _BOLD_LEAD.match(text) if head in ("*", "_") else None
     if bold:
         return bold["title"].strip().rstrip(":：.").strip()
+    if head in ("*", "_") and text[:2] in ("**", "__") and text[:2] not in text[2:]:
+        text = text[2:].lstrip()  # a bold lead wrapped onto the next line: its first line's words
     link = _LINK_LEAD.match(text) if head == "[" else None
     if link:
         return link["title"].strip()

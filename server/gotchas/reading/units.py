@@ -77,7 +77,7 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
         if ENTRY_FIELD.match(text):
             owned += 1
             continue
-        lead = _is_lead(state, text)
+        lead = _is_lead(state, text) or _wrapped_lead(state, block)
         if ours and not lead:
             owned += 1
             continue
@@ -108,6 +108,34 @@ def _is_lead(state: State, text: str) -> bool:
         return True
     found = lead_label(text)
     return bool(found and BOLD_LABEL.match(text) and not state.is_field_label(*found) and found[0])
+
+
+def _wrapped_lead(state: State, block: Block) -> bool:
+    """A bold sentence wrapped over the paragraph's first lines (``**Reproduce the reporter's
+    case, on the surface they use, before you`` / ``call it fixed.** Use their …``): a lead-in
+    too long for one line, never a field's label."""
+    first = state.lines[block.start].strip()
+    marker = first[:2]
+    if marker not in ("**", "__") or marker in first[2:] or block.end - block.start < 2:
+        return False
+    for n in range(block.start + 1, min(block.end, block.start + 3)):
+        closing = state.lines[n].find(marker)
+        if closing >= 0:
+            return len(first.split()) >= 3 and closing > 0
+    return False
+
+
+def _lists_under_leads(state: State, body: Sequence[Block]) -> bool:
+    """Two or more lead-in paragraphs, and every list comes after the first of them: the
+    lists are those lessons' parts (``**Reproduce the case first.** Use …`` / ``- #834 came
+    back 4 times``)."""
+    if not any(b.kind == "paragraph" and state.lines[b.start].lstrip()[:1] in _LEAD_FIRSTS for b in body):
+        return False
+    leads = lead_paragraphs(state, body)
+    if len(leads) < 2:
+        return False
+    first = leads[0].start
+    return all(b.start > first for b in body if b.kind == "item")
 
 
 def hr_blocks(body: Sequence[Block]) -> list[Block]:
@@ -201,6 +229,8 @@ def item_unit(state: State, section: Section, body: Sequence[Block], end: int, w
         return None  # one bullet, then lessons this tool added after --- rules: a body of blocks
     if items and own_field_bullet_blocks(state, body, items):
         return None  # blocks of field bullets, the only lesson bullets those this tool wrote
+    if items and _lists_under_leads(state, body):
+        return None  # each list is the evidence under a lead-in paragraph: those are the lessons
     return state.spans_from("item", items, end, section, why or "a list item", body) if items else None
 
 
