@@ -264,3 +264,34 @@ def test_siblings_written_alike_say_nothing() -> None:
         parsed = record.parse(data)
         assert parsed.reading is not None and len(parsed.entries) == 4
         assert parsed.reading.notice is None
+
+
+DATED_LOG = b"""# Pitfalls
+
+- Adding retries to network calls: read the retry notes first
+- Touching cross-frame messaging: read the frame notes first
+
+## Log
+
+- [2026-05-12] Whisper timestamps drift by a second inside a chunk.
+- [2026-05-12] The gateway's 30 s timeout is hard; stream instead.
+- [2026-05-24] `drop-shadow` bleeds upward by the blur minus the offset.
+- [2026-05-26] Vitest 4 no longer excludes `dist/` by default.
+- [2026-05-27] Spawned model processes outlive the test run; kill the group.
+"""
+
+
+def test_bullets_written_otherwise_than_the_dated_log_are_a_guess() -> None:
+    """Entries other than headings are compared with all entries of their kind: two undated
+    bullets above a dated log may be pointers, not lessons."""
+    parsed = record.parse(DATED_LOG)
+    assert parsed.reading is not None and parsed.reading.unit == "list-item"
+    assert len(parsed.entries) == 7
+    notice = parsed.reading.notice
+    assert notice is not None and "most of them dated" in notice and "Adding retries" in notice
+    assert "(and 1 more)" in notice
+    alike = DATED_LOG.replace(b"- Adding", b"- [2026-05-11] Adding").replace(
+        b"- Touching", b"- [2026-05-11] Touching"
+    )
+    again = record.parse(alike)
+    assert again.reading is not None and again.reading.notice is None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gotchas.blockmap import Block
 from gotchas.reading.model import Reading, Span, shape
@@ -192,10 +192,11 @@ def _title_shape(title: str) -> str | None:
 
 
 def _odd_title(found: Reading, state: State) -> str | None:
-    """Heading lessons of which at least two in three share a way of writing their titles
-    (numbered, dated, ``Pattern: …``), and one at either end of them written otherwise: it may
-    be a part of the file around them (a summary, a verdict, how to use it), not a lesson."""
-    for run in _sibling_headings(found):
+    """Lessons of which at least two in three share a way of writing their titles (numbered,
+    dated, ``Pattern: …``), and one at either end of them written otherwise: it may be a part of
+    the file around them (a summary, a verdict, how to use it), not a lesson. Headings are
+    compared with their siblings, other entries with all entries of their kind."""
+    for run in _sibling_headings(found) + _unit_runs(found):
         edges, sample = _edges_and_sample(run)
         shapes = Counter(_title_shape(span.title) for span in sample)
         (usual, count), *_ = shapes.most_common(1)
@@ -205,11 +206,33 @@ def _odd_title(found: Reading, state: State) -> str | None:
         if odd:
             more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
             return (
-                f"the reading is a guess: chose {len(run)} h{odd[0].level} headings, most of them {usual}; "
-                f"runner-up: {odd[0].title!r}{more}, written otherwise, is not a lesson; to choose it, "
-                + _pin_section(odd[0].title, "none")
+                f"the reading is a guess: chose {len(run)} {_name(shape(odd[0]))}, most of them {usual}; "
+                f"runner-up: {odd[0].title!r}{more}, written otherwise, is not a lesson; "
+                + _leave_out(odd, run)
             )
     return None
+
+
+def _unit_runs(found: Reading) -> list[list[Span]]:
+    """The entries that are not headings, by kind (list items, lead-in paragraphs, rows), four
+    or more of a kind."""
+    runs: defaultdict[str, list[Span]] = defaultdict(list)
+    for span in found.spans:
+        if span.kind != "heading":
+            runs[span.kind].append(span)
+    return [run for run in runs.values() if len(run) >= 4]
+
+
+def _leave_out(odd: Sequence[Span], run: Sequence[Span]) -> str:
+    """The pin that leaves ``odd`` out: its heading's, or the one section holding only odd
+    entries; else none can."""
+    if odd[0].kind == "heading":
+        return "to choose it, " + _pin_section(odd[0].title, "none")
+    sections = {span.section for span in odd}
+    (section,) = sections if len(sections) == 1 else (None,)
+    if section and all(span.section != section for span in run if span not in odd):
+        return "to choose it, " + _pin_section(section, "none")
+    return "no pin leaves out single entries"
 
 
 def _fields(state: State, span: Span) -> set[str]:
