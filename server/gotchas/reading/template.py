@@ -19,6 +19,9 @@ from gotchas.reading.sections import Reader
 from gotchas.reading.tree import Section
 
 _HEADING = re.compile(r"^ {0,3}(#{2,6})[ \t]+(\S.*)$")
+_PLACEHOLDER = re.compile(
+    r"<[^<>]{1,40}>|\[[^\[\]]{1,40}\]|YYYY|NNN|XXX|\bshort (?:title|description)\b", re.IGNORECASE
+)
 
 # how a template writes an entry's title, and how a written title shows it follows that form
 _FORMS = (
@@ -42,17 +45,29 @@ def _form(title: str) -> re.Pattern[str] | None:
 
 
 def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
-    """The first fenced block whose first line is a heading: its level, its title, and the
-    section that holds it (where the log explains its form)."""
+    """The first fenced block whose first line is a heading written with placeholders
+    (``<title>``, ``[Category]``, ``YYYY``), in a section that explains the log's form: its
+    level, its title, and that section. A lesson quoting Markdown in its body shows no form."""
     for section in _walk(root):
         for block in section.body:
             if block.kind != "fence":
                 continue
             first = next((line for line in reader.lines[block.start + 1 : block.end] if line.strip()), "")
             heading = _HEADING.match(first)
-            if heading:
+            if heading and _PLACEHOLDER.search(heading[2]) and _explains_form(section, root, len(heading[1])):
                 return len(heading[1]), heading[2].strip().rstrip("#").strip(), section
     return None
+
+
+def _explains_form(section: Section, root: Section, level: int) -> bool:
+    """The file's own introduction, a section about the file (``## Format``), or a section of a
+    template and a note or two, above the template's level."""
+    if section is root or vocabulary.is_meta(section.title):
+        return True
+    if section.children or section.level >= level:
+        return False
+    prose = [b for b in section.body if b.kind not in ("fence", "html", "hr")]
+    return len(prose) <= 2 and all(b.kind == "paragraph" for b in prose)
 
 
 def _walk(section: Section) -> Iterator[Section]:
@@ -84,15 +99,26 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
         return None
     level, title, holder = found
     sections = _at_level(root, level, holder)
-    template = Note(holder.start, holder.end, "template", holder.title, "the log's entry template")
-    if holder is not root and not any(holder.start < s.start < holder.end for s in sections):
-        reader.left_out.append(template)
     written = _form(title)
+    # a template in the file's introduction or in a section about the file is the log's own;
+    # one in a section of its own (``## Format for new entries``) counts where its form is
+    # definite (dated, numbered, bracketed) and written below it, not to empty a file
+    about = holder is root or vocabulary.is_meta(holder.title)
     if not sections or (written is not None and not any(written.search(s.title) for s in sections)):
+        if not about:
+            return None
         why = "no lesson yet: the log shows an entry's form in a template, and no section is written in it"
-        return Reading("not-lessons", [], why, [], [], reader.left_out)
-    if any(s.children for s in sections):
+        return Reading("not-lessons", [], why, [], [], _with_template(reader, holder, root, []))
+    if (not about and written is None) or any(s.children for s in sections):
         return None  # sections of the template's level that hold others: left to the section rules
     why = f"the log's own template shows each lesson as an h{level} heading"
     spans: list[Span] = [reader.heading_span(s, why) for s in sections]
-    return Reading("lessons", spans, why, [], reader.groups, reader.left_out)
+    return Reading("lessons", spans, why, [], reader.groups, _with_template(reader, holder, root, sections))
+
+
+def _with_template(reader: Reader, holder: Section, root: Section, lessons: list[Section]) -> list[Note]:
+    """The parts left out, the template's own section among them unless it holds lessons."""
+    if holder is not root and not any(holder.start < s.start < holder.end for s in lessons):
+        why = "the log's entry template"
+        reader.left_out.append(Note(holder.start, holder.end, "template", holder.title, why))
+    return reader.left_out
