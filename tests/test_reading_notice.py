@@ -173,7 +173,7 @@ Schedules written in local time fire an hour off in summer.
 
 Run `make clean` after changing the schema.
 
-## Where things stand
+## Where "things" stand
 
 Billing moved to the new provider in March; the cache work is paused.
 """
@@ -229,7 +229,7 @@ def _titles(root: Path, home: Path) -> tuple[list[str], str]:
 @pytest.mark.parametrize(
     ("data", "says", "chosen", "runner_up"),
     [
-        (ODD_TITLE, "most of them numbered", "Where things stand", None),
+        (ODD_TITLE, "most of them numbered", 'Where "things" stand', None),
         (ODD_FIELDS, "none of the fields its sibling lessons share (cause, fix)", "Progress", None),
         (WITHIN, "5 of its units open with a bold sentence", "What shipping the importer taught us", 5),
     ],
@@ -259,7 +259,7 @@ def test_a_sibling_unlike_the_others_is_a_guess_and_its_pin_reads_the_runner_up(
 def test_siblings_written_alike_say_nothing() -> None:
     """Every heading numbered, every lesson with the shared fields: no sibling stands out."""
     alike = ODD_FIELDS.split(b"## Progress")[0]
-    numbered = ODD_TITLE.split(b"## Where things stand")[0]
+    numbered = ODD_TITLE.split(b'## Where "things" stand')[0]
     for data in (alike, numbered):
         parsed = record.parse(data)
         assert parsed.reading is not None and len(parsed.entries) == 4

@@ -10,7 +10,6 @@ function in ``DOUBTS``; the first that speaks gives the one-line notice.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -155,8 +154,16 @@ def _folded_bullets(found: Reading, state: State) -> str | None:
 
 def _pin_section(title: str, unit: str) -> str:
     """The section pin that reads ``title`` as ``unit``, as a line of ``[sections]``."""
-    key = json.dumps(" ".join(title.split()), ensure_ascii=False)  # a TOML basic string
-    return f'pin [sections] {key} = "{unit}" in .claude/gotchas.toml'
+    return f'pin [sections] {_toml_string(" ".join(title.split()))} = "{unit}" in .claude/gotchas.toml'
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: quotes and backslashes escaped, control characters as
+    ``\\uXXXX`` (a title is the repository's text)."""
+    out = "".join(
+        "\\" + c if c in '"\\' else f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text
+    )
+    return f'"{out}"'
 
 
 def _sibling_headings(found: Reading) -> list[list[Span]]:
