@@ -122,6 +122,11 @@ def lead_head(
             more = body[1:]
         else:
             first, more = [head], body
+    elif rest[:2] in ("**", "__") and rest[:2] not in rest[2:]:
+        # a bold lead-in wrapped onto the next line (``**Reproduce the case before you``): the
+        # successor's is a sentence that closes on its own line
+        shown = new.title
+        first, more = [f"{opening}{rest[:2]}{shown.rstrip('.')}.{rest[:2]} {body[0]}"], body[1:]
     elif stamp := _STAMP_LEAD.match(rest):
         # ``[2030-01-02 10:00] Title: text``: the edit has no clock, so the successor reuses the
         # target's stamp (the date its advice was recorded); `` — `` ends the title so it reads
