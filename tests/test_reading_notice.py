@@ -268,16 +268,16 @@ def test_siblings_written_alike_say_nothing() -> None:
 
 DATED_LOG = b"""# Pitfalls
 
-- Adding retries to network calls: read the retry notes first
-- Touching cross-frame messaging: read the frame notes first
+- Changing the retry policy: read the network notes first
+- Touching the worker pool: read the pool notes first
 
 ## Log
 
-- [2026-05-12] Whisper timestamps drift by a second inside a chunk.
-- [2026-05-12] The gateway's 30 s timeout is hard; stream instead.
-- [2026-05-24] `drop-shadow` bleeds upward by the blur minus the offset.
-- [2026-05-26] Vitest 4 no longer excludes `dist/` by default.
-- [2026-05-27] Spawned model processes outlive the test run; kill the group.
+- [2026-05-12] The speech model's timestamps drift by a second inside each chunk.
+- [2026-05-12] The API gateway stops every request at 30 s; stream long answers.
+- [2026-05-24] A blurred shadow spills past the box it is drawn on; pad the box.
+- [2026-05-26] The new test runner scans build output unless told not to.
+- [2026-05-27] Child processes outlive a killed test run; kill the process group.
 """
 
 
@@ -288,9 +288,9 @@ def test_bullets_written_otherwise_than_the_dated_log_are_a_guess() -> None:
     assert parsed.reading is not None and parsed.reading.unit == "list-item"
     assert len(parsed.entries) == 7
     notice = parsed.reading.notice
-    assert notice is not None and "most of them dated" in notice and "Adding retries" in notice
-    assert "(and 1 more)" in notice
-    alike = DATED_LOG.replace(b"- Adding", b"- [2026-05-11] Adding").replace(
+    assert notice is not None and "most of them dated" in notice and "Changing the retry policy" in notice
+    assert "(and 1 more)" in notice and "no pin leaves out single entries" in notice
+    alike = DATED_LOG.replace(b"- Changing", b"- [2026-05-11] Changing").replace(
         b"- Touching", b"- [2026-05-11] Touching"
     )
     again = record.parse(alike)

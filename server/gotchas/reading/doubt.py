@@ -215,7 +215,7 @@ def _odd_title(found: Reading, state: State) -> str | None:
             return (
                 f"the reading is a guess: chose {len(run)} {_name(shape(odd[0]))}, most of them {usual}; "
                 f"runner-up: {odd[0].title!r}{more}, written otherwise, is not a lesson; "
-                + _leave_out(odd, run)
+                + _leave_out(odd, run, state)
             )
     return None
 
@@ -230,13 +230,16 @@ def _unit_runs(found: Reading) -> list[list[Span]]:
     return [run for run in runs.values() if len(run) >= 4]
 
 
-def _leave_out(odd: Sequence[Span], run: Sequence[Span]) -> str:
+def _leave_out(odd: Sequence[Span], run: Sequence[Span], state: State) -> str:
     """The pin that leaves ``odd`` out: its heading's, or the one section holding only odd
-    entries; else none can."""
+    entries (not the document's title, which holds them all); else none can."""
     if odd[0].kind == "heading":
         return "to choose it, " + _pin_section(odd[0].title, "none")
     sections = {span.section for span in odd}
     (section,) = sections if len(sections) == 1 else (None,)
+    tops = state.tree.children
+    if section and len(tops) == 1 and tops[0].title == section:
+        section = None  # the document's title: pinning it leaves nothing out
     if section and all(span.section != section for span in run if span not in odd):
         return "to choose it, " + _pin_section(section, "none")
     return "no pin leaves out single entries"
