@@ -316,7 +316,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a sibling of the lessons section holds lessons too", _sibling_units),
     ("paragraphs run on after a list of lessons", _loose_paragraphs),
     ("a few bullets read as the fields of the bullet before", _folded_bullets),
-    ("a heading lesson titled otherwise than its siblings", _odd_title),
+    ("a lesson at either end titled otherwise than most of its kind", _odd_title),
     ("a heading lesson without the fields its siblings share", _odd_fields),
     ("a lesson holding units that open with a bold sentence", _lessons_within),
 )
