@@ -157,19 +157,19 @@ def test_an_unlabelled_bullet_under_a_title_bullet_is_not_a_guess() -> None:
 
 ODD_TITLE = b"""# Gotchas
 
-## 1. The cache key ignores the locale
+## Gotcha: the cache key ignores the locale
 
 Two locales share one cached page; key on the locale too.
 
-## 2. Retries double-charge without an idempotency key
+## Gotcha: retries double-charge without an idempotency key
 
 Send the key on every retry.
 
-## 3. The cron runs in UTC
+## Gotcha: the cron runs in UTC
 
 Schedules written in local time fire an hour off in summer.
 
-## 4. `make dev` reuses a stale volume
+## Gotcha: `make dev` reuses a stale volume
 
 Run `make clean` after changing the schema.
 
@@ -229,7 +229,7 @@ def _titles(root: Path, home: Path) -> tuple[list[str], str]:
 @pytest.mark.parametrize(
     ("data", "says", "chosen", "runner_up"),
     [
-        (ODD_TITLE, "most of them numbered", 'Where "things" stand', None),
+        (ODD_TITLE, "most of them prefixed 'gotcha'", 'Where "things" stand', None),
         (ODD_FIELDS, "none of the fields its sibling lessons share (cause, fix)", "Progress", None),
         (WITHIN, "5 of its units open with a bold sentence", "What shipping the importer taught us", 5),
     ],

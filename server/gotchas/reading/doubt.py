@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from gotchas.blockmap import Block
 from gotchas.reading.model import Reading, Span, shape
 from gotchas.reading.state import State, starting_within
-from gotchas.reading.text import lead_label
+from gotchas.reading.text import lead_label, title_form
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items
 
@@ -183,21 +183,6 @@ def _edges_and_sample(run: list[Span]) -> tuple[list[Span], list[Span]]:
     return edges, run[:: max(1, len(run) // 32)]
 
 
-_TITLE_SHAPE = re.compile(
-    r"[*_`\s]*(?:(?P<numbered>#?\d+(?:\.\d+)*[.):]?(?:\s|$))|(?P<id>\[?[A-Z]{1,6}-?\d+\b)"
-    r"|(?P<dated>.{0,6}(?:19|20)\d\d[-/.]\d\d?\b)|(?P<prefixed>[^\W\d][\w-]{1,15})\s*[:：])"
-)
-
-
-def _title_shape(title: str) -> str | None:
-    """How a lesson heading is written: numbered, an id, dated, or ``Pattern: …`` (a prefix)."""
-    found = _TITLE_SHAPE.match(title)
-    if found is None:
-        return None
-    kind = found.lastgroup
-    return f"prefixed {found['prefixed'].lower()!r}" if kind == "prefixed" else kind
-
-
 def _odd_title(found: Reading, state: State) -> str | None:
     """Lessons of which at least two in three share a way of writing their titles (numbered,
     dated, ``Pattern: …``), and one at either end of them written otherwise: it may be a part of
@@ -205,11 +190,11 @@ def _odd_title(found: Reading, state: State) -> str | None:
     compared with their siblings, other entries with all entries of their kind."""
     for run in _sibling_headings(found) + _unit_runs(found):
         edges, sample = _edges_and_sample(run)
-        shapes = Counter(_title_shape(span.title) for span in sample)
+        shapes = Counter(title_form(span.title) for span in sample)
         (usual, count), *_ = shapes.most_common(1)
         if usual is None or count * 3 < len(sample) * 2:
             continue
-        odd = [span for span in edges if _title_shape(span.title) != usual]
+        odd = [span for span in edges if title_form(span.title) != usual]
         if odd:
             more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
             return (

@@ -17,7 +17,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
-from gotchas.reading.text import ENTRY_FIELD
+from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, title_form
 from gotchas.reading.tree import Section
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
@@ -146,11 +146,43 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     return out
 
 
+_MIN_RUN = 4
+_MAX_EDGE = 2
+
+
+def odd_edges(state: State, spans: list[Span]) -> list[Span]:
+    """Sibling heading lessons (one level under one section, four or more) of which two in
+    three are written in one definite form (numbered, an id, dated): a heading at either end
+    written otherwise (``## Verdict`` after ``## 12. …``, ``## How to maintain`` before
+    ``## #1 [2026-05-28] …``) is a part of the file around them, not a lesson."""
+    runs: dict[tuple[str | None, int], list[Span]] = {}
+    for span in spans:
+        if span.kind == "heading":
+            runs.setdefault((span.section, span.level), []).append(span)
+    dropped: set[int] = set()
+    for run in runs.values():
+        if len(run) < _MIN_RUN:
+            continue
+        forms = Counter(title_form(span.title) for span in run)
+        (usual, count), *_ = forms.most_common(1)
+        if usual not in DEFINITE_FORMS or count * 3 < len(run) * 2:
+            continue
+        for edge in (run[:_MAX_EDGE], run[::-1][:_MAX_EDGE]):
+            for span in edge:
+                if title_form(span.title) == usual or _own_fields(state, span):
+                    break
+                dropped.add(span.start)
+                why = f"written otherwise than the {usual} lessons beside it"
+                state.left_out.append(Note(span.start, span.end, "context", span.title, why))
+    return [s for s in spans if s.start not in dropped] if dropped else spans
+
+
 EntryRule = Callable[[State, list[Span]], list[Span]]
 
 ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
     ("a numbered series of lessons", numbered_series),
     ("headings of one level share a role", cousins_agree),
+    ("a heading at the end of a series written otherwise", odd_edges),
 )
 
 

@@ -179,3 +179,20 @@ def row_title(line: str, id_column: bool) -> str:
 
 # a red-herring or superseded-by mark this tool writes into a lesson it corrects
 MARK = LazyPattern(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
+
+
+_TITLE_FORM = LazyPattern(
+    r"[*_`\s]*(?:(?P<numbered>#?\d+[a-z]?(?:\.\d+)*[.):]?(?:\s|$))|(?P<id>\[?[A-Z]{1,6}-?\d+\b)"
+    r"|(?P<dated>.{0,6}(?:19|20)\d\d[-/.]\d\d?\b)|(?P<prefixed>[^\W\d][\w-]{1,15})\s*[:：])"
+)
+DEFINITE_FORMS = ("numbered", "id", "dated")
+
+
+def title_form(title: str) -> str | None:
+    """How a lesson's title is written: numbered (``9a.`` too), an id, dated, or ``Pattern: …``
+    (a prefix, named by its word); None for a plain title."""
+    found = _TITLE_FORM.compiled.match(title)
+    if found is None:
+        return None
+    kind = found.lastgroup
+    return f"prefixed {found['prefixed'].lower()!r}" if kind == "prefixed" else kind
