@@ -434,7 +434,7 @@ def about_recording(title: str) -> bool:
 
 # A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).
 _PLACEHOLDER = LazyPattern(
-    r"^(?:(?:tbd|todo|none(?:\s+yet)?|n/?a|\(none(?:\s+yet)?\)|nothing\s+yet)\W*$|"
+    r"^(?:(?:tbd|todo|\(?(?:none|nothing)(?:\s+(?:yet|currently|so\s+far|known|reported))?\)?|n/?a)\W*$|"
     r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
     r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)|"
     r"no\s+(?:lessons|entries|gotchas|pitfalls|issues|mistakes|items)(?:\s+(?:recorded|logged|captured|added))?"

@@ -518,14 +518,21 @@ class Reader(State):
 
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
-        ``_No lessons recorded yet._``)."""
+        ``_No lessons recorded yet._``), or that holds only an HTML comment."""
         if section.children:
             return False
-        lone = _only_content(section.body)
+        body = section.body
+        comments = [b for b in body if b.kind != "hr"]
+        if comments and all(self._comment(b) for b in comments):
+            return True  # only an HTML comment, a template's hint of what goes here
+        lone = _only_content(body)
         if lone is None or lone.kind not in ("item", "paragraph"):
             return False
         text = self.first_text(lone)
         return len(text) <= 120 and vocabulary.is_placeholder(text)
+
+    def _comment(self, block: Block) -> bool:
+        return block.kind == "html" and self.lines[block.start].lstrip().startswith("<!--")
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.
