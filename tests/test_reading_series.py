@@ -13,7 +13,7 @@ from gotchas.reading import series
 from gotchas.reading.model import Span
 
 # the rule's pattern as written: a number, maybe after ``#``, opening the plain title
-_ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
+_ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")
 _TRICKY = " \t\x0b\x1c\x1f*_~`#0123456789.):aZ-٣"
 
 
@@ -35,3 +35,4 @@ def test_numbers_behind_emphasis_and_hashes_are_found() -> None:
     assert series._number(_heading("**3.** Cache")) == (3, False)
     assert series._number(_heading("# _5.1_ Lock")) == (5, True)
     assert series._number(_heading("Cache (0)")) is None
+    assert series._number(_heading("9a. Partial downloads")) == (9, True)  # added after 9

@@ -20,7 +20,7 @@ from gotchas.reading.state import State
 from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, title_form
 from gotchas.reading.tree import Section
 
-_ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})((?:\.\d{1,3})*)[.):]?\s")
+_ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
 _MIN_SERIES = 5
 
 
@@ -30,7 +30,8 @@ _BEFORE_NUMBER = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f*_~`#"
 
 
 def _number(span: Span) -> tuple[int, bool] | None:
-    """A heading's number in the series, and whether it is a sub-number (``5.1``: a successor)."""
+    """A heading's number in the series, and whether it is a sub-number (``5.1``: a successor;
+    ``9a``: one added later)."""
     if span.kind != "heading":
         return None
     title = span.title
@@ -51,7 +52,10 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     numbers = [n for _, (n, sub) in numbered if not sub]
     if len(levels) != 1 or numbers != list(range(1, len(numbers) + 1)) or len(numbers) < _MIN_SERIES:
         return spans
-    kept = [s for s in spans if _number(s) is not None or _own_fields(state, s) or _titled_lessons(s)]
+    title = _document_title(state)
+    kept = [
+        s for s in spans if _number(s) is not None or _own_fields(state, s) or _titled_lessons(s, title)
+    ]
     first, last = kept[0].start, kept[-1].end
     for span in spans:
         if span.start < first or span.start >= last or span not in kept:
@@ -67,9 +71,16 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     return kept
 
 
-def _titled_lessons(span: Span) -> bool:
-    """An entry in a section titled as lessons (``## Other gotchas``) stays beside the series."""
-    return span.section is not None and vocabulary.names_lessons(span.section)
+def _document_title(state: State) -> str | None:
+    """The title over the whole file, when one heading holds every other."""
+    tops = state.tree.children
+    return tops[0].title if len(tops) == 1 and tops[0].heading is not None else None
+
+
+def _titled_lessons(span: Span, title: str | None) -> bool:
+    """An entry in a section titled as lessons (``## Other gotchas``) stays beside the series;
+    the document's title (``# Known issues``) holds the series itself, so it says nothing."""
+    return span.section is not None and span.section != title and vocabulary.names_lessons(span.section)
 
 
 def _own_fields(state: State, span: Span) -> bool:
