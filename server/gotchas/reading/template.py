@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterator
 
 from gotchas import vocabulary
-from gotchas.reading.model import Note, Reading, Span
+from gotchas.reading import series
+from gotchas.reading.model import Note, Reading
 from gotchas.reading.sections import Reader
 from gotchas.reading.tree import Section
 
@@ -112,7 +113,7 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
     if (not about and written is None) or any(s.children for s in sections):
         return None  # sections of the template's level that hold others: left to the section rules
     why = f"the log's own template shows each lesson as an h{level} heading"
-    spans: list[Span] = [reader.heading_span(s, why) for s in sections]
+    spans = series.settle(reader, [reader.heading_span(s, why) for s in sections])
     return Reading("lessons", spans, why, [], reader.groups, _with_template(reader, holder, root, sections))
 
 
