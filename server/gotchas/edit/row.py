@@ -215,9 +215,11 @@ def _next_id_cell(record: Record, shape: _TableShape, like: Entry) -> str:
     own = table.id_cell(cells[0]) if cells else None
     if own is None:
         return ""
+    # the rows of every table of lessons: a numbering may run on from one table into the next
+    rows = [*shape.rows, *(bare_line_at(record, e.start_line - 1) for e in record.entries if e.kind == "row")]
     column = {
         found.number
-        for r in shape.rows
+        for r in rows
         if not table.is_continuation(r)
         and (c := table.cells(r))
         and (found := table.id_cell(c[0])) is not None
