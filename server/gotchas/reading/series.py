@@ -193,7 +193,7 @@ EntryRule = Callable[[State, list[Span]], list[Span]]
 ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
     ("a numbered series of lessons", numbered_series),
     ("headings of one level share a role", cousins_agree),
-    ("a heading at the end of a series written otherwise", odd_edges),
+    ("a heading at either end of a series written otherwise", odd_edges),
 )
 
 
