@@ -10,7 +10,7 @@ the reader and the ``Frame`` (the title section and its note) and returns ``None
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gotchas import vocabulary
@@ -20,7 +20,7 @@ from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
 from gotchas.reading.text import TEMPLATE
-from gotchas.reading.tree import Section
+from gotchas.reading.tree import Section, leaves
 from gotchas.reading.units import unit_spans
 
 
@@ -142,7 +142,7 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
         return None
     titled = root.heading is not None and vocabulary.names_lessons(root.title)
     empty: list[Section] = []
-    for section in _leaves(root):
+    for section in leaves(root):
         if reader.placeholder_only(section):
             if not titled and not vocabulary.names_lessons(section.title):
                 return None
@@ -156,15 +156,6 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
     return Reading(
         "not-lessons", [], "an empty log: its lessons sections say no lesson yet", [], [], reader.left_out
     )
-
-
-def _leaves(section: Section) -> Iterator[Section]:
-    """The sections without sub-sections, in order, found as they are asked for."""
-    if not section.children:
-        yield section
-        return
-    for child in section.children:
-        yield from _leaves(child)
 
 
 def _short_note(section: Section) -> bool:

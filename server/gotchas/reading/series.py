@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
 from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, title_form
-from gotchas.reading.tree import Section
+from gotchas.reading.tree import Section, leaves
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
 _MIN_SERIES = 5
@@ -96,14 +96,6 @@ def _words(state: State, block: Block) -> int:
     return sum(len(line.split()) for line in state.lines[block.start : block.end]) - 1  # less the marker
 
 
-def _leaves(section: Section) -> Iterator[Section]:
-    for child in section.children:
-        if child.children:
-            yield from _leaves(child)
-        else:
-            yield child
-
-
 def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     """Headings of one level read as lessons across the file, at least three and two thirds of
     that level's leaves: a leaf of that level read as a group of a few bullets alone (``###
@@ -115,7 +107,7 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     positions = [s.start for s in ordered]  # in line order: the spans inside a leaf by bisection
     lessons: Counter[int] = Counter()
     groups: dict[int, list[Section]] = {}
-    for leaf in _leaves(state.tree):
+    for leaf in leaves(state.tree):
         if leaf.heading is None:
             continue
         first = starts.get(leaf.start)

@@ -11,13 +11,12 @@ to record lessons, with none recorded yet.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from gotchas import vocabulary
 from gotchas.reading import series
 from gotchas.reading.model import Note, Reading
 from gotchas.reading.sections import Reader
-from gotchas.reading.tree import Section
+from gotchas.reading.tree import Section, walk
 
 _HEADING = re.compile(r"^ {0,3}(#{2,6})[ \t]+(\S.*)$")
 _PLACEHOLDER = re.compile(
@@ -49,7 +48,7 @@ def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
     """The first fenced block whose first line is a heading written with placeholders
     (``<title>``, ``[Category]``, ``YYYY``), in a section that explains the log's form: its
     level, its title, and that section. A lesson quoting Markdown in its body shows no form."""
-    for section in _walk(root):
+    for section in walk(root):
         for block in section.body:
             if block.kind != "fence":
                 continue
@@ -71,18 +70,12 @@ def _explains_form(section: Section, root: Section, level: int) -> bool:
     return len(prose) <= 2 and all(b.kind == "paragraph" for b in prose)
 
 
-def _walk(section: Section) -> Iterator[Section]:
-    yield section
-    for child in section.children:
-        yield from _walk(child)
-
-
 def _at_level(root: Section, level: int, holder: Section) -> list[Section]:
     """The sections of ``level``, not about the file itself, other than the template's own
     section and, when that section is about the file (``## Entry template``), its parts."""
     found: list[Section] = []
     meta = holder is not root and vocabulary.is_meta(holder.title)
-    for section in _walk(root):
+    for section in walk(root):
         if section is holder or section.level != level or vocabulary.is_meta(section.title):
             continue
         if meta and holder.start < section.start < holder.end:

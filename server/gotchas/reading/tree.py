@@ -3,7 +3,7 @@ sees the outline of a file before deciding what any part of it is."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gotchas.blockmap import Block
@@ -81,3 +81,19 @@ HASHES = tuple("#" * level for level in range(7))  # a heading's marker, by its 
 def folded(title: str) -> str:
     """A title compared as sub-headings recur: lower case, runs of white space as one."""
     return " ".join(title.lower().split())
+
+
+def walk(section: Section) -> Iterator[Section]:
+    """The section and every section below it, in file order."""
+    yield section
+    for child in section.children:
+        yield from walk(child)
+
+
+def leaves(section: Section) -> Iterator[Section]:
+    """The sections without sub-sections, in file order, found as they are asked for."""
+    if not section.children:
+        yield section
+        return
+    for child in section.children:
+        yield from leaves(child)
