@@ -450,7 +450,7 @@ class Reader(State):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
-        if self.placeholder_only(section):
+        if self.placeholder_only(section) or self.comment_only(section):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
             return []
@@ -518,21 +518,24 @@ class Reader(State):
 
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
-        ``_No lessons recorded yet._``), or that holds only an HTML comment."""
+        ``_No lessons recorded yet._``)."""
         if section.children:
             return False
-        body = section.body
-        comments = [b for b in body if b.kind != "hr"]
-        if comments and all(self._comment(b) for b in comments):
-            return True  # only an HTML comment, a template's hint of what goes here
-        lone = _only_content(body)
+        lone = _only_content(section.body)
         if lone is None or lone.kind not in ("item", "paragraph"):
             return False
         text = self.first_text(lone)
         return len(text) <= 120 and vocabulary.is_placeholder(text)
 
-    def _comment(self, block: Block) -> bool:
-        return block.kind == "html" and self.lines[block.start].lstrip().startswith("<!--")
+    def comment_only(self, section: Section) -> bool:
+        """A leaf holding only an HTML comment, a template's hint of what goes there: no lesson
+        in it, though the log it is in is not said to be empty."""
+        comments = [b for b in section.body if b.kind != "hr"]
+        return (
+            not section.children
+            and bool(comments)
+            and all(b.kind == "html" and self.lines[b.start].lstrip().startswith("<!--") for b in comments)
+        )
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.
