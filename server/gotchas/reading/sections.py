@@ -450,7 +450,7 @@ class Reader(State):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
-        if self.placeholder_only(section) or self.comment_only(section):
+        if self.placeholder_only(section):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
             return []
@@ -526,16 +526,6 @@ class Reader(State):
             return False
         text = self.first_text(lone)
         return len(text) <= 120 and vocabulary.is_placeholder(text)
-
-    def comment_only(self, section: Section) -> bool:
-        """A leaf holding only an HTML comment, a template's hint of what goes there: no lesson
-        in it, though the log it is in is not said to be empty."""
-        comments = [b for b in section.body if b.kind != "hr"]
-        return (
-            not section.children
-            and bool(comments)
-            and all(b.kind == "html" and self.lines[b.start].lstrip().startswith("<!--") for b in comments)
-        )
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.
