@@ -243,6 +243,59 @@ def test_a_capture_beside_a_section_of_only_a_comment_changes_no_other_entry() -
     assert [e.title for e in after.entries] == [*(e.title for e in parsed.entries), "Captured cause"]
 
 
+def test_marking_a_claim_over_one_part_keeps_it_one_lesson() -> None:
+    """A heading that states a claim over one sub-heading and no text of its own is one lesson;
+    the red-herring mark written into it is not text of its own, so it stays one lesson."""
+    data = (
+        b"# Lessons\n\n## Area 0\n\n### Lesson 0 title\n\n"
+        b"**Symptom:** it hangs\nUnderlined\n---\n\n### Lesson 1 title\n\n"
+    )
+    parsed = record.parse(data)
+    target = parsed.entries[-1]
+    assert target.title == "**Symptom:** it hangs Underlined"
+    lesson = edit.lesson(
+        "Confirmed cause", body="It was the cache.", tasks=["#7"], root_cause="confirmed", diagnostic="look"
+    )
+    plan = edit.plan_supersede(parsed, target=target, task="#7", new=lesson)
+    after = record.parse(plan.data)
+    assert verification.check_edit(parsed, after, plan, lesson).ok
+    assert [e.title for e in after.entries] == [*(e.title for e in parsed.entries), "Confirmed cause"]
+
+
+def test_a_lesson_with_prose_over_sub_lessons_supersedes_alone() -> None:
+    """A heading with paragraphs of its own over a sub-lesson: superseding either one marks it
+    and adds the successor, and the other keeps its lines."""
+    data = (
+        b"# Traps\n\n## Two bots see two ids for one message\n\nEach bot gets its own id.\n\n"
+        b"The unique key lets the copy in.\n\n### The key must include the bot\n\nOr the copy overwrites.\n\n"
+        b"## Webhooks retry after five seconds\n\nA slow handler is called twice.\n"
+    )
+    parsed = record.parse(data)
+    assert [e.title for e in parsed.entries] == [
+        "Two bots see two ids for one message",
+        "The key must include the bot",
+        "Webhooks retry after five seconds",
+    ]
+    for target in parsed.entries[:2]:
+        lesson = edit.lesson(
+            "Confirmed cause",
+            body="It was the cache.",
+            tasks=["#7"],
+            root_cause="confirmed",
+            diagnostic="look",
+        )
+        plan = edit.plan_supersede(parsed, target=target, task="#7", new=lesson)
+        after = record.parse(plan.data)
+        assert verification.check_edit(parsed, after, plan, lesson).ok, target.title
+        assert after.get(target.id).red_herring_for == ("#7",)
+        others = [e for e in parsed.entries if e.id != target.id]
+        assert all(after.get(e.id).sha256 == e.sha256 for e in others)
+        # the successor follows the whole section, sub-lesson included, as a sibling of its target
+        titles = [e.title for e in after.entries]
+        assert titles.index("Confirmed cause") == 2
+        assert after.get("confirmed-cause").level == target.level
+
+
 @settings(max_examples=150, deadline=None)
 @given(records(), st.data())
 def test_any_capture_verifies_wherever_it_goes(data: bytes, pick: st.DataObject) -> None:

@@ -43,12 +43,30 @@ class HeadingForm(Form):
     def place(
         self, record: Record, lines: Sequence[bytes], anchor: Entry, entry_lines: Sequence[str]
     ) -> Insertion:
-        end = anchor.end_line
+        end = _after_sub_lessons(record, anchor)
         if _ruled(lines, end, min(next_entry_line(record, anchor), len(lines))) and _rules_lessons(
             record, lines, anchor
         ):
             return Insertion(end, ("", "---", "", *entry_lines))
         return Insertion(end, ("", *entry_lines))
+
+
+def _after_sub_lessons(record: Record, anchor: Entry) -> int:
+    """Where ``anchor``'s section ends when deeper headings follow its own text (``### …``
+    sub-lessons under a ``## …`` lesson written in prose of its own): after them, before a
+    closing rule, so that a successor is a sibling of ``anchor`` and takes none of them."""
+    end = anchor.end_line
+    if record.block_map is None:
+        return end
+    blocks = record.block_map.blocks
+    at = bisect.bisect_left(blocks, end, key=lambda b: b.start)
+    last = None
+    for block in blocks[at:]:
+        if block.kind == "heading" and block.level <= anchor.level:
+            break
+        if block.kind == "heading" or last is not None:
+            last = block if block.kind != "hr" else last
+    return max(end, last.end) if last is not None else end
 
 
 def _ruled(lines: Sequence[bytes], start: int, stop: int) -> bool:

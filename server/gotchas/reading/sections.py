@@ -192,7 +192,7 @@ class Reader(State):
         is one of a series of lessons."""
         if len(children) > 2 or section.heading is None or not vocabulary.states_claim(section.title):
             return False
-        if any(b.kind not in ("html", "hr") for b in section.body):
+        if self.own_content(section):
             return False
         return not any(
             NUMBERED_TITLE.match(vocabulary.plain(c.title)) or c.children or self.has_entry_fields(c)
@@ -322,6 +322,11 @@ class Reader(State):
             if self.claim_over_parts(section, children):
                 why = "a lesson: its title states a claim over a sub-heading or two, its parts"
                 return [self.heading_span(section, why)]
+            if self.prose_of_its_own(section):
+                k = self.leading_parts(children)
+                end = children[k].start if k < len(children) else section.end
+                why = "a lesson: prose of its own before its sub-lessons"
+                return [self.heading_span(section, why, end), *self.read_children(children[k:])]
             self.groups.append(
                 Note(
                     section.start, section.body_start, "group", section.title, "its sub-sections are lessons"
@@ -331,6 +336,46 @@ class Reader(State):
             spans.extend(self.read_children(children))
             return spans
         return self.read_leaf(section)
+
+    def prose_of_its_own(self, section: Section) -> bool:
+        """``## Dedup across two bots`` opening with paragraphs of its own, then sub-headings:
+        the heading is a lesson written in its prose, ahead of its sub-lessons. A category is
+        named (``## Swift 6 Concurrency``) and one paragraph is an introduction; a code sample
+        leads a lesson of its own."""
+        content = self.own_content(section)
+        prose = [b for b in content if b.kind == "paragraph"]
+        return len(prose) >= 2 and len(prose) == len(content) and title_evidence(section.title)[0] <= 0
+
+    def own_content(self, section: Section) -> list[Block]:
+        """The section's own blocks but comments, rules and a red-herring mark with the quote
+        that explains it: marking a lesson must not change how its section reads."""
+        out: list[Block] = []
+        marked = False
+        for block in section.body:
+            if block.kind in ("html", "hr"):
+                continue
+            if block.kind == "paragraph" and MARK.compiled.match(self.lines[block.start]):
+                marked = True
+                continue
+            if marked and block.kind == "quote":
+                marked = False
+                continue
+            marked = False
+            out.append(block)
+        return out
+
+    def leading_parts(self, children: Sequence[Section]) -> int:
+        """How many sub-headings open such a lesson as its parts: named, not stated, over a
+        bare list (``### Recipe`` over numbered steps, ``### Worked examples`` over bullets)."""
+        k = 0
+        for child in children:
+            content = [b for b in child.body if b.kind not in ("html", "hr")]
+            if child.children or title_evidence(child.title)[0] <= 0 or not content:
+                break
+            if any(b.kind != "item" for b in content):
+                break
+            k += 1
+        return k
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
