@@ -68,6 +68,32 @@ def test_a_plain_reading_says_nothing() -> None:
     assert parsed.reading is not None and parsed.reading.notice is None and parsed.notice is None
 
 
+SELF_NAMED = b"""# Gotchas
+
+## Docker
+
+- **Pin base images** - `latest` moves under you.
+- **Copy the lockfile first** - the cache survives source edits.
+
+## Backend gotcha
+
+The worker reads its settings once at start, so a changed setting needs a restart.
+"""
+
+
+def test_a_heading_that_calls_itself_a_lesson_beside_list_lessons_is_not_a_guess() -> None:
+    """The runner-up of a mixed reading (the list items alone) would drop a heading whose own
+    title says it is a gotcha: no close second reading, no notice."""
+    parsed = record.parse(SELF_NAMED)
+    assert parsed.reading is not None and parsed.reading.unit == "mixed"
+    assert [e.kind for e in parsed.entries] == ["item", "item", "heading"]
+    assert parsed.reading.notice is None
+    named_otherwise = SELF_NAMED.replace(b"## Backend gotcha", b"## Settings need a restart")
+    again = record.parse(named_otherwise)
+    assert again.reading is not None and again.reading.unit == "mixed"
+    assert again.reading.notice is not None and "runner-up" in again.reading.notice
+
+
 def test_list_and_outline_print_the_notice(tmp_path: Path) -> None:
     root = _project(tmp_path, MIXED)
     for command in ("list", "outline"):

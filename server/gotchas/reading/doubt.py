@@ -14,6 +14,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
+from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Reading, Span, shape
 from gotchas.reading.state import State, starting_within
@@ -35,11 +36,16 @@ def _name(unit: str) -> str:
 
 
 def _mixed(found: Reading, state: State) -> str | None:
-    """Entries of several shapes: the runner-up keeps only the most common one."""
+    """Entries of several shapes: the runner-up keeps only the most common one. No runner-up
+    when it would drop only headings that call themselves a lesson (``### Backend gotcha``)."""
     if found.unit != "mixed":
         return None
     shapes = Counter(shape(s) for s in found.spans)
     (top, count), *_ = shapes.most_common(1)
+    if all(
+        s.kind == "heading" and vocabulary.names_one_lesson(s.title) for s in found.spans if shape(s) != top
+    ):
+        return None
     parts = ", ".join(f"{n} {_name(u)}" for u, n in shapes.most_common())
     pin = _PINS.get(top, top)
     return (
