@@ -120,6 +120,10 @@ META_TITLES = (
     r"^maintenance(?:\s+rules)?$",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
+    # what is still to do: a plan, not a lesson learned
+    r"^\W*future\s+(?:enhancements?|improvements?|work|plans?|outlook|ideas|learning\s+areas)$",
+    r"^\W*next\s+(?:steps|session(?:\s+priorities)?)\b",
+    r"^\W*(?:backlog|to-?dos?)$",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
@@ -297,6 +301,7 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
+    *("future", "next s", "backlog", "todo", "to-do"),
     *(
         "related",
         "referen",
