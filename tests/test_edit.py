@@ -253,12 +253,9 @@ def test_marking_a_claim_over_one_part_keeps_it_one_lesson() -> None:
     parsed = record.parse(data)
     target = parsed.entries[-1]
     assert target.title == "**Symptom:** it hangs Underlined"
-    lesson = edit.lesson(
-        "Confirmed cause", body="It was the cache.", tasks=["#7"], root_cause="confirmed", diagnostic="look"
-    )
-    plan = edit.plan_supersede(parsed, target=target, task="#7", new=lesson)
+    plan = edit.plan_supersede(parsed, target=target, task="#7", new=LESSON)
     after = record.parse(plan.data)
-    assert verification.check_edit(parsed, after, plan, lesson).ok
+    assert verification.check_edit(parsed, after, plan, LESSON).ok
     assert [e.title for e in after.entries] == [*(e.title for e in parsed.entries), "Confirmed cause"]
 
 
@@ -277,16 +274,9 @@ def test_a_lesson_with_prose_over_sub_lessons_supersedes_alone() -> None:
         "Webhooks retry after five seconds",
     ]
     for target in parsed.entries[:2]:
-        lesson = edit.lesson(
-            "Confirmed cause",
-            body="It was the cache.",
-            tasks=["#7"],
-            root_cause="confirmed",
-            diagnostic="look",
-        )
-        plan = edit.plan_supersede(parsed, target=target, task="#7", new=lesson)
+        plan = edit.plan_supersede(parsed, target=target, task="#7", new=LESSON)
         after = record.parse(plan.data)
-        assert verification.check_edit(parsed, after, plan, lesson).ok, target.title
+        assert verification.check_edit(parsed, after, plan, LESSON).ok, target.title
         assert after.get(target.id).red_herring_for == ("#7",)
         others = [e for e in parsed.entries if e.id != target.id]
         assert all(after.get(e.id).sha256 == e.sha256 for e in others)
