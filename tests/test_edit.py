@@ -259,6 +259,19 @@ def test_marking_a_claim_over_one_part_keeps_it_one_lesson() -> None:
     assert [e.title for e in after.entries] == [*(e.title for e in parsed.entries), "Confirmed cause"]
 
 
+def test_the_caveat_of_a_bullet_stays_in_it_before_an_unindented_quote() -> None:
+    """``> a quote`` right under a tight list item, not indented, is a block of its own after
+    the list: the mark and the caveat go in the item, before it, and render there."""
+    data = b"# Lessons\n\n## Lesson 0 title\n\n- a bullet\n> a quote\n#### A deeper heading\n"
+    parsed = record.parse(data)
+    target = parsed.get("a-bullet")
+    plan = edit.plan_supersede(parsed, target=target, task="#7", new=LESSON)
+    after = record.parse(plan.data)
+    assert verification.check_edit(parsed, after, plan, LESSON).ok
+    assert caveat_problems(plan.data, after.get(target.id), "#7") == []
+    assert b"- a bullet\n  red-herring-for: #7" in plan.data
+
+
 def test_a_lesson_with_prose_over_sub_lessons_supersedes_alone() -> None:
     """A heading with paragraphs of its own over a sub-lesson: superseding either one marks it
     and adds the successor, and the other keeps its lines."""

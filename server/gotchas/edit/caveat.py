@@ -203,8 +203,10 @@ def _ends_quote(text: str, indent: str) -> bool:
         return True
     inner = text[len(indent) :] if text.startswith(indent) else text.lstrip(" ")
     if len(text) - len(text.lstrip(" ")) < len(indent):
-        # less indented than the item's content: a line of the list (another item) or after it
-        return bool(INTERRUPTS.match(text.lstrip(" ")) or MARKER.match(text))
+        # less indented than the item's content: a line of the list (another item) or after it;
+        # a quote there starts a block of its own outside the item
+        stripped = text.lstrip(" ")
+        return bool(INTERRUPTS.match(stripped) or MARKER.match(text) or stripped.startswith(">"))
     return bool(INTERRUPTS.match(inner))
 
 
