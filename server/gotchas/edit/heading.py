@@ -59,14 +59,15 @@ def _after_sub_lessons(record: Record, anchor: Entry) -> int:
     if record.block_map is None:
         return end
     blocks = record.block_map.blocks
-    at = bisect.bisect_left(blocks, end, key=lambda b: b.start)
-    last = None
-    for block in blocks[at:]:
-        if block.kind == "heading" and block.level <= anchor.level:
-            break
-        if block.kind == "heading" or last is not None:
-            last = block if block.kind != "hr" else last
-    return max(end, last.end) if last is not None else end
+    deeper = False
+    for block in blocks[bisect.bisect_left(blocks, end, key=lambda b: b.start) :]:
+        if block.kind == "heading":
+            if block.level <= anchor.level:
+                break
+            deeper = True
+        if deeper and block.kind != "hr":
+            end = max(end, block.end)
+    return end
 
 
 def _ruled(lines: Sequence[bytes], start: int, stop: int) -> bool:

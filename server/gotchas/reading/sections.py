@@ -165,7 +165,7 @@ class Reader(State):
                     section.end,
                     "meta",
                     section.title,
-                    "about the file itself (how to add, a template, references)",
+                    "about the file itself (how to add, a template, references) or a plan (next steps)",
                 )
             )
             return True
