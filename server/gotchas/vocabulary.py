@@ -16,7 +16,7 @@ from gotchas.pattern import LazyPattern
 LESSONS_WORDS = (
     # English
     r"gotchas?",
-    r"lessons?(?:\s+learn(?:ed|t))?",
+    r"lessons?(?:[\s-]+learn(?:ed|t))?",
     r"learnings",
     r"pitfalls?",
     r"known\s+(?:issues?|bugs?|problems?|quirks?|limitations?|failure\s+modes?)",
@@ -99,9 +99,11 @@ META_TITLES = (
     r"when\s+to\s+add",
     r"how\s+to\s+(?:add|write|use|contribute)",
     r"adding\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)",
+    r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
     r"entry\s+(?:format|template)",
     r"^(?:the\s+)?format$",
     r"\bformat$",
+    r"^format\s+(?:for|of|für|pour|para)\b",
     r"templates?",
     r"table\s+of\s+contents",
     r"^contents$",
@@ -113,13 +115,19 @@ META_TITLES = (
     r"see\s+also",
     r"^related(?:\s+\w+)?$",
     r"^references?$",
+    r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
     r"^usage$",
+    r"^cách\s+sử\s+dụng$|^使い方$|^使用(?:方法|说明|説明)$",
     r"^about(?:\s+this\s+file)?$",
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
     r"^maintenance(?:\s+rules)?$",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
+    # what the file leaves out on purpose
+    r"^(?:\w+\s+)?scope\s*(?:[-—–:(]|$)|^notes\s+on\s+scope\b|^out\s+of\s+scope$",
+    # a log of the file's or the project's changes, in other languages
+    r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
     # what is still to do: a plan, not a lesson learned
     r"^\W*future\s+(?:enhancements?|improvements?|work|plans?|outlook|ideas|learning\s+areas)$",
     r"^\W*next\s+(?:steps|session(?:\s+priorities)?)\b",
@@ -324,6 +332,17 @@ _META_HINTS = (
         "模板",
         "テンプレート",
         "書式",
+        "sử dụng",
+        "使",
+        "reading",
+        "links",
+        "resources",
+        "参考",
+        "scope",
+        "记录",
+        "日志",
+        "历史",
+        "履歴",
     ),
 )
 
@@ -498,7 +517,7 @@ def is_meta(title: str) -> bool:
 
 _META_AT_LENGTH = LazyPattern(
     r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
-    r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|\bthis\s+(?:file|doc|document|documentation)\b"
+    r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b"
 )
 
 

@@ -25,7 +25,12 @@ _PLACEHOLDER = re.compile(
 
 # how a template writes an entry's title, and how a written title shows it follows that form
 _FORMS = (
-    ("numbered", re.compile(r"#?\s*(?:\d+|[NnX])\b\s*[.):-]?"), re.compile(r"^#?\s*\d+")),
+    # ``N. <title>``, ``Lesson N: <title>``: a number first, or after one word
+    (
+        "numbered",
+        re.compile(r"(?:[^\W\d]+\s+)?#?\s*(?:\d+|[NnX])\b\s*[.):-]?"),
+        re.compile(r"^(?:[^\W\d]+\s+)?#?\s*\d+"),
+    ),
     (
         "dated",
         re.compile(r".{0,3}(?:YYYY|yyyy|date\b|datum\b|fecha\b|日期|日付|날짜|\d{4}-\d\d)", re.IGNORECASE),
