@@ -129,7 +129,8 @@ META_TITLES = (
     # a log of the file's or the project's changes, in other languages
     r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
     # what is still to do: a plan, not a lesson learned
-    r"^\W*future\s+(?:enhancements?|improvements?|work|plans?|outlook|ideas|learning\s+areas)$",
+    r"^\W*(?:future|potential)\s+(?:enhancements?|improvements?|work|plans?|outlook|ideas|learning\s+areas)\b",
+    r"^\W*follow[- ]?ups?$",
     r"^\W*next\s+(?:steps|session(?:\s+priorities)?)\b",
     r"^\W*(?:backlog|to-?dos?)$",
     # an entry template, in other languages
@@ -309,7 +310,7 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("future", "next s", "backlog", "todo", "to-do"),
+    *("future", "potential", "follow", "next s", "backlog", "todo", "to-do"),
     *(
         "related",
         "referen",
@@ -373,7 +374,7 @@ _REPORT_PARTS = re.compile(
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
     r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference|"
     # its statistics and the tracker table summing up the issues above
-    r"statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table))$",
+    r"key\s+takeaways?|statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table))$",
     re.IGNORECASE,
 )
 # what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
