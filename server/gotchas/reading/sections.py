@@ -179,11 +179,18 @@ class Reader(State):
         for child in children:
             if self.holds_data(child):
                 continue  # a table of measurements: the lesson's evidence
-            if not self.is_field_heading(child.title) or self.contrast_of_rules(child):
+            part = self.is_field_heading(child.title)
+            if not part or self.contrast_of_rules(child) or self.series_of(child):
                 misses += 1
                 if misses > allowed:
                     return False
         return len(children) - misses >= 1
+
+    def series_of(self, section: Section) -> bool:
+        """``## Rules`` over ``### 1. …``, ``### 2. …`` (at any depth): a numbered series of
+        lessons under a field word is a group of them, not one lesson's part."""
+        numbered = [c for c in section.children if NUMBERED_TITLE.match(vocabulary.plain(c.title))]
+        return len(numbered) >= 2 or any(self.series_of(c) for c in section.children)
 
     def claim_over_parts(self, section: Section, children: Sequence[Section]) -> bool:
         """``## Port mapping differs between stock and OpenWrt`` over one or two sub-headings and
