@@ -125,7 +125,7 @@ META_TITLES = (
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
     # what the file leaves out on purpose
-    r"^(?:\w+\s+)?scope\s*(?:[-—–:(]|$)|^notes\s+on\s+scope\b|^out\s+of\s+scope$",
+    r"^(?:(?:mvp|project|file|document)\s+)?scope\s*(?:[-—–:(]|$)|^notes\s+on\s+scope\b|^out\s+of\s+scope$",
     # a log of the file's or the project's changes, in other languages
     r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
     # what is still to do: a plan, not a lesson learned
