@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.model import Reading, Span, shape
+from gotchas.reading.model import Reading, Span, heading_runs, shape
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import lead_label, title_form
 from gotchas.reading.tree import Section
@@ -172,15 +172,6 @@ def _toml_string(text: str) -> str:
     return f'"{out}"'
 
 
-def _sibling_headings(found: Reading) -> list[list[Span]]:
-    """Heading entries side by side: the same level under the same section, four or more."""
-    runs: defaultdict[tuple[str | None, int], list[Span]] = defaultdict(list)
-    for span in found.spans:
-        if span.kind == "heading":
-            runs[(span.section, span.level)].append(span)
-    return [run for run in runs.values() if len(run) >= 4]
-
-
 def _edges_and_sample(run: list[Span]) -> tuple[list[Span], list[Span]]:
     """The two entries at each end of a run, where a part around the lessons (a summary, a
     log, how to use the file) sits, and up to 32 entries spread over the run, which say what
@@ -194,7 +185,7 @@ def _odd_title(found: Reading, state: State) -> str | None:
     dated, ``Pattern: …``), and one at either end of them written otherwise: it may be a part of
     the file around them (a summary, a verdict, how to use it), not a lesson. Headings are
     compared with their siblings, other entries with all entries of their kind."""
-    for run in _sibling_headings(found) + _unit_runs(found):
+    for run in heading_runs(found.spans) + _unit_runs(found):
         edges, sample = _edges_and_sample(run)
         shapes = Counter(title_form(span.title) for span in sample)
         (usual, count), *_ = shapes.most_common(1)
@@ -250,7 +241,7 @@ def _fields(state: State, span: Span) -> set[str]:
 def _odd_fields(found: Reading, state: State) -> str | None:
     """Heading lessons that mostly share a field (``Cause:``, ``Fix:``), and one at either end of
     them with none of those fields: it may be a log or notes beside the lessons."""
-    for run in _sibling_headings(found):
+    for run in heading_runs(found.spans):
         edges, sample = _edges_and_sample(run)
         counts = Counter(name for span in sample for name in _fields(state, span))
         shared = {name for name, count in counts.items() if count * 5 >= len(sample) * 4}

@@ -158,6 +158,15 @@ class Prior:
     line: Callable[[int], str] | None = None
 
 
+def heading_runs(spans: Sequence[Span], least: int = 4) -> list[list[Span]]:
+    """Heading entries side by side: one level under one section, ``least`` or more, in order."""
+    runs: dict[tuple[str | None, int], list[Span]] = {}
+    for span in spans:
+        if span.kind == "heading":
+            runs.setdefault((span.section, span.level), []).append(span)
+    return [run for run in runs.values() if len(run) >= least]
+
+
 def shape(span: Span) -> str:
     """An entry's shape as a pin names it: ``h3``, ``list-item``, ``table-row``…"""
     return _shape(span.kind, span.level)

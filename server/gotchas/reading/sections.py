@@ -30,7 +30,7 @@ from gotchas.reading.text import (
     title_of,
 )
 from gotchas.reading.titles import title_evidence
-from gotchas.reading.tree import Section
+from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items, plural, unit_spans
 
 if TYPE_CHECKING:
@@ -179,18 +179,20 @@ class Reader(State):
         for child in children:
             if self.holds_data(child):
                 continue  # a table of measurements: the lesson's evidence
-            part = self.is_field_heading(child.title)
-            if not part or self.contrast_of_rules(child) or self.series_of(child):
+            if not self.is_field_heading(child.title) or self.is_group_of_parts(child):
                 misses += 1
                 if misses > allowed:
                     return False
         return len(children) - misses >= 1
 
-    def series_of(self, section: Section) -> bool:
-        """``## Rules`` over ``### 1. …``, ``### 2. …`` (at any depth): a numbered series of
-        lessons under a field word is a group of them, not one lesson's part."""
-        numbered = [c for c in section.children if NUMBERED_TITLE.match(vocabulary.plain(c.title))]
-        return len(numbered) >= 2 or any(self.series_of(c) for c in section.children)
+    def is_group_of_parts(self, section: Section) -> bool:
+        """A section named like a part that holds lessons: ``### Do`` / ``### Don't`` over lists
+        of rules, or ``## Rules`` over a numbered series (``### 1. …``, ``### 2. …``, at any
+        depth)."""
+        return self.contrast_of_rules(section) or any(
+            sum(1 for c in s.children if NUMBERED_TITLE.match(vocabulary.plain(c.title))) >= 2
+            for s in walk(section)
+        )
 
     def claim_over_parts(self, section: Section, children: Sequence[Section]) -> bool:
         """``## Port mapping differs between stock and OpenWrt`` over one or two sub-headings and

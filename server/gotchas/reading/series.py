@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.model import Note, Span
+from gotchas.reading.model import Note, Span, heading_runs
 from gotchas.reading.state import State
 from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, title_form
 from gotchas.reading.tree import Section, leaves
@@ -158,14 +158,8 @@ def odd_edges(state: State, spans: list[Span]) -> list[Span]:
     three are written in one definite form (numbered, an id, dated): a heading at either end
     written otherwise (``## Verdict`` after ``## 12. …``, ``## How to maintain`` before
     ``## #1 [2026-05-28] …``) is a part of the file around them, not a lesson."""
-    runs: dict[tuple[str | None, int], list[Span]] = {}
-    for span in spans:
-        if span.kind == "heading":
-            runs.setdefault((span.section, span.level), []).append(span)
     dropped: set[int] = set()
-    for run in runs.values():
-        if len(run) < _MIN_RUN:
-            continue
+    for run in heading_runs(spans, _MIN_RUN):
         forms = Counter(title_form(span.title) for span in run)
         (usual, count), *_ = forms.most_common(1)
         if usual not in DEFINITE_FORMS or count * 3 < len(run) * 2:

@@ -133,12 +133,18 @@ def item_title(first_line: str) -> str:
     return lead_title(text)
 
 
+def opens_wrapped_bold(text: str) -> bool:
+    """``**Reproduce the case before you`` with no closing ``**`` on its line: a bold lead-in
+    wrapped onto the next line."""
+    return text[:2] in ("**", "__") and text[:2] not in text[2:]
+
+
 def lead_title(text: str) -> str:
     head = text[:1]  # a bold lead opens with ``*`` or ``_``, a link with ``[``
     bold = _BOLD_LEAD.match(text) if head in ("*", "_") else None
     if bold:
         return bold["title"].strip().rstrip(":：.").strip()
-    if head in ("*", "_") and text[:2] in ("**", "__") and text[:2] not in text[2:]:
+    if head in ("*", "_") and opens_wrapped_bold(text):
         text = text[2:].lstrip()  # a bold lead wrapped onto the next line: its first line's words
     link = _LINK_LEAD.match(text) if head == "[" else None
     if link:

@@ -16,7 +16,14 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
-from gotchas.reading.text import BOLD_LABEL, ENTRY_FIELD, TIMESTAMP_LEAD, lead_label, lead_title
+from gotchas.reading.text import (
+    BOLD_LABEL,
+    ENTRY_FIELD,
+    TIMESTAMP_LEAD,
+    lead_label,
+    lead_title,
+    opens_wrapped_bold,
+)
 from gotchas.reading.tree import Section
 
 OWN_FIELDS = re.compile(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
@@ -115,9 +122,9 @@ def _wrapped_lead(state: State, block: Block) -> bool:
     case, on the surface they use, before you`` / ``call it fixed.** Use their …``): a lead-in
     too long for one line, never a field's label."""
     first = state.lines[block.start].strip()
-    marker = first[:2]
-    if marker not in ("**", "__") or marker in first[2:] or block.end - block.start < 2:
+    if not opens_wrapped_bold(first) or block.end - block.start < 2:
         return False
+    marker = first[:2]
     for n in range(block.start + 1, min(block.end, block.start + 3)):
         closing = state.lines[n].find(marker)
         if closing >= 0:
