@@ -242,6 +242,55 @@ WITHIN = b"""# Importer lessons
 The retry queue is not kept across deploys.
 """
 
+CROWDED = b"""# Lessons learned
+
+## Subprocess output breaks on Windows
+
+### What happened
+
+- Scripts that print emoji failed under `subprocess.run()`.
+- The console encoding was cp1252.
+- Removing the emoji hid the bug instead of fixing it.
+
+### Root cause
+
+- `text=True` without an encoding uses the system default.
+- The default differs between machines.
+
+### Prevention
+
+- Always pass `encoding="utf-8"` with `text=True`.
+- Set `PYTHONIOENCODING` for child processes.
+- Run the tests on Windows in CI.
+- Keep the emoji; fix the encoding.
+
+## Imports break when a script runs from another folder
+
+### What happened
+
+- A tool imported a sibling module by its bare name.
+
+### Prevention
+
+- Import through the package name.
+"""
+
+EMPTY = b"""# Pitfalls
+
+## Builds break when the cache outlives the lockfile
+
+Key the cache on the lockfile hash, or stale modules come back after an upgrade.
+
+## Tokens expire during long uploads
+
+Refresh the token before each chunk, not once per upload.
+
+## Log
+
+<!-- LOG_START -->
+<!-- LOG_END -->
+"""
+
 PIN = re.compile(r'pin \[sections\] (".+?") = "([a-z-]+)" in \.claude/gotchas\.toml')
 
 
@@ -258,8 +307,16 @@ def _titles(root: Path, home: Path) -> tuple[list[str], str]:
         (ODD_TITLE, "most of them prefixed 'gotcha'", 'Where "things" stand', None),
         (ODD_FIELDS, "none of the fields its sibling lessons share (cause, fix)", "Progress", None),
         (WITHIN, "5 of its units open with a bold sentence", "What shipping the importer taught us", 5),
+        (CROWDED, "it holds 9 list items", "Subprocess output breaks on Windows", 9),
+        (EMPTY, "holds next to nothing", "Log", None),
     ],
-    ids=["a-title-written-otherwise", "a-section-without-the-shared-fields", "lessons-inside-a-lesson"],
+    ids=[
+        "a-title-written-otherwise",
+        "a-section-without-the-shared-fields",
+        "lessons-inside-a-lesson",
+        "a-lesson-crowded-with-items",
+        "a-lesson-with-nothing-in-it",
+    ],
 )
 def test_a_sibling_unlike_the_others_is_a_guess_and_its_pin_reads_the_runner_up(
     tmp_path: Path, data: bytes, says: str, chosen: str, runner_up: int | None
@@ -321,3 +378,45 @@ def test_bullets_written_otherwise_than_the_dated_log_are_a_guess() -> None:
     )
     again = record.parse(alike)
     assert again.reading is not None and again.reading.notice is None
+
+
+PARAGRAPH_FIELDS = b"""# Known issues
+
+## Uploads stall behind the proxy
+
+**Cause:** the proxy buffers the whole body.
+
+**Fix:** turn request buffering off for the upload route.
+
+## Safari drops the session cookie
+
+**Cause:** the cookie is set during a redirect.
+
+**Fix:** set it on the page the redirect lands on.
+
+## Exports time out
+
+**Cause:** the export runs inside the request.
+
+**Fix:** move it to a background job.
+
+## Search misses new rows
+
+**Cause:** the index refreshes once an hour.
+
+**Fix:** refresh the index after each import.
+
+## Where things stand
+
+Most of this is waiting on the proxy upgrade.
+"""
+
+
+def test_fields_written_as_bold_paragraphs_are_fields_as_bullets_are() -> None:
+    """``**Cause:**`` opening a paragraph is the same field as ``- **Cause:**`` opening an item:
+    the section without those fields stands out either way."""
+    for data in (PARAGRAPH_FIELDS, PARAGRAPH_FIELDS.replace(b"\n**", b"\n- **")):
+        parsed = record.parse(data)
+        assert parsed.reading is not None and len(parsed.entries) == 5
+        notice = parsed.reading.notice
+        assert notice is not None and "'Where things stand'" in notice and "cause, fix" in notice

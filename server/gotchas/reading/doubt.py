@@ -18,7 +18,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Reading, Span, heading_runs, shape
 from gotchas.reading.state import State, starting_within
-from gotchas.reading.text import lead_label, title_form
+from gotchas.reading.text import lead_label, title_form, words
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items
 
@@ -270,25 +270,51 @@ def _stated(state: State, block: Block) -> bool:
 
 
 def _lessons_within(found: Reading, state: State) -> str | None:
-    """A reading of a few heading lessons, one of which holds five or more units that each open
-    with a bold sentence: those may be the lessons, and the heading their group. (A whole file
-    read as one lesson argues its one point in such units.)"""
-    if len(found.spans) > 6:
-        return None
+    """A heading lesson holding units that may be the lessons, and the heading their group:
+    five or more that open with a bold sentence, in a reading of a few lessons (a whole file
+    read as one lesson argues its one point in such units), or eight or more list items that
+    are not fields, in any reading (a lesson's own steps and notes rarely run that long)."""
+    few = len(found.spans) <= 6
     for span in found.spans:
         if span.kind != "heading":
             continue
-        units = [
-            b
+        body = starting_within(state.blocks, span.body, span.end)
+        stated = [b for b in body if b.kind == "item" and _stated(state, b)] if few else []
+        if len(stated) >= 5:
+            unit = "list" if stated[0].kind == "item" else "paragraph"
+            said = f"{len(stated)} of its units open with a bold sentence"
+        else:
+            items, _ = lesson_items(state, body)
+            if len(items) < _CROWDED:
+                continue
+            unit, said = "list", f"it holds {len(items)} list items"
+        return (
+            f"the reading is a guess: {span.title!r} is read as one lesson, but {said}; "
+            f"runner-up: those are the lessons; to choose it, " + _pin_section(span.title, unit)
+        )
+    return None
+
+
+_CROWDED = 8  # list items in one heading lesson that make its items the likelier lessons
+_WORD = re.compile(r"\w+")
+
+
+def _empty_lesson(found: Reading, state: State) -> str | None:
+    """A heading lesson with a short title and next to nothing under it (``## Current records``
+    over ``None yet.`` or a comment): a section waiting for lessons, not one."""
+    for span in found.spans:
+        if span.kind != "heading" or words(span.title) > 3:
+            continue
+        said = sum(
+            len(_WORD.findall(" ".join(state.lines[b.start : b.end])))
             for b in starting_within(state.blocks, span.body, span.end)
-            if b.kind in ("item", "paragraph") and _stated(state, b)
-        ]
-        if len(units) >= 5:
-            unit = "list" if units[0].kind == "item" else "paragraph"
+            if b.kind in ("paragraph", "item", "quote", "table", "fence")
+        )
+        if said < 3:
             return (
-                f"the reading is a guess: {span.title!r} is read as one lesson, but {len(units)} of its "
-                f"units open with a bold sentence; runner-up: those are the lessons; to choose it, "
-                + _pin_section(span.title, unit)
+                f"the reading is a guess: {span.title!r} is read as a lesson but holds next to nothing; "
+                "runner-up: it is a section waiting for lessons; to choose it, "
+                + _pin_section(span.title, "none")
             )
     return None
 
@@ -300,7 +326,8 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a few bullets read as the fields of the bullet before", _folded_bullets),
     ("a lesson at either end titled otherwise than most of its kind", _odd_title),
     ("a heading lesson without the fields its siblings share", _odd_fields),
-    ("a lesson holding units that open with a bold sentence", _lessons_within),
+    ("a lesson holding units that may be the lessons", _lessons_within),
+    ("a short-titled lesson with next to nothing in it", _empty_lesson),
 )
 
 

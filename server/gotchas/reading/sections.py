@@ -515,6 +515,10 @@ class Reader(State):
                 )
             )
             return []
+        if self.links_only(body):
+            why = "only links: a pointer to where things are written, no lesson"
+            self.left_out.append(Note(section.start, section.end, "references", section.title, why))
+            return []
         self.item_titles = False  # most leaves are one lesson: their items need no titles
         try:
             units = unit_spans(self, section, body, section.end, "")
@@ -569,6 +573,13 @@ class Reader(State):
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return [self.heading_span(section, why)]
+
+    def links_only(self, body: Sequence[Block]) -> bool:
+        """Two or more items, each only a link, and nothing else but rules: references."""
+        items = [b for b in body if b.kind == "item"]
+        return len(items) >= 2 and all(
+            b.kind == "hr" or (b.kind == "item" and self.is_link_item(b)) for b in body
+        )
 
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,

@@ -26,6 +26,7 @@ from gotchas.reading.text import (
     DONE_MARKS,
     LABELLED,
     LEDGER_REF,
+    LINK_ONLY,
     MEASURE,
     NUMBER_PREFIX,
     NUMBERED_FIELD,
@@ -167,7 +168,9 @@ class State:
     def first_text(self, block: Block) -> str:
         found = self._first_texts.get(block.start)
         if found is None:
-            found = self._first_texts[block.start] = item_text(self.lines[block.start])
+            line = self.lines[block.start]
+            # a list marker opens only an item: a paragraph's ``**Problem**:`` keeps its stars
+            found = self._first_texts[block.start] = item_text(line) if block.kind == "item" else line.strip()
         return found
 
     def is_tick(self, block: Block) -> bool:
@@ -199,6 +202,15 @@ class State:
                         failed.add(block.list_id)
             self._ledgers = frozenset(done & failed)
         return self._ledgers
+
+    def is_link_item(self, block: Block) -> bool:
+        """An item that is only a link (``- [Setup guide](docs/setup.md)``), with nested items
+        that are only links too (a table of contents): a pointer, not a lesson of its own."""
+        return all(
+            LINK_ONLY.compiled.match(item_text(line)) is not None
+            for line in self.lines[block.start : block.end]
+            if line.strip()
+        )
 
     def is_field_item(self, block: Block) -> bool:
         """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its

@@ -25,6 +25,8 @@ BLOCK_MARKER = LazyPattern(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
 CHECKBOX = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]")
 DONE = re.compile(r"^(?:✅|✔️?|☑️?|✓)")
 DONE_MARKS = ("✅", "✔", "☑", "✓")  # what ``DONE`` opens with: a cheap test before it
+# an item that is only a link, bold or not: ``[Setup guide](docs/setup.md)``
+LINK_ONLY = LazyPattern(r"^(?:\*\*|__)?\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)(?:\*\*|__)?\s*$")
 LEDGER_REF = LazyPattern(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
 # a bold label, code spans inside it kept whole (``**`/$count` needs `Accept: */*`.**``)
 BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
