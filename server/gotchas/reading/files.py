@@ -142,6 +142,7 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
         return None
     titled = root.heading is not None and vocabulary.names_lessons(root.title)
     empty: list[Section] = []
+    notes = 0
     for section in leaves(root):
         if reader.placeholder_only(section):
             if not titled and not vocabulary.names_lessons(section.title):
@@ -149,13 +150,18 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
             empty.append(section)
         elif vocabulary.names_lessons(section.title) or not _short_note(section):
             return None
-    if not empty:
+        else:
+            notes += 1
+    if not empty or notes > _NOTES:
         return None
     for section in empty:
         reader.left_out.append(Note(section.start, section.end, "empty", section.title, "only a placeholder"))
     return Reading(
         "not-lessons", [], "an empty log: its lessons sections say no lesson yet", [], [], reader.left_out
     )
+
+
+_NOTES = 3  # short notes an empty log keeps about itself; more are short lessons
 
 
 def _short_note(section: Section) -> bool:

@@ -42,11 +42,16 @@ _FORMS = (
 
 def _form(title: str) -> re.Pattern[str] | None:
     """What a title written in the template's form shows (a number first, a year, a bracket
-    first); ``None``: any title does."""
-    for _, template, written in _FORMS:
-        if template.match(title):
+    first); ``None``: any title does. Brackets that are the template's only placeholders
+    (``[Category]: [Learning title]``) stand for words, not for brackets written around them."""
+    bracketed_only = _PLACEHOLDER.sub("", _BRACKETS.sub("", title)) == _BRACKETS.sub("", title)
+    for name, template, written in _FORMS:
+        if template.match(title) and not (name == "bracketed" and bracketed_only):
             return written
     return None
+
+
+_BRACKETS = re.compile(r"\[[^\[\]]{1,40}\]")
 
 
 def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
