@@ -9,6 +9,7 @@ is kept (``reuse``) so an edit reads again only the sections it touched.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -590,7 +591,11 @@ class Reader(State):
         if lone is None or lone.kind not in ("item", "paragraph"):
             return False
         text = self.first_text(lone)
-        return len(text) <= 120 and vocabulary.is_placeholder(text)
+        if len(text) > 120:
+            return False
+        # or one line wholly in parentheses where the lessons would be: ``- (append here as …)``
+        one_line = not any(line.strip() for line in self.lines[lone.start + 1 : lone.end])
+        return vocabulary.is_placeholder(text) or (one_line and _ASIDE.match(text) is not None)
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.
@@ -636,6 +641,9 @@ class Reader(State):
                 pinned,
             )
         return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
+
+
+_ASIDE = re.compile(r"^[_*]*[(（][^()（）]*[)）][_*]*\.?$")
 
 
 def _only_content(body: Sequence[Block]) -> Block | None:
