@@ -102,7 +102,7 @@ META_TITLES = (
     r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
     r"entry\s+(?:format|template)",
     r"^(?:the\s+)?format$",
-    r"\bformat$",
+    r"^\W*[\w-]+\s+format$",  # ``Entry format``, ``Prompt format``; not a category (``API & Data Format``)
     r"^format\s+(?:for|of|für|pour|para)\b",
     r"templates?",
     r"table\s+of\s+contents",
