@@ -129,10 +129,12 @@ META_TITLES = (
     # a log of the file's or the project's changes, in other languages
     r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
     # what is still to do: a plan, not a lesson learned
-    r"^\W*(?:future|potential)\s+(?:enhancements?|improvements?|work|plans?|outlook|ideas|learning\s+areas)\b",
-    r"^\W*follow[- ]?ups?$",
-    r"^\W*next\s+(?:steps|session(?:\s+priorities)?)\b",
-    r"^\W*(?:backlog|to-?dos?)$",
+    # (numbered too: ``15. Next improvements`` closing a numbered series)
+    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?(?:future|potential|next)\s+"
+    r"(?:enhancements?|improvements?|work|plans?|outlook|ideas|learning\s+areas)\b",
+    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?follow[- ]?ups?$",
+    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?next\s+(?:steps|session(?:\s+priorities)?)\b",
+    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?(?:backlog|to-?dos?)$",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
@@ -310,7 +312,7 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("future", "potential", "follow", "next s", "backlog", "todo", "to-do"),
+    *("future", "potential", "follow", "next", "backlog", "todo", "to-do"),
     *(
         "related",
         "referen",
