@@ -244,33 +244,54 @@ The retry queue is not kept across deploys.
 
 CROWDED = b"""# Lessons learned
 
+## Health checks share the thread pool
+
+A slow request starved the probe, and the pod was killed under load.
+
+## Packaging the wheel
+
+We shipped three broken releases before the build was made repeatable. What we do now:
+
+- Build from a clean tree, or stale modules ship.
+- Pin the build backend; a new release changed the default includes.
+- Run the import smoke test against the built wheel, not the source tree.
+- Strip the tests folder from the sdist; it doubled the download size.
+- Keep the version in one file; two copies drifted within a week.
+- Sign the tag before pushing it; a pushed tag cannot be re-signed.
+- Upload to the test index first; a bad upload cannot be deleted.
+- Check that the long description renders; a broken one blocks the upload.
+
+## Cache keys need the lockfile hash
+
+Stale modules came back after every upgrade.
+"""
+
+FIELD_STEPS = b"""# Sharp edges
+
 ## Subprocess output breaks on Windows
 
-### What happened
+### Problem
 
-- Scripts that print emoji failed under `subprocess.run()`.
-- The console encoding was cp1252.
-- Removing the emoji hid the bug instead of fixing it.
+Scripts that print emoji fail under `subprocess.run()` on a cp1252 console.
 
-### Root cause
+### Solution
 
-- `text=True` without an encoding uses the system default.
-- The default differs between machines.
-
-### Prevention
-
-- Always pass `encoding="utf-8"` with `text=True`.
+- Pass `encoding="utf-8"` with `text=True`.
 - Set `PYTHONIOENCODING` for child processes.
 - Run the tests on Windows in CI.
 - Keep the emoji; fix the encoding.
+- Decode the child's bytes yourself when it writes binary.
+- Log the encoding the child reports.
+- Fail the build on a decode warning.
+- Document the variable in the README.
 
 ## Imports break when a script runs from another folder
 
-### What happened
+### Problem
 
-- A tool imported a sibling module by its bare name.
+A tool imported a sibling module by its bare name.
 
-### Prevention
+### Solution
 
 - Import through the package name.
 """
@@ -307,7 +328,7 @@ def _titles(root: Path, home: Path) -> tuple[list[str], str]:
         (ODD_TITLE, "most of them prefixed 'gotcha'", 'Where "things" stand', None),
         (ODD_FIELDS, "none of the fields its sibling lessons share (cause, fix)", "Progress", None),
         (WITHIN, "5 of its units open with a bold sentence", "What shipping the importer taught us", 5),
-        (CROWDED, "it holds 9 list items", "Subprocess output breaks on Windows", 9),
+        (CROWDED, "it holds 8 list items", "Packaging the wheel", 8),
         (EMPTY, "holds next to nothing", "Log", None),
     ],
     ids=[
@@ -337,6 +358,20 @@ def test_a_sibling_unlike_the_others_is_a_guess_and_its_pin_reads_the_runner_up(
     else:  # the units inside are the lessons now
         assert sum(t.endswith(".") or "**" in t or t[:1].isupper() for t in pinned) >= runner_up
         assert len(pinned) == len(titles) - 1 + runner_up
+
+
+def test_a_lesson_whose_solution_lists_many_steps_is_not_a_guess() -> None:
+    """Items under a lesson's field sub-heading (``### Solution``) are that field's steps: a long
+    list there does not make them the lessons."""
+    parsed = record.parse(FIELD_STEPS)
+    assert parsed.reading is not None and len(parsed.entries) == 2
+    assert parsed.reading.notice is None
+    unfielded = FIELD_STEPS.replace(b"### Problem\n\nScripts", b"Scripts", 1).replace(
+        b"### Solution\n\n- Pass", b"What we do now:\n\n- Pass"
+    )
+    again = record.parse(unfielded)
+    assert again.reading is not None and len(again.entries) == 2
+    assert again.reading.notice is not None and "it holds 8 list items" in again.reading.notice
 
 
 def test_siblings_written_alike_say_nothing() -> None:

@@ -19,7 +19,7 @@ from gotchas.blockmap import Block
 from gotchas.reading.model import Reading, Span, heading_runs, shape
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import lead_label, title_form, words
-from gotchas.reading.tree import Section
+from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items
 
 _PINS = {"list-item": "list", "table-row": "table-row", "hr-block": "hr-block", "paragraph": "paragraph"}
@@ -284,7 +284,7 @@ def _lessons_within(found: Reading, state: State) -> str | None:
             unit = "list" if stated[0].kind == "item" else "paragraph"
             said = f"{len(stated)} of its units open with a bold sentence"
         else:
-            items, _ = lesson_items(state, body)
+            items, _ = lesson_items(state, _outside_fields(state, span, body))
             if len(items) < _CROWDED:
                 continue
             unit, said = "list", f"it holds {len(items)} list items"
@@ -293,6 +293,19 @@ def _lessons_within(found: Reading, state: State) -> str | None:
             f"runner-up: those are the lessons; to choose it, " + _pin_section(span.title, unit)
         )
     return None
+
+
+def _outside_fields(state: State, span: Span, body: Sequence[Block]) -> Sequence[Block]:
+    """The blocks of a heading lesson that are not under one of its field sub-headings
+    (``### Solution`` listing steps): a field's items are that field's."""
+    fields = [
+        (section.start, section.end)
+        for section in walk(state.tree)
+        if span.start < section.start < span.end and state.is_field_heading(section.title)
+    ]
+    if not fields:
+        return body
+    return [b for b in body if not any(start <= b.start < end for start, end in fields)]
 
 
 _CROWDED = 8  # list items in one heading lesson that make its items the likelier lessons
