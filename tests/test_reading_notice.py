@@ -455,3 +455,36 @@ def test_fields_written_as_bold_paragraphs_are_fields_as_bullets_are() -> None:
         assert parsed.reading is not None and len(parsed.entries) == 5
         notice = parsed.reading.notice
         assert notice is not None and "'Where things stand'" in notice and "cause, fix" in notice
+
+
+def _solution_steps(lessons: int) -> bytes:
+    """``lessons`` heading lessons, each with a ``### Solution`` of eight steps."""
+    steps = "".join(f"- Step {n} of the fix.\n" for n in range(8))
+    return "# Sharp edges\n\n".join(
+        ["", *(f"## Edge {n} breaks the build\n\n### Solution\n\n{steps}\n" for n in range(lessons))]
+    ).encode()
+
+
+def test_looking_for_crowded_lessons_reads_the_sections_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: the sections under field sub-headings are found once per reading, so
+    four times the lessons cost four times the section visits, not sixteen."""
+    from gotchas.reading import doubt
+
+    visits = 0
+    walk = doubt.walk
+
+    def counted(section):  # type: ignore[no-untyped-def]
+        nonlocal visits
+        for found in walk(section):
+            visits += 1
+            yield found
+
+    monkeypatch.setattr(doubt, "walk", counted)
+    costs = []
+    for lessons in (40, 160):
+        visits = 0
+        parsed = record.parse(_solution_steps(lessons))
+        assert parsed.reading is not None and len(parsed.entries) == lessons
+        assert parsed.reading.notice is None
+        costs.append(visits)
+    assert 0 < costs[1] <= costs[0] * 5

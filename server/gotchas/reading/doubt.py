@@ -271,41 +271,42 @@ def _stated(state: State, block: Block) -> bool:
 
 def _lessons_within(found: Reading, state: State) -> str | None:
     """A heading lesson holding units that may be the lessons, and the heading their group:
-    five or more that open with a bold sentence, in a reading of a few lessons (a whole file
-    read as one lesson argues its one point in such units), or eight or more list items that
-    are not fields, in any reading (a lesson's own steps and notes rarely run that long)."""
+    five or more bullets that open with a bold sentence, in a reading of a few lessons (a whole
+    file read as one lesson argues its one point in such units), or eight or more list items
+    that are not fields, in any reading (a lesson's own steps and notes rarely run that long)."""
     few = len(found.spans) <= 6
+    fielded: set[int] | None = None  # blocks under a field sub-heading, found once when asked
     for span in found.spans:
         if span.kind != "heading":
             continue
         body = starting_within(state.blocks, span.body, span.end)
         stated = [b for b in body if b.kind == "item" and _stated(state, b)] if few else []
         if len(stated) >= 5:
-            unit = "list" if stated[0].kind == "item" else "paragraph"
             said = f"{len(stated)} of its units open with a bold sentence"
         else:
-            items, _ = lesson_items(state, _outside_fields(state, span, body))
+            if sum(b.kind == "item" for b in body) < _CROWDED:
+                continue  # too few items at all: most lessons stop here
+            if fielded is None:
+                fielded = _under_fields(state)
+            items, _ = lesson_items(state, [b for b in body if b.start not in fielded])
             if len(items) < _CROWDED:
                 continue
-            unit, said = "list", f"it holds {len(items)} list items"
+            said = f"it holds {len(items)} list items"
         return (
             f"the reading is a guess: {span.title!r} is read as one lesson, but {said}; "
-            f"runner-up: those are the lessons; to choose it, " + _pin_section(span.title, unit)
+            f"runner-up: those are the lessons; to choose it, " + _pin_section(span.title, "list")
         )
     return None
 
 
-def _outside_fields(state: State, span: Span, body: Sequence[Block]) -> Sequence[Block]:
-    """The blocks of a heading lesson that are not under one of its field sub-headings
-    (``### Solution`` listing steps): a field's items are that field's."""
-    fields = [
-        (section.start, section.end)
-        for section in walk(state.tree)
-        if span.start < section.start < span.end and state.is_field_heading(section.title)
-    ]
-    if not fields:
-        return body
-    return [b for b in body if not any(start <= b.start < end for start, end in fields)]
+def _under_fields(state: State) -> set[int]:
+    """The first lines of the blocks under a field sub-heading (``### Solution`` listing steps):
+    a field's items are that field's, not lessons crowding the one above it."""
+    fielded: set[int] = set()
+    for section in walk(state.tree):
+        if section.heading is not None and state.is_field_heading(section.title):
+            fielded.update(b.start for b in starting_within(state.blocks, section.start, section.end))
+    return fielded
 
 
 _CROWDED = 8  # list items in one heading lesson that make its items the likelier lessons
