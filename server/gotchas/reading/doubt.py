@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
@@ -276,27 +276,46 @@ def _lessons_within(found: Reading, state: State) -> str | None:
     that are not fields, in any reading (a lesson's own steps and notes rarely run that long)."""
     few = len(found.spans) <= 6
     fielded: set[int] | None = None  # blocks under a field sub-heading, found once when asked
-    for span in found.spans:
-        if span.kind != "heading":
-            continue
-        body = starting_within(state.blocks, span.body, span.end)
+    for span, at, stop, items in _heading_bodies(found, state):
+        if items < 5:
+            continue  # most lessons stop here
+        body = state.blocks[at:stop]
         stated = [b for b in body if b.kind == "item" and _stated(state, b)] if few else []
         if len(stated) >= 5:
             said = f"{len(stated)} of its units open with a bold sentence"
         else:
-            if sum(b.kind == "item" for b in body) < _CROWDED:
-                continue  # too few items at all: most lessons stop here
+            if items < _CROWDED:
+                continue
             if fielded is None:
                 fielded = _under_fields(state)
-            items, _ = lesson_items(state, [b for b in body if b.start not in fielded])
-            if len(items) < _CROWDED:
+            lessons, _ = lesson_items(state, [b for b in body if b.start not in fielded])
+            if len(lessons) < _CROWDED:
                 continue
-            said = f"it holds {len(items)} list items"
+            said = f"it holds {len(lessons)} list items"
         return (
             f"the reading is a guess: {span.title!r} is read as one lesson, but {said}; "
             f"runner-up: those are the lessons; to choose it, " + _pin_section(span.title, "list")
         )
     return None
+
+
+def _heading_bodies(found: Reading, state: State) -> Iterator[tuple[Span, int, int, int]]:
+    """Each heading entry, where its body's blocks lie in ``state.blocks`` (``[at, stop)``) and
+    how many of them are list items: one walk over the blocks beside the entries (both in file
+    order), the blocks sliced only where a doubt looks closer."""
+    blocks = state.blocks
+    at = 0
+    for span in found.spans:
+        if span.kind != "heading":
+            continue
+        while at < len(blocks) and blocks[at].start < span.body:
+            at += 1
+        stop = at
+        items = 0
+        while stop < len(blocks) and blocks[stop].start < span.end:
+            items += blocks[stop].kind == "item"
+            stop += 1
+        yield span, at, stop, items
 
 
 def _under_fields(state: State) -> set[int]:
@@ -317,7 +336,9 @@ def _empty_lesson(found: Reading, state: State) -> str | None:
     """A heading lesson with a short title and next to nothing under it (``## Current records``
     over ``None yet.`` or a comment): a section waiting for lessons, not one."""
     for span in found.spans:
-        if span.kind != "heading" or words(span.title) > 3:
+        if span.kind != "heading" or span.end - span.body > 8 or span.title.count(" ") > 6:
+            continue  # a body of more than a few lines says something; a title of many words
+        if words(span.title) > 3:
             continue
         said = sum(
             len(_WORD.findall(" ".join(state.lines[b.start : b.end])))

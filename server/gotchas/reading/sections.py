@@ -577,6 +577,8 @@ class Reader(State):
 
     def links_only(self, body: Sequence[Block]) -> bool:
         """Two or more items, each only a link, and nothing else but rules: references."""
+        if not body or body[0].kind != "item" or not self.is_link_item(body[0]):
+            return False  # most bodies: the first block is no bare link
         items = [b for b in body if b.kind == "item"]
         return len(items) >= 2 and all(
             b.kind == "hr" or (b.kind == "item" and self.is_link_item(b)) for b in body
