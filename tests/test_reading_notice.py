@@ -468,10 +468,9 @@ def _solution_steps(lessons: int) -> bytes:
 def test_looking_for_crowded_lessons_reads_the_sections_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Counted, not timed: the sections under field sub-headings are found once per reading, so
     four times the lessons cost four times the section visits, not sixteen."""
-    from gotchas.reading import doubt
+    from gotchas.reading.tree import walk
 
     visits = 0
-    walk = doubt.walk
 
     def counted(section):  # type: ignore[no-untyped-def]
         nonlocal visits
@@ -479,7 +478,7 @@ def test_looking_for_crowded_lessons_reads_the_sections_once(monkeypatch: pytest
             visits += 1
             yield found
 
-    monkeypatch.setattr(doubt, "walk", counted)
+    monkeypatch.setattr("gotchas.reading.doubt.walk", counted)
     costs = []
     for lessons in (40, 160):
         visits = 0
