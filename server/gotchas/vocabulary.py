@@ -124,6 +124,7 @@ META_TITLES = (
     r"^maintenance(?:\s+rules)?$",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
+    r"(?:文件|文档|ファイル)(?:索引|一覧)$",  # an index of the project's files: ``七、关键文件索引``
     # what the file leaves out on purpose
     r"^(?:(?:mvp|project|file|document)\s+)?scope\s*(?:[-—–:(]|$)|^notes\s+on\s+scope\b|^out\s+of\s+scope$",
     # a log of the file's or the project's changes, in other languages
@@ -325,6 +326,7 @@ _META_HINTS = (
         "this file",
         "this doc",
         "文件",
+        "ファイル",
         "文档",
         "шаблон",
         "формат",
