@@ -231,6 +231,8 @@ WITHIN = b"""# Importer lessons
 
 ## What shipping the importer taught us
 
+Three releases went out with a broken importer before these stuck.
+
 - **Parse dates with an explicit format.** The default guesses day-first in some locales.
 - **Stream large files instead of loading them.** A 2 GB export killed the worker.
 - **Keep the raw row beside the parsed one.** Every bug report needed the original line.

@@ -18,7 +18,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Reading, Span, heading_runs, shape
 from gotchas.reading.state import State, starting_within
-from gotchas.reading.text import lead_label, title_form, words
+from gotchas.reading.text import lead_label, opens_bold_sentence, title_form, words
 from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items
 
@@ -259,14 +259,8 @@ def _odd_fields(found: Reading, state: State) -> str | None:
     return None
 
 
-_BOLD_SENTENCE = re.compile(r"(?:[-*+]|\d+[.)])?\s*\*\*([^*]+?)\*\*")
-
-
 def _stated(state: State, block: Block) -> bool:
-    """A block that opens with a bold sentence (``**One style anchor beats many.**``), as a
-    lesson of its own does; a field's label (``**Fix:**``) is a word or two."""
-    lead = _BOLD_SENTENCE.match(state.first_text(block))
-    return lead is not None and len(lead[1].split()) >= 3 and not lead[1].rstrip().endswith((":", "："))
+    return opens_bold_sentence(state.first_text(block))
 
 
 def _lessons_within(found: Reading, state: State) -> str | None:

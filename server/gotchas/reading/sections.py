@@ -26,8 +26,10 @@ from gotchas.reading.text import (
     MARK,
     MD_REFERENCE,
     NUMBERED_TITLE,
+    item_text,
     item_title,
     lead_label,
+    opens_bold_sentence,
     title_of,
 )
 from gotchas.reading.titles import title_evidence
@@ -552,6 +554,10 @@ class Reader(State):
                 else:
                     score += 0.5
                     reasons.append("its body is one lesson bullet")
+                stated = sum(opens_bold_sentence(item_text(self.lines[s.start])) for s in units)
+                if len(units) >= 3 and stated * 3 >= len(units) * 2:
+                    score += 1.5
+                    reasons.append("its bullets open with bold sentences, as lessons do")
             else:
                 score += 1.0
                 reasons.append(f"its body is {len(units)} {plural(kind)}")

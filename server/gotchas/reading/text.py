@@ -141,6 +141,16 @@ def opens_wrapped_bold(text: str) -> bool:
     return text[:2] in ("**", "__") and text[:2] not in text[2:]
 
 
+_BOLD_SENTENCE = re.compile(r"(?:\*\*|__)([^*_]+?)(?:\*\*|__)")
+
+
+def opens_bold_sentence(text: str) -> bool:
+    """Text that opens with a bold sentence (``**One style anchor beats many.**``), as a lesson
+    of its own does; a field's label (``**Fix:**``) is a word or two, or ends in a colon."""
+    lead = _BOLD_SENTENCE.match(text)
+    return lead is not None and len(lead[1].split()) >= 3 and not lead[1].rstrip().endswith((":", "："))
+
+
 def lead_title(text: str) -> str:
     head = text[:1]  # a bold lead opens with ``*`` or ``_``, a link with ``[``
     bold = _BOLD_LEAD.match(text) if head in ("*", "_") else None
