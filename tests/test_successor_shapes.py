@@ -15,10 +15,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from gotchas import edit, record, verification
+from gotchas import edit, operations, record, verification
+from gotchas.holds.sources.ledger import set_task_state
+from gotchas.workspace import Workspace
 from support.forms import form, label
 from support.rendered import caveat_problems, list_is_tight, list_tightness
 
@@ -263,3 +266,135 @@ def test_the_checks_can_fail() -> None:
     assert form("## 11.4 Title") == form("## 11.4.1 Other title") != form("## Title ##")
     assert form("> [!WARNING]") == form(">  [!WARNING]") != form("> [!CAUTION]") != form("Title — text")
     assert label("## L-055 · Pin") == label("- **L-055 · Other**") != label("## L-055.1 · Pin")
+
+
+SHORT_GROUPS = b"""# Pitfalls
+
+## 1. Build
+
+### 1.1 Cache keys need the lockfile hash
+
+Stale modules come back after an upgrade unless the key includes the lockfile.
+
+### 1.2 Builds run as root in the container
+
+Files in the shared volume end up owned by root; run the build as the app user.
+
+### 1.3 Deploy keys
+
+- Read-only key on the build server
+- Rotated every quarter
+
+## 2. Ops
+
+### 2.1 The health check shares the worker pool
+
+A slow request starves the probe; serve the probe on a port of its own.
+
+### 2.2 Restarts drop queued jobs
+
+The queue lives in memory; drain it before a restart or persist it.
+
+### 2.3 Port clash
+
+- Backend on 8080
+- Nginx also on 8080
+
+### 2.4 Log rotation
+
+- Rotated daily
+- Kept for a week
+"""
+
+
+def test_correcting_a_bullet_does_not_change_how_sibling_sections_read(tmp_path: Path) -> None:
+    """Four heading lessons beside three headings over short bullets: the bullets are lessons of
+    groups, too many groups for the headings' side to win. Superseding one bullet adds a
+    successor with entry fields to its group; the siblings still read as before, so the edit
+    verifies and every other entry keeps its place."""
+    before = record.parse(SHORT_GROUPS)
+    bullets = [e for e in before.entries if e.kind == "item"]
+    assert len(bullets) == 6 and len(before.entries) == 10
+    _, after = _supersede(tmp_path, SHORT_GROUPS, bullets[0].id)
+    assert {e.id for e in before.entries} < {e.id for e in after.entries}
+    assert len(after.entries) == len(before.entries) + 1
+
+
+LIST_SECTIONS = b"""# Lessons
+
+## Tooling
+
+- Pin the formatter version in the lockfile.
+- Run the linter before the formatter.
+
+## CI
+
+- Split jobs by responsibility and name them after it.
+- Cache the package store, not the node_modules folder.
+
+## Auth
+
+- The sign-in endpoint wants the email in lower case.
+- Sessions are stateless since the database was removed.
+
+## Testing
+
+- JSX in tests needs the automatic runtime set explicitly.
+- Fake timers must be restored after each test.
+
+## Deploy
+
+- The standalone output needs the workspace root copied too.
+- Service accounts get the least privilege that deploys.
+
+## Native add-ons break when the Node version changes between build and run
+
+- Rebuild the add-on for the runtime's ABI.
+- Scope the rebuild to the workspace that owns it.
+
+## Optional peer dependencies end up installed unless an override removes them
+
+- Auto-installed peers land in the lockfile.
+- An override with a dash removes the package.
+
+## Review pages must not show internal wording to the store reviewers at all
+
+- Internal labels leaked into the review build.
+- The contact address comes from an environment variable.
+"""
+
+
+def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Record, record.Record]:
+    """Supersede ``target_id`` for a landed task through propose and apply: the record before
+    and after."""
+    root = tmp_path / "repo"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".claude" / "rules" / "gotchas.md").write_bytes(data)
+    set_task_state(root, "#9001", "landed", "sibling test")
+    workspace = Workspace(root)
+    proposed = operations.propose_supersede(
+        workspace,
+        target_id=target_id,
+        task="#9001",
+        title="The confirmed cause behind the build break",
+        body="One key per environment; the shared key was the leak.",
+        diagnostic="list the keys on each server",
+        ruled_out=["the advice above"],
+        evidence="ledger line for #9001",
+    )
+    assert proposed["status"] == "proposed", proposed
+    applied = operations.apply(workspace, proposal_id=proposed["proposal_id"])
+    assert applied["status"] == "applied", applied
+    return record.parse(data), record.parse((root / ".claude" / "rules" / "gotchas.md").read_bytes())
+
+
+def test_marking_a_heading_lesson_over_a_list_keeps_its_vote_among_list_sections(tmp_path: Path) -> None:
+    """Five category headings over bullets (groups) and three long claims over bullets (lessons):
+    short of the two thirds that would make them agree. The marked lesson still counts as a
+    heading over a list alone, so its two siblings stay lessons and the edit verifies."""
+    before = record.parse(LIST_SECTIONS)
+    headings = [e for e in before.entries if e.kind == "heading"]
+    assert len(headings) == 3 and len(before.entries) == 13
+    old, new = _supersede(tmp_path, LIST_SECTIONS, headings[0].id)
+    assert {e.id for e in old.entries} < {e.id for e in new.entries}
+    assert len(new.entries) == len(old.entries) + 1

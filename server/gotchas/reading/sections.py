@@ -358,24 +358,6 @@ class Reader(State):
         prose = [b for b in content if b.kind == "paragraph"]
         return len(prose) >= 2 and len(prose) == len(content) and title_evidence(section.title)[0] <= 0
 
-    def own_content(self, section: Section) -> list[Block]:
-        """The section's own blocks but comments, rules and a red-herring mark with the quote
-        that explains it: marking a lesson must not change how its section reads."""
-        out: list[Block] = []
-        marked = False
-        for block in section.body:
-            if block.kind in ("html", "hr"):
-                continue
-            if block.kind == "paragraph" and MARK.compiled.match(self.lines[block.start]):
-                marked = True
-                continue
-            if marked and block.kind == "quote":
-                marked = False
-                continue
-            marked = False
-            out.append(block)
-        return out
-
     def leading_parts(self, children: Sequence[Section]) -> int:
         """How many sub-headings open such a lesson as its parts: named, not stated, over a
         bare list (``### Recipe`` over numbered steps, ``### Worked examples`` over bullets)."""

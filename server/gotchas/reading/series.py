@@ -17,7 +17,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Note, Span, heading_runs
 from gotchas.reading.state import State
-from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, title_form
+from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, title_form
 from gotchas.reading.tree import Section, leaves
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
@@ -93,7 +93,21 @@ _MAX_FACT_WORDS = 12  # a bullet this short states a fact of one lesson, not a l
 
 
 def _words(state: State, block: Block) -> int:
-    return sum(len(line.split()) for line in state.lines[block.start : block.end]) - 1  # less the marker
+    """An item's words, less its marker and this tool's red-herring mark with what follows it."""
+    count = 0
+    for line in state.lines[block.start : block.end]:
+        if MARK.compiled.match(line):
+            break
+        count += len(line.split())
+    return count - 1
+
+
+def _successor(state: State, block: Block) -> bool:
+    """A bullet lesson this tool added after the one it supersedes (``supersedes: …``)."""
+    return any(_SUPERSEDES.search(line) for line in state.lines[block.start : block.end])
+
+
+_SUPERSEDES = re.compile(r"\bsupersedes\s*:")
 
 
 def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
@@ -114,8 +128,16 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
         if first is not None and first.kind == "heading":
             lessons[leaf.level] += 1
             continue
-        inside = ordered[bisect_right(positions, leaf.start) : bisect_left(positions, leaf.end)]
+        # the leaf as it read before this tool marked a bullet of it and added its successor:
+        # a correction must not change how the leaf's siblings read
         content = [b for b in leaf.body if b.kind not in ("html", "hr")]
+        added = {b.start for b in content if b.kind == "item" and _successor(state, b)}
+        content = [b for b in content if b.start not in added]
+        inside = [
+            s
+            for s in ordered[bisect_right(positions, leaf.start) : bisect_left(positions, leaf.end)]
+            if s.start not in added
+        ]
         if (
             2 <= len(inside) <= _MAX_FLIPPED_ITEMS
             and all(s.kind == "item" for s in inside)
@@ -123,15 +145,15 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
             and all(b.kind == "item" for b in content)
             and all(_words(state, b) <= _MAX_FACT_WORDS for b in content)
             and not vocabulary.names_lessons(leaf.title)
-            and not any(ENTRY_FIELD.match(line) for line in state.lines[leaf.start : leaf.end])
         ):
             groups.setdefault(leaf.level, []).append(leaf)
     flipped: dict[int, Section] = {}
     for level, found in groups.items():
         count = lessons[level]
         if count >= 3 and count * 3 >= (count + len(found)) * 2:
-            for leaf in found:
-                flipped[leaf.start] = leaf
+            for leaf in found:  # a leaf carrying entry fields keeps its bullets
+                if not any(ENTRY_FIELD.match(line) for line in state.lines[leaf.start : leaf.end]):
+                    flipped[leaf.start] = leaf
     if not flipped:
         return spans
     ranges = sorted((leaf.start, leaf.end) for leaf in flipped.values())

@@ -26,8 +26,9 @@ Added = list[tuple[int, int, int, int]]
 SiblingRule = Callable[[State, Read, Added], tuple[Read, Added]]
 
 
-def _list_only(section: Section) -> bool:
-    """A leaf whose body is a list and nothing else."""
+def _list_only(state: State, section: Section) -> bool:
+    """A leaf whose body is a list and nothing else, a red-herring mark and its quote aside
+    (marking a lesson must not change how its siblings read)."""
     if section.children:
         return False
     found = False
@@ -35,7 +36,8 @@ def _list_only(section: Section) -> bool:
         if b.kind == "item":
             found = True
         elif b.kind not in ("html", "hr"):
-            return False
+            content = state.own_content(section)
+            return bool(content) and all(c.kind == "item" for c in content)
     return found
 
 
@@ -63,7 +65,7 @@ def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, 
     """Among three or more sibling headings over a list alone, at least two thirds read one
     way (groups of bullet lessons, or lessons of fact bullets): the others read that way too,
     unless one carries this tool's entry fields or opens with a red-herring mark."""
-    roles = [(i, _role(child, spans)) for i, (child, spans) in enumerate(read) if _list_only(child)]
+    roles = [(i, _role(child, spans)) for i, (child, spans) in enumerate(read) if _list_only(state, child)]
     roles = [(i, role) for i, role in roles if role is not None]
     if len(roles) < 3:
         return read, added

@@ -27,6 +27,7 @@ from gotchas.reading.text import (
     LABELLED,
     LEDGER_REF,
     LINK_ONLY,
+    MARK,
     MEASURE,
     NUMBER_PREFIX,
     NUMBERED_FIELD,
@@ -245,6 +246,25 @@ class State:
         return self.lines[block.start].lstrip(" ").startswith(("```", "~~~"))
 
     # -- spans
+
+    def own_content(self, section: Section) -> list[Block]:
+        """The section's own blocks but comments, rules and a red-herring mark with the quote
+        that explains it: marking a lesson must not change how its section reads."""
+        out: list[Block] = []
+        marked = False
+        for block in section.body:
+            if block.kind in ("html", "hr"):
+                continue
+            if block.kind == "paragraph" and MARK.compiled.match(self.lines[block.start]):
+                marked = True
+                continue
+            if marked and block.kind == "quote":
+                marked = False
+                continue
+            marked = False
+            out.append(block)
+        return out
+
 
     def heading_span(self, section: Section, reason: str, end: int | None = None) -> Span:
         heading = section.heading
