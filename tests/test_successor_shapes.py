@@ -383,7 +383,7 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
         evidence="ledger line for #9001",
     )
     assert proposed["status"] == "proposed", proposed
-    applied = operations.apply(workspace, proposal_id=proposed["proposal_id"])
+    applied = operations.apply(workspace, proposal_id=str(proposed["proposal_id"]))
     assert applied["status"] == "applied", applied
     return record.parse(data), record.parse((root / ".claude" / "rules" / "gotchas.md").read_bytes())
 
