@@ -11,6 +11,7 @@ function in ``DOUBTS``; the first that speaks gives the one-line notice.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 
@@ -270,10 +271,10 @@ def _lessons_within(found: Reading, state: State) -> str | None:
     that are not fields, in any reading (a lesson's own steps and notes rarely run that long)."""
     few = len(found.spans) <= 6
     fielded: set[int] | None = None  # blocks under a field sub-heading, found once when asked
-    for span, at, stop, items in _heading_bodies(found, state):
+    for span, items in _heading_bodies(found, state):
         if items < 5:
             continue  # most lessons stop here
-        body = state.blocks[at:stop]
+        body = starting_within(state.blocks, span.body, span.end)
         stated = [b for b in body if b.kind == "item" and _stated(state, b)] if few else []
         if len(stated) >= 5:
             said = f"{len(stated)} of its units open with a bold sentence"
@@ -293,23 +294,13 @@ def _lessons_within(found: Reading, state: State) -> str | None:
     return None
 
 
-def _heading_bodies(found: Reading, state: State) -> Iterator[tuple[Span, int, int, int]]:
-    """Each heading entry, where its body's blocks lie in ``state.blocks`` (``[at, stop)``) and
-    how many of them are list items: one walk over the blocks beside the entries (both in file
-    order), the blocks sliced only where a doubt looks closer."""
-    blocks = state.blocks
-    at = 0
+def _heading_bodies(found: Reading, state: State) -> Iterator[tuple[Span, int]]:
+    """Each heading entry and how many list items its body holds, by bisection over the items'
+    first lines (found once): the blocks themselves only where a doubt looks closer."""
+    items = [b.start for b in state.blocks if b.kind == "item"]
     for span in found.spans:
-        if span.kind != "heading":
-            continue
-        while at < len(blocks) and blocks[at].start < span.body:
-            at += 1
-        stop = at
-        items = 0
-        while stop < len(blocks) and blocks[stop].start < span.end:
-            items += blocks[stop].kind == "item"
-            stop += 1
-        yield span, at, stop, items
+        if span.kind == "heading":
+            yield span, bisect_left(items, span.end) - bisect_left(items, span.body)
 
 
 def _under_fields(state: State) -> set[int]:

@@ -36,6 +36,8 @@ def _list_only(state: State, section: Section) -> bool:
         if b.kind == "item":
             found = True
         elif b.kind not in ("html", "hr"):
+            if b.kind != "paragraph" or not MARK.compiled.match(state.lines[b.start]):
+                return False  # prose of its own, not this tool's mark
             content = state.own_content(section)
             return bool(content) and all(c.kind == "item" for c in content)
     return found
