@@ -307,19 +307,6 @@ The queue lives in memory; drain it before a restart or persist it.
 """
 
 
-def test_correcting_a_bullet_does_not_change_how_sibling_sections_read(tmp_path: Path) -> None:
-    """Four heading lessons beside three headings over short bullets: the bullets are lessons of
-    groups, too many groups for the headings' side to win. Superseding one bullet adds a
-    successor with entry fields to its group; the siblings still read as before, so the edit
-    verifies and every other entry keeps its place."""
-    before = record.parse(SHORT_GROUPS)
-    bullets = [e for e in before.entries if e.kind == "item"]
-    assert len(bullets) == 6 and len(before.entries) == 10
-    _, after = _supersede(tmp_path, SHORT_GROUPS, bullets[0].id)
-    assert {e.id for e in before.entries} < {e.id for e in after.entries}
-    assert len(after.entries) == len(before.entries) + 1
-
-
 LIST_SECTIONS = b"""# Lessons
 
 ## Tooling
@@ -388,13 +375,22 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
     return record.parse(data), record.parse((root / ".claude" / "rules" / "gotchas.md").read_bytes())
 
 
-def test_marking_a_heading_lesson_over_a_list_keeps_its_vote_among_list_sections(tmp_path: Path) -> None:
-    """Five category headings over bullets (groups) and three long claims over bullets (lessons):
-    short of the two thirds that would make them agree. The marked lesson still counts as a
-    heading over a list alone, so its two siblings stay lessons and the edit verifies."""
-    before = record.parse(LIST_SECTIONS)
-    headings = [e for e in before.entries if e.kind == "heading"]
-    assert len(headings) == 3 and len(before.entries) == 13
-    old, new = _supersede(tmp_path, LIST_SECTIONS, headings[0].id)
+@pytest.mark.parametrize(
+    ("data", "kind", "targets", "entries"),
+    [(SHORT_GROUPS, "item", 6, 10), (LIST_SECTIONS, "heading", 3, 13)],
+    ids=["a-bullet-in-a-group-of-short-bullets", "a-heading-lesson-over-a-list"],
+)
+def test_a_correction_does_not_change_how_sibling_sections_read(
+    tmp_path: Path, data: bytes, kind: str, targets: int, entries: int
+) -> None:
+    """Siblings short of the two thirds that would make them agree: four heading lessons beside
+    three headings over short bullets (groups), or five category headings over bullets (groups)
+    beside three long claims over bullets (lessons). Correcting the first entry of the kind in
+    question adds a mark, a quote and a successor with entry fields; the siblings still read as
+    before, so the edit verifies and every other entry keeps its place."""
+    before = record.parse(data)
+    chosen = [e for e in before.entries if e.kind == kind]
+    assert len(chosen) == targets and len(before.entries) == entries
+    old, new = _supersede(tmp_path, data, chosen[0].id)
     assert {e.id for e in old.entries} < {e.id for e in new.entries}
     assert len(new.entries) == len(old.entries) + 1
