@@ -95,6 +95,7 @@ _PLURAL = LazyPattern(
 )
 
 # Sections about the file itself: never lessons.
+_PLAN_LEAD = r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?"  # a plan's title may be numbered in its series
 META_TITLES = (
     r"when\s+to\s+add",
     r"how\s+to\s+(?:add|write|use|contribute)",
@@ -131,11 +132,11 @@ META_TITLES = (
     r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
     # what is still to do: a plan, not a lesson learned
     # (numbered too: ``15. Next improvements`` closing a numbered series)
-    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?(?:future|potential|next)\s+"
-    r"(?:enhancements?|improvements?|work|plans?|outlook|ideas|learning\s+areas)\b",
-    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?follow[- ]?ups?$",
-    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?next\s+(?:steps|session(?:\s+priorities)?)\b",
-    r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?(?:backlog|to-?dos?)$",
+    _PLAN_LEAD + r"(?:future|potential|next)\s+(?:enhancements?|improvements?|work|plans?|outlook|ideas|"
+    r"learning\s+areas)\b",
+    _PLAN_LEAD + r"follow[- ]?ups?$",
+    _PLAN_LEAD + r"next\s+(?:steps|session(?:\s+priorities)?)\b",
+    _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
