@@ -261,9 +261,7 @@ def _template_only(reader: Reader, root: Section) -> bool:
     in an HTML comment: no lesson yet."""
     content = [b for b in root.body if b.kind not in ("html", "hr")]
     fences = [b for b in content if b.kind == "fence"]
-    comments = [
-        b for b in root.body if b.kind == "html" and reader.lines[b.start].lstrip().startswith("<!--")
-    ]
+    comments = [b for b in root.body if reader.comment(b)]
     if (
         not (fences or comments)
         or len(content) - len(fences) > 2

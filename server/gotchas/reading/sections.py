@@ -501,7 +501,7 @@ class Reader(State):
             )
             return []
         if self.links_only(body):
-            why = "only links: a pointer to where things are written, no lesson"
+            why = "only links or files' names: a pointer to where things are written, no lesson"
             self.left_out.append(Note(section.start, section.end, "references", section.title, why))
             return []
         self.item_titles = False  # most leaves are one lesson: their items need no titles
@@ -564,13 +564,12 @@ class Reader(State):
         return [self.heading_span(section, why)]
 
     def links_only(self, body: Sequence[Block]) -> bool:
-        """Two or more items, each only a link, and nothing else but rules: references."""
-        if not body or body[0].kind != "item" or not self.is_link_item(body[0]):
-            return False  # most bodies: the first block is no bare link
-        items = [b for b in body if b.kind == "item"]
-        return len(items) >= 2 and all(
-            b.kind == "hr" or (b.kind == "item" and self.is_link_item(b)) for b in body
-        )
+        """Two or more items, each only a link or opening with a file's name, and nothing else
+        but rules: references."""
+        body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
+        if not body or body[0].kind != "item" or not self.is_pointer_item(body[0]):
+            return False  # most bodies: the first block is no pointer
+        return len(body) >= 2 and all(b.kind == "item" and self.is_pointer_item(b) for b in body)
 
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,

@@ -27,6 +27,7 @@ from gotchas.reading.text import (
     LABELLED,
     LEDGER_REF,
     LINK_ONLY,
+    NAMED_FILE,
     MARK,
     MEASURE,
     NUMBER_PREFIX,
@@ -212,6 +213,15 @@ class State:
             for line in self.lines[block.start : block.end]
             if line.strip()
         )
+
+    def comment(self, block: Block) -> bool:
+        """An HTML comment (``<!-- generated index -->``): a note to whoever edits the file."""
+        return block.kind == "html" and self.lines[block.start].lstrip().startswith("<!--")
+
+    def is_pointer_item(self, block: Block) -> bool:
+        """A bare link (``is_link_item``), or an item opening with a file's own name
+        (``- `deploy.md` — the release steps``): a line of an index, not a lesson."""
+        return self.is_link_item(block) or NAMED_FILE.compiled.match(self.first_text(block)) is not None
 
     def is_field_item(self, block: Block) -> bool:
         """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its
