@@ -137,6 +137,8 @@ META_TITLES = (
     _PLAN_LEAD + r"follow[- ]?ups?$",
     _PLAN_LEAD + r"next\s+(?:steps|session(?:\s+priorities)?)\b",
     _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
+    # the same in Japanese and Korean: how the file is run, its format, what comes next
+    r"^運用ルール$|^(?:[\w-]+\s*){0,2}형식$|^향후\s*(?:개선|계획)",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
@@ -349,6 +351,9 @@ _META_HINTS = (
         "日志",
         "历史",
         "履歴",
+        "運用",
+        "형식",
+        "향후",
     ),
 )
 
