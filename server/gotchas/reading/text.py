@@ -116,7 +116,7 @@ def opening_label(block: Block, first: str) -> str | None:
         return None
     if "**" not in head and "__" not in head and ":" not in head and "：" not in head:
         return None
-    found = lead_label(item_text(first))
+    found = lead_label(item_text(first) if block.kind == "item" else first.strip())
     return found[0] if found and found[1] else None
 
 
