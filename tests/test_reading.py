@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from gotchas import record
+from gotchas.blockmap import Block
+from gotchas.reading.text import opening_label
 
 FIXTURES = Path(__file__).parent / "fixtures" / "reading"
 
@@ -74,3 +76,12 @@ def test_the_reading_knows_the_entry_fields_the_record_model_knows() -> None:
     from gotchas import fields, vocabulary
 
     assert vocabulary.ENTRY_FIELD_KEYS == fields.KNOWN
+
+
+def test_a_paragraph_bold_label_is_read_as_an_items_is() -> None:
+    # ``**Problem**:`` opening a paragraph is the same label as opening a bullet; read as a
+    # bullet, the paragraph's first star went as a list marker and the label was lost
+    paragraph = opening_label(Block("paragraph", 0, 1), "**Problem**: the cache key misses the lockfile")
+    item = opening_label(Block("item", 0, 1), "- **Problem**: the cache key misses the lockfile")
+    assert paragraph is not None
+    assert paragraph == item
