@@ -33,7 +33,9 @@ BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,80}?)(
 _PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
 # an item opening with a file's own name, in code or as a link's text (``- `deploy.md` — …``):
 # a line of an index of files, whatever it says of the file
-NAMED_FILE = LazyPattern(r"^(?:\*\*|__)?(?:`[^`\s]+\.(?:md|mdc|txt)`|\[[^\]\s]+\.(?:md|mdc|txt)\]\([^)\s]+\))")
+NAMED_FILE = LazyPattern(
+    r"^(?:\*\*|__)?(?:`[^`\s]+\.(?:md|mdc|txt)`|\[[^\]\s]+\.(?:md|mdc|txt)\]\([^)\s]+\))"
+)
 LINKED_FILE = LazyPattern(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
 MD_REFERENCE = LazyPattern(r"[\w./-]+\.mdc?\b")
 TIMESTAMP_LEAD = LazyPattern(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
