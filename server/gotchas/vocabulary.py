@@ -265,6 +265,10 @@ FIELD_WORDS = (
     "原因",
     "対策",
     "解決策",
+    "状态",
+    "规避",
+    "复现",
+    "状況",
 )
 FIELDS = frozenset(FIELD_WORDS)
 # This tool's own entry fields (``fields.KNOWN`` is the same set, checked by a test): named here
@@ -272,7 +276,9 @@ FIELDS = frozenset(FIELD_WORDS)
 _KEYS = "id tasks root-cause supersedes superseded-by red-herring-for diagnostic status ruled-out evidence"
 ENTRY_FIELD_KEYS = frozenset(_KEYS.split())
 # a cheap first test before the full one: a field heading starts with one of these words
-FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for"])
+# A field named with a qualifier is that field: ``Key takeaway``, ``Suspected cause``.
+QUALIFIERS = frozenset("key main suspected possible likely actual temporary".split())
+FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for", *QUALIFIERS])
 
 # A guide's own sections: their presence without any lessons section marks a pure guide.
 GUIDE_WORDS = LazyPattern(
@@ -532,14 +538,52 @@ _META_AT_LENGTH = LazyPattern(
 )
 
 
-def field_name(label: str) -> str:
-    """A field label's normal form: ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``."""
+def field_base(label: str) -> str:
+    """A label's text as written, less emphasis, numbering, an article and what follows a colon:
+    ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``."""
     text = plain(label)
     text = _NUMBERING.compiled.sub("", text)
     text = text.split(":", 1)[0].split("：", 1)[0]
     text = _LEADING_ARTICLE.compiled.sub("", text)
     text = _PARENTHESES.compiled.sub(" ", text).strip()
     return _FIELD_SUFFIX.compiled.sub("", text).strip()
+
+
+# ``Root cause analysis`` and ``Problem / Symptom`` name fields too; in Chinese or Japanese the
+# field word ends the name (``怀疑原因``: suspected cause), the longest word tried first.
+_CJK_FIELDS = tuple(sorted((w for w in FIELDS if not w.isascii() and len(w) >= 2), key=len, reverse=True))
+
+
+def field_of(base: str) -> str:
+    """The field a label's ``field_base`` names, qualified or not; itself when it names none."""
+    if base in FIELDS:
+        return base
+    if "/" in base:
+        for part in base.split("/"):
+            if part.strip() in FIELDS:
+                return part.strip()
+    words = base.split()
+    if len(words) >= 2:
+        if words[0] in QUALIFIERS and " ".join(words[1:]) in FIELDS:
+            return " ".join(words[1:])
+        if words[-1] == "analysis" and " ".join(words[:-1]) in FIELDS:
+            return " ".join(words[:-1])
+    if not base.isascii() and len(words) == 1:
+        for word in _CJK_FIELDS:
+            if base.endswith(word) and len(base) <= len(word) + 3:
+                return word
+    return base
+
+
+def field_name(label: str) -> str:
+    """A field label's normal form: ``**Root cause analysis:**`` → ``root cause``."""
+    return field_of(field_base(label))
+
+
+def may_open_field(word: str) -> bool:
+    """A cheap first test of a heading's first word, before the full one: a field's first word,
+    or a Chinese or Japanese word ending in one."""
+    return word in FIELD_FIRST_WORDS or (not word.isascii() and field_of(word) in FIELDS)
 
 
 def is_field_word(label: str) -> bool:

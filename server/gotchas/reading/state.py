@@ -153,17 +153,17 @@ class State:
             return False
         first = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
         repeated = self.headings[folded(title)] >= 2
-        if not repeated and (not first or first[0].rstrip(":：.*_") not in vocabulary.FIELD_FIRST_WORDS):
+        if not repeated and (not first or not vocabulary.may_open_field(first[0].rstrip(":：.*_"))):
             return False
         if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
             return False  # a section titled as lessons holds lessons, whatever repeats its title
         if vocabulary.numbers_entry(title.partition(":")[0].partition("：")[0]):
             return False  # `Bug 1: …`, `Issue 2: …`: one of a numbered series of lessons
-        name = vocabulary.field_name(title)
+        base = vocabulary.field_base(title)
         text = NUMBER_PREFIX.compiled.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = ARTICLE.compiled.sub("", text)
-        whole = text == name or NUMBERED_FIELD.compiled.match(text) is not None
-        if name in vocabulary.FIELDS and whole:
+        whole = text == base or NUMBERED_FIELD.compiled.match(text) is not None
+        if whole and vocabulary.field_of(base) in vocabulary.FIELDS:
             return True
         return self.headings[folded(title)] >= 2 and words(title) <= 4
 
