@@ -3,6 +3,7 @@ or one lesson (-). Summed by ``title_evidence``; a new rule is one row of ``TITL
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from gotchas import vocabulary
@@ -10,12 +11,24 @@ from gotchas.reading.text import CLAUSE, CODE_SPAN, DATE, DISCOVERED, NUMBERED_T
 
 TitleRule = tuple[str, Callable[[str], bool], float]
 
+_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def _core(title: str) -> str:
+    """A title less an aside in parentheses at its end (``Enforcement gaps (from the April
+    review — 2026)``): a remark on the section, not what it is, so the aside alone makes no
+    sentence or claim of it. Only the evidence against a group is judged without it: a short
+    name before an aside may still state one lesson."""
+    core = _ASIDE.sub("", title) if title.rstrip().endswith(")") else title
+    return core or title
+
+
 TITLE_RULES: tuple[TitleRule, ...] = (
     ("is numbered or carries an id", lambda t: bool(NUMBERED_TITLE.match(vocabulary.plain(t))), -1.0),
     ("carries a ticket id", lambda t: bool(TICKET.search(t)), -1.0),
     ("quotes code", lambda t: bool(CODE_SPAN.search(t)), -1.0),
-    ("reads as a sentence (over seven words)", lambda t: words(t) > 7, -1.0),
-    ("states a claim after a colon or dash", lambda t: bool(CLAUSE.search(vocabulary.plain(t))), -1.0),
+    ("reads as a sentence (over seven words)", lambda t: words(_core(t)) > 7, -1.0),
+    ("states a claim after a colon or dash", lambda t: bool(CLAUSE.search(vocabulary.plain(_core(t)))), -1.0),
     ("records when it was found", lambda t: bool(DISCOVERED.search(t)), -1.0),
     ("carries a status mark", lambda t: "~~" in t or "✅" in t or "❌" in t, -1.0),
     (
