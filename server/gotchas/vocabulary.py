@@ -139,6 +139,8 @@ META_TITLES = (
     _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
     # the same in Japanese and Korean: how the file is run, its format, what comes next
     r"^運用ルール$|^(?:[\w-]+\s*){0,2}형식$|^향후\s*(?:개선|계획)",
+    # and in Chinese: follow-up suggestions, to-dos, plans (``9. 后续建议``, ``六、后续待办``)
+    r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?后续(?:建议|待办|计划|优化|工作|改进)",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
 )
@@ -360,6 +362,7 @@ _META_HINTS = (
         "運用",
         "형식",
         "향후",
+        "后续",
     ),
 )
 
