@@ -489,3 +489,58 @@ def test_looking_for_crowded_lessons_reads_the_sections_once(monkeypatch: pytest
         assert parsed.reading.notice is None
         costs.append(visits)
     assert 0 < costs[1] <= costs[0] * 5
+
+
+ONE_OF_MANY = b"""# Pitfalls
+
+> Known mistakes and the rules that prevent them.
+
+## DON'T: Delete files the user created
+
+- **Found:** 2026-03-14
+- **Context:** deleted an empty notes file as unused.
+- **Rule:** ask before deleting anything the user made.
+
+## DON'T: Rewrite a document without saying what changes
+
+- **Found:** 2026-03-14
+- **Context:** rewrote the guide without a summary.
+- **Rule:** summarise the planned changes first.
+
+## DON'T: Assume the architecture
+
+- **Found:** 2026-03-15
+- **Context:** wrote to a layer that had been removed.
+- **Rule:** read the current decisions first.
+"""
+
+UNIT_PIN = re.compile(r'pin entries = "([a-z0-9-]+)" in \.claude/gotchas\.toml')
+
+
+def test_a_file_titled_as_lessons_read_as_one_lesson_is_a_guess_and_its_pin_reads_the_lessons(
+    tmp_path: Path,
+) -> None:
+    """A file titled as lessons is seldom one lesson: read so, it says it guessed, and the pin
+    it names, written into a real config, lists the lessons inside it."""
+    parsed = record.parse(ONE_OF_MANY)
+    assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
+    notice = parsed.reading.notice or ""
+    assert "titled 'Pitfalls', is read as one lesson" in notice
+    pin = UNIT_PIN.search(notice)
+    assert pin is not None and pin[1] == "h2"
+    root = _project(tmp_path, ONE_OF_MANY, f'entries = "{pin[1]}"\n')
+    done = _run(root, tmp_path / "home", "list")
+    assert done.returncode == 0, done.stderr
+    listed = [line.split("\t")[1] for line in done.stdout.splitlines()]
+    assert listed == ["5-9", "11-15", "17-21"]
+    assert "guess" not in done.stdout + done.stderr
+
+
+def test_a_single_lesson_titled_as_one_lesson_says_nothing() -> None:
+    data = (
+        b"# Nested agent deadlock: a critical lesson\n\n## What happened\n\nThe agent waited on itself.\n\n"
+        b"## Fix\n\nRun the inner agent in its own process.\n"
+    )
+    parsed = record.parse(data)
+    assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
+    assert parsed.reading.notice is None

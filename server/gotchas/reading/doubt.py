@@ -339,6 +339,39 @@ def _empty_lesson(found: Reading, state: State) -> str | None:
     return None
 
 
+def _one_of_many(found: Reading, state: State) -> str | None:
+    """A file titled as lessons (``# Pitfalls``, ``# Mistake log``) read as one lesson: a log
+    holding one lesson so far, or lessons written in a shape the reading did not see."""
+    tops = state.tree.children
+    if found.kind != "single-lesson" or len(tops) != 1 or tops[0].heading is None:
+        return None
+    title = tops[0].title
+    if not vocabulary.names_lessons(title) or vocabulary.names_one_lesson(title):
+        return None
+    guess = f"the reading is a guess: the file, titled {title!r}, is read as one lesson; runner-up: "
+    kept = _outside_notes(tops[0])
+    if not kept:  # all of it under ``## Format`` or the like, which every pin leaves out
+        return guess + "the lessons inside it (no pin reads them under a section about the file)"
+    levels = Counter(s.level for s in kept if s is not tops[0])
+    kinds = {b.kind for s in kept for b in s.body}
+    unit = (
+        f"h{max(levels, key=lambda level: (levels[level], -level))}"
+        if levels
+        else "table-row" if "table" in kinds else "list" if "item" in kinds else "paragraph"
+    )
+    return guess + f'the lessons inside it; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
+
+
+def _outside_notes(section: Section) -> list[Section]:
+    """The section and its sub-sections, less those about the file (``## Format``) with theirs,
+    as a pin leaves them out; none when the section holds nothing else."""
+    out = [section]
+    for child in section.children:
+        if not vocabulary.about_recording(child.title):
+            out.extend(_outside_notes(child))
+    return out if len(out) > 1 or any(b.kind != "hr" for b in section.body) else []
+
+
 DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("entries of mixed shapes", _mixed),
     ("a sibling of the lessons section holds lessons too", _sibling_units),
@@ -348,6 +381,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a heading lesson without the fields its siblings share", _odd_fields),
     ("a lesson holding units that may be the lessons", _lessons_within),
     ("a short-titled lesson with next to nothing in it", _empty_lesson),
+    ("a file titled as lessons read as one lesson", _one_of_many),
 )
 
 
