@@ -22,6 +22,7 @@ from gotchas.reading.siblings import share_roles
 from gotchas.reading.state import State
 from gotchas.reading.text import (
     ENTRY_FIELD,
+    LESSON_LINK,
     LINKED_FILE,
     MARK,
     MD_REFERENCE,
@@ -565,11 +566,17 @@ class Reader(State):
 
     def links_only(self, body: Sequence[Block]) -> bool:
         """Two or more items, each only a link or opening with a file's name, and nothing else
-        but rules: references."""
+        but rules: references. One item linking into a folder of lessons is a catalog's line
+        too, and a section of those makes the file an index (``pointer``)."""
         body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         if not body or body[0].kind != "item" or not self.is_pointer_item(body[0]):
             return False  # most bodies: the first block is no pointer
-        return len(body) >= 2 and all(b.kind == "item" and self.is_pointer_item(b) for b in body)
+        if not all(b.kind == "item" and self.is_pointer_item(b) for b in body):
+            return False
+        lessons_elsewhere = all(LESSON_LINK.compiled.match(self.first_text(b)) for b in body)
+        if lessons_elsewhere:
+            self.pointer = True
+        return len(body) >= 2 or lessons_elsewhere
 
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,

@@ -26,6 +26,7 @@ from gotchas.reading.text import (
     DONE_MARKS,
     LABELLED,
     LEDGER_REF,
+    LESSON_LINK,
     LINK_ONLY,
     MARK,
     MEASURE,
@@ -219,9 +220,15 @@ class State:
         return block.kind == "html" and self.lines[block.start].lstrip().startswith("<!--")
 
     def is_pointer_item(self, block: Block) -> bool:
-        """A bare link (``is_link_item``), or an item opening with a file's own name
-        (``- `deploy.md` — the release steps``): a line of an index, not a lesson."""
-        return self.is_link_item(block) or NAMED_FILE.compiled.match(self.first_text(block)) is not None
+        """A bare link (``is_link_item``), an item opening with a file's own name (``- `deploy.md`
+        — the release steps``) or with a link into a folder of lessons (``- [Cache keys](lessons/
+        cache-keys.md) — …``): a line of an index, not a lesson."""
+        text = self.first_text(block)
+        return (
+            self.is_link_item(block)
+            or NAMED_FILE.compiled.match(text) is not None
+            or LESSON_LINK.compiled.match(text) is not None
+        )
 
     def is_field_item(self, block: Block) -> bool:
         """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its

@@ -36,6 +36,13 @@ _PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(
 NAMED_FILE = LazyPattern(
     r"^(?:\*\*|__)?(?:`[^`\s]+\.(?:md|mdc|txt)`|\[[^\]\s]+\.(?:md|mdc|txt)\]\([^)\s]+\))"
 )
+# an item opening with a link into a folder of lessons (``- [Cache keys](lessons/cache-keys.md) —
+# area:build``): a catalog's line pointing at a lesson kept in a file of its own
+LESSON_LINK = LazyPattern(
+    r"^(?:\*\*|__)?\[(?:`[^`]*`|[^\]`])+\]\((?:[^)\s]*/)?(?:lessons?|learnings?|gotchas|pitfalls|mistakes)/[^)\s]+\.mdc?"
+    r"(?:#[^)\s]*)?\)",
+    re.IGNORECASE,
+)
 LINKED_FILE = LazyPattern(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
 MD_REFERENCE = LazyPattern(r"[\w./-]+\.mdc?\b")
 TIMESTAMP_LEAD = LazyPattern(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
