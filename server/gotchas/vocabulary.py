@@ -99,7 +99,7 @@ _PLAN_LEAD = r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?"  # a plan's title may be numbered
 META_TITLES = (
     r"when\s+to\s+add",
     r"how\s+to\s+(?:add|write|use|contribute)",
-    r"adding\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)",
+    r"adding(?:\s+(?:or|and)\s+(?:updating|editing|removing))?\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)",
     r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
     r"entry\s+(?:format|template)",
     r"^(?:the\s+)?format$",
@@ -323,7 +323,7 @@ def names_one_lesson(title: str) -> bool:
 
 
 _META_HINTS = (
-    *("add", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
+    *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do"),
     *(
         "related",
