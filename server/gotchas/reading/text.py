@@ -30,7 +30,8 @@ LINK_ONLY = LazyPattern(r"^(?:\*\*|__)?\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)(?
 LEDGER_REF = LazyPattern(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
 # a bold label, code spans inside it kept whole (``**`/$count` needs `Accept: */*`.**``)
 BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
-_PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s+(?P<after>\S.*)$")
+# a full-width colon needs no space after it (``- 原因：…``)
+_PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*(?::\s+|：\s*)(?P<after>\S.*)$")
 # an item opening with a file's own name, in code or as a link's text (``- `deploy.md` — …``):
 # a line of an index of files, whatever it says of the file
 NAMED_FILE = LazyPattern(
