@@ -525,14 +525,15 @@ def is_meta(title: str) -> bool:
             return False
     elif not any(map(lowered.__contains__, _META_HINTS)):
         return False
-    if "`" in title:
+    quoted = title.count("`") // 2  # each code span is a word of the title's length
+    if quoted:
         title = _CODE.compiled.sub(" ", title)
     text = plain(title)
     if not _META.compiled.search(text):
         return False
     # a long title mentioning a template or a roadmap states a lesson about one; only how to add
     # to the file, or the file itself, is meta at any length
-    return len(text.split()) <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
+    return len(text.split()) + quoted <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
 
 
 _META_AT_LENGTH = LazyPattern(
