@@ -212,17 +212,6 @@ def _pinned_in(frame: Frame, title: str) -> bool:
     )
 
 
-_PROBLEM_FIELDS = frozenset(("problem", "issue", "symptom", "cause", "root cause", "mistake", "bug", "error"))
-
-
-def _problems_told(reader: Reader) -> bool:
-    """A problem's own label (``**Problem**:``, ``**Root cause:**``) opening three paragraphs or
-    items: a guide of the project does not tell what went wrong; lessons do."""
-    return any(
-        n >= 3 and vocabulary.field_name(label) in _PROBLEM_FIELDS for label, n in reader.labels.items()
-    )
-
-
 def _guide(reader: Reader, frame: Frame) -> Reading | None:
     """Sections about the project (setup, architecture, commands), none titled as lessons."""
     root = frame.root
@@ -231,7 +220,7 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
     tops = root.children
     guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.compiled.search(vocabulary.plain(s.title)))
     titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.compiled.search(root.title))
-    if guide >= 2 and (guide * 3 >= len(tops) or titled) and not _problems_told(reader):
+    if guide >= 2 and (guide * 3 >= len(tops) or titled):
         return Reading(
             "not-lessons", [], "a guide: its sections are about the project, none is titled as lessons"
         )
