@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
-from gotchas.reading.text import ENTRY_FIELD, MARK, lead_label
+from gotchas.reading.text import ENTRY_FIELD, MARK
 from gotchas.reading.tree import Section
 from gotchas.reading.units import unit_spans
 
@@ -55,20 +55,6 @@ def _own_fields(state: State, section: Section) -> bool:
     )
 
 
-def _fielded(state: State, spans: Sequence[Span]) -> bool:
-    """Three or more bullet lessons, each with sub-bullets of its own opening with a field
-    (``- Fix: …`` under ``- The clone is blocked.``): whole lessons, not one lesson's facts."""
-    count = 0
-    for span in spans:
-        for line in state.lines[span.start + 1 : span.end]:
-            if line[:1].isspace() and line.lstrip()[:2] in ("- ", "* ", "+ "):
-                found = lead_label(line.lstrip()[2:])
-                if found is not None and state.is_field_label(*found):
-                    count += 1
-                    break
-    return count >= 3 and count * 3 >= len(spans) * 2
-
-
 def _role(section: Section, spans: Sequence[Span]) -> str | None:
     if len(spans) == 1 and spans[0].kind == "heading" and spans[0].start == section.start:
         return "lesson"
@@ -92,12 +78,10 @@ def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, 
     for i, role in roles:
         if role == major:
             continue
-        child, spans = read[i]
+        child, _ = read[i]
         first = next(b for b in child.body if b.kind not in ("html", "hr"))
         if _own_fields(state, child) or MARK.compiled.match(state.lines[first.start]):
             continue
-        if major == "lesson" and _fielded(state, spans):
-            continue  # bullets that each carry their own fields are lessons, not one lesson's facts
         if major == "lesson":
             why = f"a lesson: {count} of its {len(roles)} sibling headings over a list alone are lessons"
             flips[i] = ([state.heading_span(child, why)], [])
