@@ -386,6 +386,8 @@ def numbers_entry(label: str) -> bool:
 # when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
 _REPORT_PARTS = re.compile(
     r"^(?:(?:[\w-]+\s+){0,3}(?:summary|rationale)|overview|conclusions?|"
+    # a summary in other languages (``Zusammenfassung``, ``最佳实践总结``, ``요약``)
+    r"(?:[\w-]+\s+)?(?:zusammenfassung|résumé|resumen|resumo|итоги|резюме)|\w{0,8}(?:总结|小结|まとめ|要約|요약)|"
     r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
     r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|"
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
