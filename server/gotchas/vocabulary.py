@@ -269,17 +269,15 @@ FIELD_WORDS = (
     "解決策",
     "状态",
     "规避",
-    "复现",
-    "状況",
 )
 FIELDS = frozenset(FIELD_WORDS)
 # This tool's own entry fields (``fields.KNOWN`` is the same set, checked by a test): named here
 # so that the reading, below the record model, needs nothing of it.
 _KEYS = "id tasks root-cause supersedes superseded-by red-herring-for diagnostic status ruled-out evidence"
 ENTRY_FIELD_KEYS = frozenset(_KEYS.split())
-# a cheap first test before the full one: a field heading starts with one of these words
 # A field named with a qualifier is that field: ``Key takeaway``, ``Suspected cause``.
 QUALIFIERS = frozenset("key main suspected possible likely actual temporary".split())
+# a cheap first test before the full one: a field heading starts with one of these words
 FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for", *QUALIFIERS])
 
 # A guide's own sections: their presence without any lessons section marks a pure guide.
