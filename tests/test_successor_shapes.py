@@ -351,6 +351,60 @@ LIST_SECTIONS = b"""# Lessons
 """
 
 
+# a heading over short field bullets reads as their group, and the file's other heading
+# lessons make it one lesson (``series.cousins_agree``); marked, it is one lesson by its mark,
+# and its vote among its list-only siblings must stay the group it read as, or the last
+# sibling (eight bullets) would be read as one lesson too
+VOTING_LEAF = b"""# Orchestrator lessons
+
+## 2026-06-17 - Agent design
+
+### Multi-agent coordination
+
+Agents share one status file; each writes only its own section.
+
+### Lifecycle
+
+Stop an agent before its window closes, or its last report is lost.
+
+### Quality checks
+
+A reviewer agent reads every diff before it is merged.
+
+## 2026-06-18 - Later session
+
+### Effective intervention
+
+- **Situation**: the developer was stuck on a key error for an hour
+- **Action**: sent a short note naming the log line to read
+- **Lesson**: point at evidence, not at the fix
+
+### Cross-window checks
+
+- **Discovery**: server logs can be watched while the developer works
+- **Application**: saw the key error clear before the developer did
+- **Value**: encouragement based on what actually happened
+- **Practice**: always check the windows next to the one at work
+
+### Documentation reminders
+
+- **Challenge**: developers skip notes when the fix works
+- **Solution**: send a reminder naming what to write down
+- **Impact**: the next session starts from the notes
+
+### Plan mode
+
+- **Feature**: plan mode starts with Shift+Tab twice
+- **Sequence**: hold Shift, press Tab, press Tab again
+- **Check**: the status line must say plan mode is on
+- **Implementation**: send the keys with a short pause between them
+- **Verification**: read the status line after each try
+- **Troubleshooting**: try again when the line does not change
+- **Correction**: the user fixed the key order once
+- **Use**: plan before any change across files
+"""
+
+
 def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Record, record.Record]:
     """Supersede ``target_id`` for a landed task through propose and apply: the record before
     and after."""
@@ -376,21 +430,30 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
 
 
 @pytest.mark.parametrize(
-    ("data", "kind", "targets", "entries"),
-    [(SHORT_GROUPS, "item", 6, 10), (LIST_SECTIONS, "heading", 3, 13)],
-    ids=["a-bullet-in-a-group-of-short-bullets", "a-heading-lesson-over-a-list"],
+    ("data", "kind", "targets", "entries", "pick"),
+    [
+        (SHORT_GROUPS, "item", 6, 10, 0),
+        (LIST_SECTIONS, "heading", 3, 13, 0),
+        (VOTING_LEAF, "heading", 5, 13, 3),
+    ],
+    ids=[
+        "a-bullet-in-a-group-of-short-bullets",
+        "a-heading-lesson-over-a-list",
+        "a-leaf-that-votes-as-a-group",
+    ],
 )
 def test_a_correction_does_not_change_how_sibling_sections_read(
-    tmp_path: Path, data: bytes, kind: str, targets: int, entries: int
+    tmp_path: Path, data: bytes, kind: str, targets: int, entries: int, pick: int
 ) -> None:
     """Siblings short of the two thirds that would make them agree: four heading lessons beside
-    three headings over short bullets (groups), or five category headings over bullets (groups)
-    beside three long claims over bullets (lessons). Correcting the first entry of the kind in
-    question adds a mark, a quote and a successor with entry fields; the siblings still read as
-    before, so the edit verifies and every other entry keeps its place."""
+    three headings over short bullets (groups), five category headings over bullets (groups)
+    beside three long claims over bullets (lessons), or a heading lesson whose short bullets
+    vote as a group among its siblings. Correcting an entry of the kind in question adds a mark,
+    a quote and a successor with entry fields; the siblings still read as before, so the edit
+    verifies and every other entry keeps its place."""
     before = record.parse(data)
     chosen = [e for e in before.entries if e.kind == kind]
     assert len(chosen) == targets and len(before.entries) == entries
-    old, new = _supersede(tmp_path, data, chosen[0].id)
+    old, new = _supersede(tmp_path, data, chosen[pick].id)
     assert {e.id for e in old.entries} < {e.id for e in new.entries}
     assert len(new.entries) == len(old.entries) + 1

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
+from gotchas.reading.leaf import leaf_evidence
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
@@ -27,10 +28,7 @@ from gotchas.reading.text import (
     MARK,
     MD_REFERENCE,
     NUMBERED_TITLE,
-    item_text,
     item_title,
-    lead_label,
-    opens_bold_sentence,
     title_of,
 )
 from gotchas.reading.titles import title_evidence
@@ -429,11 +427,6 @@ class Reader(State):
             out.extend(spans)
         return out
 
-    def names_field(self, block: Block) -> bool:
-        """An item led by a lesson's own field name (``- Fix: …``, ``- **Cause:** …``), not merely
-        by a label that recurs."""
-        found = lead_label(self.first_text(block))
-        return found is not None and found[1] and found[0] in vocabulary.FIELDS and self.is_field_item(block)
 
     def odd_groups(
         self, read: list[tuple[Section, list[Span]]], notes: Sequence[tuple[int, int, int, int]]
@@ -518,33 +511,8 @@ class Reader(State):
                     section, "a lesson: its own text carries entry fields (tasks:, root-cause:…)"
                 )
             ]
-        score, reasons = title_evidence(section.title)
-        if units:
-            kind = units[0].kind
-            if kind == "item":
-                _, others = lesson_items(self, body)
-                lists = {s.start for s in units}
-                lists = {b.list_id for b in body if b.kind == "item" and b.start in lists}
-                if any(b.kind == "item" and b.list_id in lists and self.names_field(b) for b in body):
-                    score -= 2.0
-                    reasons.append("its bullets are one lesson's facts beside its fields (Fix: …)")
-                if others:
-                    score -= 1.0
-                    reasons.append("its list follows or precedes prose of its own")
-                elif len(units) >= 2:
-                    score += 1.0
-                    reasons.append(f"its body is only a list of {len(units)} lessons")
-                else:
-                    score += 0.5
-                    reasons.append("its body is one lesson bullet")
-                stated = sum(opens_bold_sentence(item_text(self.lines[s.start])) for s in units)
-                if len(units) >= 3 and stated * 3 >= len(units) * 2:
-                    score += 1.5
-                    reasons.append("its bullets open with bold sentences, as lessons do")
-            else:
-                score += 1.0
-                reasons.append(f"its body is {len(units)} {plural(kind)}")
-        if units and score >= 1.5:
+        score, reasons = leaf_evidence(self, section, body, units)
+        if score >= 1.5:
             why = "a group: " + "; ".join(reasons)
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
             return [

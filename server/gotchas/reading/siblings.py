@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from gotchas.reading.leaf import marked, unmarked_role
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
 from gotchas.reading.text import ENTRY_FIELD, MARK
@@ -67,7 +68,12 @@ def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, 
     """Among three or more sibling headings over a list alone, at least two thirds read one
     way (groups of bullet lessons, or lessons of fact bullets): the others read that way too,
     unless one carries this tool's entry fields or opens with a red-herring mark."""
-    roles = [(i, _role(child, spans)) for i, (child, spans) in enumerate(read) if _list_only(state, child)]
+    roles = [
+        # a leaf this tool marked weighs as it read before the mark, which made it one lesson
+        (i, unmarked_role(state, child) if marked(state, child) else _role(child, spans))
+        for i, (child, spans) in enumerate(read)
+        if _list_only(state, child)
+    ]
     roles = [(i, role) for i, role in roles if role is not None]
     if len(roles) < 3:
         return read, added

@@ -1,0 +1,79 @@
+"""A leaf's role: is a heading over units (bullets, paragraphs, rows) their group, or one lesson
+whose units are its facts?
+
+The title's evidence (``titles``) and the body's shape are summed; 1.5 or more reads as a group.
+``sections`` reads every leaf so. ``siblings`` asks again for a leaf this tool has marked a red
+herring: the mark makes it one lesson, but its siblings must weigh it as it read before the
+mark, or a correction would change how they read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gotchas import vocabulary
+from gotchas.blockmap import Block
+from gotchas.reading.model import Span
+from gotchas.reading.state import State
+from gotchas.reading.text import MARK, item_text, lead_label, opens_bold_sentence
+from gotchas.reading.titles import title_evidence
+from gotchas.reading.tree import Section
+from gotchas.reading.units import lesson_items, plural, unit_spans
+
+GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
+
+
+def names_field(state: State, block: Block) -> bool:
+    """An item led by a lesson's own field name (``- Fix: …``, ``- **Cause:** …``), not merely
+    by a label that recurs."""
+    found = lead_label(state.first_text(block))
+    return found is not None and found[1] and found[0] in vocabulary.FIELDS and state.is_field_item(block)
+
+
+def leaf_evidence(
+    state: State, section: Section, body: Sequence[Block], units: Sequence[Span]
+) -> tuple[float, list[str]]:
+    """How much a leaf over ``units`` (at least one) reads as their group rather than as one
+    lesson, and why."""
+    score, reasons = title_evidence(section.title)
+    kind = units[0].kind
+    if kind != "item":
+        reasons.append(f"its body is {len(units)} {plural(kind)}")
+        return score + 1.0, reasons
+    _, others = lesson_items(state, body)
+    starts = {s.start for s in units}
+    lists = {b.list_id for b in body if b.kind == "item" and b.start in starts}
+    if any(b.kind == "item" and b.list_id in lists and names_field(state, b) for b in body):
+        score -= 2.0
+        reasons.append("its bullets are one lesson's facts beside its fields (Fix: …)")
+    if others:
+        score -= 1.0
+        reasons.append("its list follows or precedes prose of its own")
+    elif len(units) >= 2:
+        score += 1.0
+        reasons.append(f"its body is only a list of {len(units)} lessons")
+    else:
+        score += 0.5
+        reasons.append("its body is one lesson bullet")
+    stated = sum(opens_bold_sentence(item_text(state.lines[s.start])) for s in units)
+    if len(units) >= 3 and stated * 3 >= len(units) * 2:
+        score += 1.5
+        reasons.append("its bullets open with bold sentences, as lessons do")
+    return score, reasons
+
+
+def marked(state: State, section: Section) -> bool:
+    """A leaf this tool marked a red herring: a paragraph of its own opens with the mark."""
+    return any(b.kind == "paragraph" and MARK.compiled.match(state.lines[b.start]) for b in section.body)
+
+
+def unmarked_role(state: State, section: Section) -> str:
+    """``group`` or ``lesson``: how a marked leaf read before its mark, from its own content."""
+    content = state.own_content(section)
+    state.item_titles = False  # as a leaf weighs its units, untitled
+    try:
+        units = unit_spans(state, section, content, section.end, "") or []
+    finally:
+        state.item_titles = True
+    grouped = bool(units) and leaf_evidence(state, section, content, units)[0] >= GROUP
+    return "group" if grouped else "lesson"
