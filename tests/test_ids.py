@@ -104,3 +104,15 @@ def test_a_record_of_repeated_headings_reads_with_the_same_ids() -> None:
     read = [entry.id for entry in record.parse(data).entries]
     assert read == [value for value, _ in searched_from_two(drafts_of(titles))]
     assert len(set(read)) == len(read)
+
+
+def test_an_id_field_that_no_link_could_name_is_no_id() -> None:
+    """``id: 'server-components',`` in a code sample is not this lesson's id: a link could not
+    name it (a comma ends a link), so the lesson keeps its title's slug and can be superseded;
+    quotes or backticks around a plain id are markup."""
+    sample = b"# Lessons\n\n## Add a lesson to the list\n\nid: 'server-components',\ntitle: 'Server'\n"
+    read = record.parse(sample).entries
+    assert [(e.id, e.explicit_id) for e in read] == [("add-a-lesson-to-the-list", False)]
+    for written in (b"id: `G-7`", b"id: 'G-7'", b'id: "G-7"', b"id: G-7"):
+        data = b"# Lessons\n\n## Keys leak\n\n" + written + b"\n\nOne key per environment.\n"
+        assert [(e.id, e.explicit_id) for e in record.parse(data).entries] == [("G-7", True)]

@@ -62,12 +62,17 @@ def assign(
     return out
 
 
+# what an id may hold: the characters a ``supersedes:`` link can name (``link._LINK``) and no quote
+_ID_VALUE = re.compile(r"[^\s(),;'\"`]+")
+
+
 def explicit_id(fields: Sequence[Field]) -> str | None:
-    """The value of the first ``id:`` field, without markup around it."""
+    """The value of the first ``id:`` field, without markup or quotes around it; none when it
+    could not be named in a link (``id: 'server-components',`` in a code sample is no id)."""
     for field in fields:
         if field.key == "id":
-            value = field.value.strip("`*_ ")
-            return value or None
+            value = field.value.strip("`*_ '\"")
+            return value if _ID_VALUE.fullmatch(value) else None
     return None
 
 
