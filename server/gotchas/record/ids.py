@@ -62,8 +62,9 @@ def assign(
     return out
 
 
-# what an id may hold: the characters a ``supersedes:`` link can name (``link._LINK``) and no quote
-_ID_VALUE = re.compile(r"[^\s(),;'\"`]+")
+# an id holds no space, comma, parenthesis or quote: none of them can stand in a link's target
+# (``link._LINK``), and a quoted value with a comma after it is code, not an id
+_ID_VALUE = re.compile(r"[^\s(),'\"`]+")
 
 
 def explicit_id(fields: Sequence[Field]) -> str | None:
