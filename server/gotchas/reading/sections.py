@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.leaf import leaf_evidence
+from gotchas.reading.leaf import GROUP, leaf_evidence
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
@@ -427,7 +427,6 @@ class Reader(State):
             out.extend(spans)
         return out
 
-
     def odd_groups(
         self, read: list[tuple[Section, list[Span]]], notes: Sequence[tuple[int, int, int, int]]
     ) -> list[tuple[Section, list[Span]]]:
@@ -512,7 +511,7 @@ class Reader(State):
                 )
             ]
         score, reasons = leaf_evidence(self, section, body, units)
-        if score >= 1.5:
+        if score >= GROUP:
             why = "a group: " + "; ".join(reasons)
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
             return [
