@@ -54,12 +54,12 @@ def _form(title: str) -> re.Pattern[str] | None:
 _BRACKETS = re.compile(r"\[[^\[\]]{1,40}\]")
 
 
-def _template(reader: Reader, root: Section) -> tuple[int, str, Section, Section | None] | None:
+def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
     """The first fenced block whose first line is a heading written with placeholders
     (``<title>``, ``[Category]``, ``YYYY``), in a section that explains the log's form: its
-    level, its title, that section, and ``None``. A lesson quoting Markdown in its body shows no
-    form. Failing that, a heading of its own written with placeholders directly under a section
-    about the file (``## Format`` over ``### [DATE] — [SHORT TITLE]``), and that heading last."""
+    level, its title, and that section. A lesson quoting Markdown in its body shows no form.
+    Failing that, a heading of its own written with placeholders directly under a section about
+    the file (``## Format`` over ``### [DATE] — [SHORT TITLE]``)."""
     for section in walk(root):
         for block in section.body:
             if block.kind != "fence":
@@ -67,13 +67,13 @@ def _template(reader: Reader, root: Section) -> tuple[int, str, Section, Section
             first = next((line for line in reader.lines[block.start + 1 : block.end] if line.strip()), "")
             heading = _HEADING.match(first)
             if heading and _PLACEHOLDER.search(heading[2]) and _explains_form(section, root, len(heading[1])):
-                return len(heading[1]), heading[2].strip().rstrip("#").strip(), section, None
+                return len(heading[1]), heading[2].strip().rstrip("#").strip(), section
     for section in walk(root):
         if section is root or not vocabulary.is_meta(section.title):
             continue
         for child in section.children:
             if _PLACEHOLDER.search(child.title) and _form(child.title) is not None:
-                return child.level, child.title, section, child
+                return child.level, child.title, section
     return None
 
 
@@ -88,17 +88,15 @@ def _explains_form(section: Section, root: Section, level: int) -> bool:
     return len(prose) <= 2 and all(b.kind == "paragraph" for b in prose)
 
 
-def _at_level(root: Section, level: int, holder: Section, shown: Section | None, title: str) -> list[Section]:
+def _at_level(root: Section, level: int, holder: Section, written: re.Pattern[str] | None) -> list[Section]:
     """The sections of ``level``, not about the file itself, other than the template's own
     section and, when that section is about the file (``## Format``), its parts. Headings of
-    that level written in the template's definite form (dated, numbered) after the template, in
-    its section, are lessons appended below it; a template written as a heading (``shown``) is
-    not one."""
+    that level written in the template's definite form (dated, numbered), placeholders filled
+    in, are lessons appended below it in its section; the template itself, as a heading, is not."""
     found: list[Section] = []
     meta = holder is not root and vocabulary.is_meta(holder.title)
-    written = _form(title)
     for section in walk(root):
-        if section is holder or section is shown or section.level != level:
+        if section is holder or section.level != level:
             continue
         if vocabulary.is_meta(section.title):
             continue
@@ -122,9 +120,9 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
     found = _template(reader, root)
     if found is None:
         return None
-    level, title, holder, shown = found
-    sections = _at_level(root, level, holder, shown, title)
+    level, title, holder = found
     written = _form(title)
+    sections = _at_level(root, level, holder, written)
     # a template in the file's introduction or in a section about the file is the log's own;
     # one in a section of its own (``## Format for new entries``) counts where its form is
     # definite (dated, numbered, bracketed) and written below it, not to empty a file
