@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from gotchas import handshake, initialize
+from gotchas import handshake, initialize, outline
 from support.clients import RECORD_PATH, git, git_env, gotchas, make_scenario_repo, run_gotchas
 from support.project import LAST
 
@@ -51,9 +51,11 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     assert tree(root) == {}
     assert "merge.gotchas" not in git(root, "config", "--local", "--list")
 
+    assert json.loads(dry.stdout)["reading"] is None, "no record yet: nothing was read"
     done = run_gotchas(root, "init")
-    assert done.stdout.count("\n") == len(planned) + 1 and "changed .mcp.json" in done.stdout
-    assert done.stdout.splitlines()[-1] == initialize.NEXT
+    said = done.stdout.splitlines()
+    assert len(said) == len(planned) + 3 and "changed .mcp.json" in done.stdout
+    assert said[-3:] == ["read .claude/rules/gotchas.md: no lesson yet", outline.CHECK_IT, initialize.NEXT]
     assert (root / ".claude/rules/gotchas.md").read_text("utf-8").startswith("# Gotchas")
     server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
     assert server in (handshake.SERVER, handshake.installed_server())
@@ -75,7 +77,7 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
 
     before = tree(root)
     again = run_gotchas(root, "init")
-    assert again.stdout.splitlines() == ["nothing to change: already set up", initialize.NEXT]
+    assert again.stdout.splitlines() == ["nothing to change: already set up", *said[-3:]]
     assert tree(root) == before
 
 
@@ -216,3 +218,47 @@ def test_the_server_is_the_published_one_only_when_uvx_starts_it(root: Path, ans
     assert done.returncode == 0, done.stderr
     server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
     assert server == (handshake.SERVER if answers else handshake.installed_server())
+
+
+GUESSED = """# Gotchas
+
+## Docker
+
+- **Pin base images** - `latest` moves under you.
+- **Copy the lockfile first** - the cache survives source edits.
+
+## The CI runner has two cores and `-n 8` thrashes
+
+Use `-n 2` with pytest-xdist on the shared runners.
+"""
+
+
+def test_init_says_how_the_record_reads_and_when_that_is_a_guess(root: Path) -> None:
+    """A new user's first look: how many lessons, in what shape, the notice when the reading
+    is a guess (the same line ``gotchas list`` prints), and where to check and pin it."""
+    record = root / ".claude/rules/gotchas.md"
+    record.parent.mkdir(parents=True)
+    record.write_text(GUESSED, encoding="utf-8")
+    notice = run_gotchas(root, "list").stderr.strip().removeprefix("gotchas: ")
+    assert notice.startswith("the reading is a guess") and 'entries = "list"' in notice
+
+    done = run_gotchas(root, "init")
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.splitlines()
+    assert said[-4:] == [
+        "read .claude/rules/gotchas.md: 3 lessons (entries of mixed shapes) in 1 group, 1 part left out",
+        f"notice: {notice}",
+        outline.CHECK_IT,
+        initialize.NEXT,
+    ]
+    assert record.read_text("utf-8") == GUESSED, "init reads the record, never rewrites it"
+    view = json.loads(run_gotchas(root, "init", "--json").stdout)["reading"]
+    assert view == {"kind": "lessons", "unit": "mixed", "lessons": 3, "notice": notice}
+
+    (root / ".claude/gotchas.toml").write_text('entries = "list"\n', encoding="utf-8")
+    pinned = run_gotchas(root, "init").stdout.splitlines()
+    assert pinned[-3:] == [
+        "read .claude/rules/gotchas.md: 2 lessons (list items), as pinned",
+        outline.CHECK_IT,
+        initialize.NEXT,
+    ]

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from gotchas import reading
-from gotchas.reading import Note, Pin, Prior, Reading, Span, item_title
+from gotchas.reading import Note, Pin, Prior, Reading, Span, item_title, unit_name
+from gotchas.wording import counted
 
 if TYPE_CHECKING:
     from gotchas import blocks
@@ -60,6 +61,7 @@ __all__ = [
     "item_title",
     "pin_lines",
     "read",
+    "summary",
 ]
 
 
@@ -162,3 +164,28 @@ def text(decision: Decision) -> str:
         out.append("pin it in .claude/gotchas.toml:")
         out.extend(f"  {line}" for line in decision["pin"])
     return "\n".join(out)
+
+
+CHECK_IT = "check it: `gotchas outline` shows each part and why; a pin in .claude/gotchas.toml changes it"
+
+
+def summary(decision: Decision, record: str) -> list[str]:
+    """What a new user needs to trust the reading, in a few lines: how many lessons were found
+    and in what shape, the notice when it is a guess, and where to look and what to change.
+    The first look at a file the tool has not seen is where a wrong reading costs least."""
+    entries, unit = decision["entries"], decision["unit"]
+    if decision["kind"] == "single-lesson":
+        found = "one lesson: the whole file"
+    elif not entries:
+        found = "no lesson yet"
+    else:
+        found = counted(len(entries), "lesson") + (f" ({unit_name(unit)})" if unit else "")
+        if decision["groups"]:
+            found += " in " + counted(len(decision["groups"]), "group")
+    left = decision["left_out"]
+    found += f", {counted(len(left), 'part')} left out" if left and entries else ""
+    lines = [f"read {record}: {found}" + (", as pinned" if decision["pinned"] else "")]
+    if decision["notice"]:
+        lines.append(f"notice: {decision['notice']}")
+    lines.append(CHECK_IT)
+    return lines

@@ -6,10 +6,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import emit, say
 from gotchas.errors import GotchasError
+
+if TYPE_CHECKING:
+    from gotchas.outline import Decision
+    from gotchas.workspace import Workspace
 
 
 def add_merge_record(cmd: argparse.ArgumentParser) -> None:
@@ -45,20 +50,47 @@ def add_init(cmd: argparse.ArgumentParser) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from gotchas import initialize
+    from gotchas import initialize, outline
 
-    changes = initialize.run(workspace(args), dry_run=args.dry_run)
+    ws = workspace(args)
+    changes = initialize.run(ws, dry_run=args.dry_run)
     verb = "would change" if args.dry_run else "changed"
     lines = [f"{'kept' if c.kept else verb} {c.target}: {c.what}" for c in changes]
     if all(c.kept for c in changes):
         lines.append("nothing to change: already set up")
+    decision = _reading(ws)
+    if decision is not None:
+        lines.extend(outline.summary(decision, ws.default_record))
     lines.append(initialize.NEXT)
     view = {
         "dry_run": args.dry_run,
         "changes": [{"target": c.target, "what": c.what, "kept": c.kept} for c in changes],
+        "reading": None if decision is None else _reading_view(decision),
     }
     emit(view, args.json, "\n".join(lines))
     return 0
+
+
+def _reading(ws: Workspace) -> Decision | None:
+    """How the record reads, to show once set up; none when there is no record yet (a dry run)
+    or it cannot be read: setting up never fails on the reading."""
+    from gotchas import outline
+
+    try:
+        parsed = ws.load(ws.record_path())
+    except (OSError, GotchasError):
+        return None
+    assert parsed.reading is not None  # a record read from a file always has its reading
+    return outline.describe(parsed.reading, [e.id for e in parsed.entries])
+
+
+def _reading_view(decision: Decision) -> dict[str, object]:
+    return {
+        "kind": decision["kind"],
+        "unit": decision["unit"],
+        "lessons": len(decision["entries"]),
+        "notice": decision["notice"],
+    }
 
 
 def add_session_start(cmd: argparse.ArgumentParser) -> None:

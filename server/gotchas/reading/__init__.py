@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from gotchas.blockmap import Block
 from gotchas.reading.doubt import notice
 from gotchas.reading.files import read_file
-from gotchas.reading.model import NO_CHECKBOXES, UNITS, Leaves, Note, Pin, Prior, Reading, Span
+from gotchas.reading.model import NO_CHECKBOXES, UNITS, Leaves, Note, Pin, Prior, Reading, Span, unit_name
 from gotchas.reading.sections import Reader
 from gotchas.reading.successors import successors_tail, with_successors
 from gotchas.reading.text import MARK, item_text, item_title, lead_label, row_title
@@ -51,6 +51,7 @@ __all__ = [
     "row_title",
     "section_tree",
     "title_evidence",
+    "unit_name",
 ]
 
 

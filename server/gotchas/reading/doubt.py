@@ -17,23 +17,13 @@ from collections.abc import Callable, Iterator, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.model import Reading, Span, heading_runs, shape
+from gotchas.reading.model import Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import lead_label, opens_bold_sentence, title_form, words
 from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items
 
 _PINS = {"list-item": "list", "table-row": "table-row", "hr-block": "hr-block", "paragraph": "paragraph"}
-_NAMES = {
-    "list-item": "list items",
-    "table-row": "table rows",
-    "hr-block": "--- blocks",
-    "paragraph": "lead-in paragraphs",
-}
-
-
-def _name(unit: str) -> str:
-    return _NAMES.get(unit, f"{unit} headings")
 
 
 def _mixed(found: Reading, state: State) -> str | None:
@@ -47,11 +37,11 @@ def _mixed(found: Reading, state: State) -> str | None:
         s.kind == "heading" and vocabulary.names_one_lesson(s.title) for s in found.spans if shape(s) != top
     ):
         return None
-    parts = ", ".join(f"{n} {_name(u)}" for u, n in shapes.most_common())
+    parts = ", ".join(f"{n} {unit_name(u)}" for u, n in shapes.most_common())
     pin = _PINS.get(top, top)
     return (
         f"the reading is a guess: chose {len(found.spans)} entries of mixed shapes ({parts}); "
-        f"runner-up: the {count} {_name(top)} alone; "
+        f"runner-up: the {count} {unit_name(top)} alone; "
         f'to choose it, pin entries = "{pin}" in .claude/gotchas.toml'
     )
 
@@ -196,7 +186,7 @@ def _odd_title(found: Reading, state: State) -> str | None:
         if odd:
             more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
             return (
-                f"the reading is a guess: chose {len(run)} {_name(shape(odd[0]))}, most of them {usual}; "
+                f"the reading is a guess: chose {len(run)} {unit_name(shape(odd[0]))}, most of them {usual}; "
                 f"runner-up: {odd[0].title!r}{more}, written otherwise, is not a lesson; "
                 + _leave_out(odd, run, state)
             )

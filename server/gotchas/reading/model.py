@@ -172,6 +172,20 @@ def shape(span: Span) -> str:
     return _shape(span.kind, span.level)
 
 
+def unit_name(unit: str) -> str:
+    """A unit as a person counts it: ``h3 headings``, ``list items``, ``table rows``…"""
+    return _UNIT_NAMES.get(unit, f"{unit} headings")
+
+
+_UNIT_NAMES = {
+    "list-item": "list items",
+    "table-row": "table rows",
+    "hr-block": "--- blocks",
+    "paragraph": "lead-in paragraphs",
+    "mixed": "entries of mixed shapes",
+}
+
+
 def _shape(kind: str, level: int) -> str:
     if kind == "heading":
         return f"h{level}"
