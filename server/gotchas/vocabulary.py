@@ -498,6 +498,30 @@ def is_placeholder(text: str) -> bool:
     return bool(_PLACEHOLDER.compiled.match(plain(text).strip(" _*.")))
 
 
+# an instruction to add entries to this file: ``After every correction: add one line here.``,
+# ``добавить урок сюда``, ``ここに追記``, ``在此追加``; it names what is recorded
+_ASKS_TO_RECORD = LazyPattern(
+    r"\b(?:add|append|record|log|document)\b[^.\n]{0,50}?\b(?:here|to\s+this\s+file|in\s+this\s+file)\b|"
+    r"добав\w*[^.\n]{0,40}?сюда|сюда[^.\n]{0,20}?добав|ここに(?:追記|追加)|在此(?:追加|添加|记录)",
+    re.IGNORECASE,
+)
+_RECORDED = LazyPattern(
+    r"\b(?:mistakes?|corrections?|lessons?|learnings?|gotchas?|pitfalls?|problems?|bugs?|issues?|"
+    r"entry|entries|line|patterns?)\b|ошибк|урок|問題|教訓|ミス|问题|教训|错误|踩坑",
+    re.IGNORECASE,
+)
+
+
+def asks_to_record(text: str) -> bool:
+    """A short text telling the reader to add lessons to this file: a note on the file, never a
+    lesson. It names what is recorded and quotes no code: a lesson telling where code goes
+    (``add the prefix here in `.env` ``) stays a lesson."""
+    if len(text) > 300 or "`" in text:
+        return False
+    said = plain(text)
+    return bool(_ASKS_TO_RECORD.compiled.search(said)) and bool(_RECORDED.compiled.search(said))
+
+
 def is_report_part(title: str) -> bool:
     return bool(_REPORT_PARTS.match(_TITLE_LEAD.sub("", plain(title)).strip(" :.")))
 

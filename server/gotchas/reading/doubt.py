@@ -138,6 +138,7 @@ def _folded_bullets(found: Reading, state: State) -> str | None:
             and block.start < current.end
             and lists.get(current.start) == block.list_id
             and _labelled(state, block)
+            and not state.asks_to_record(block)  # a note on the file, read as nobody's field
         ):
             folded.append(current.title)
     if not folded or len(folded) * 4 > len(found.spans):

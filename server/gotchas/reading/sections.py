@@ -558,7 +558,11 @@ class Reader(State):
             return False
         # or one line wholly in parentheses where the lessons would be: ``- (append here as …)``
         one_line = not any(line.strip() for line in self.lines[lone.start + 1 : lone.end])
-        return vocabulary.is_placeholder(text) or (one_line and _ASIDE.match(text) is not None)
+        return (
+            vocabulary.is_placeholder(text)
+            or (one_line and _ASIDE.match(text) is not None)
+            or self.asks_to_record(lone)
+        )
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.

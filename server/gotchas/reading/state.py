@@ -176,6 +176,14 @@ class State:
             found = self._first_texts[block.start] = item_text(line) if block.kind == "item" else line.strip()
         return found
 
+    def asks_to_record(self, block: Block) -> bool:
+        """A short block telling the reader to add lessons here (``- After every correction: add
+        one line here.``): a note on the file, not a lesson."""
+        if block.end - block.start > 3:
+            return False
+        text = " ".join(line.strip() for line in self.lines[block.start : block.end])
+        return vocabulary.asks_to_record(text)
+
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson."""
         line = self.lines[block.start]

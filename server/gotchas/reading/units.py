@@ -51,7 +51,7 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
                 after_label = state.is_label_paragraph(block)
                 others.append(block)
             continue
-        if after_label or state.is_tick(block) or state.is_field_item(block):
+        if after_label or state.is_tick(block) or state.is_field_item(block) or state.asks_to_record(block):
             continue
         if open_title and not BOLD_LABEL.match(state.first_text(block)):
             continue  # the body of the title-only item before it
@@ -242,7 +242,8 @@ def item_unit(state: State, section: Section, body: Sequence[Block], end: int, w
 
 
 def hr_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
-    firsts = hr_blocks(body)
+    # a closing block that tells the reader to add lessons here is a note on the file
+    firsts = [b for b in hr_blocks(body) if not state.asks_to_record(b)]
     if not firsts:
         return None
     return state.spans_from("block", firsts, end, section, why or "a block between --- rules", body)
