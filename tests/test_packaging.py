@@ -182,6 +182,8 @@ def test_every_command_runs_from_the_core_wheel_alone(builds: Builds, tmp_path: 
     assert "ok" in gotchas("verify").stdout
     assert "ok" in gotchas("lint").stdout
     assert "would change" in gotchas("init", "--dry-run").stdout
+    pinned = json.loads(gotchas("pin", "h3", "--dry-run", "--json").stdout)
+    assert pinned["changes"] == ['entries = "h3": added'] and not pinned["written"], pinned
     gotchas("session-start")
     sides = [str(tmp_path / side) for side in ("base", "ours", "theirs")]
     gotchas("merge-record", *sides)

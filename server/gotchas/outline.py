@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from gotchas import reading
+from gotchas.quoting import toml_string
 from gotchas.reading import Note, Pin, Prior, Reading, Span, item_title, unit_name
 from gotchas.wording import counted
 
@@ -57,6 +58,7 @@ __all__ = [
     "Prior",
     "Reading",
     "Span",
+    "brief",
     "describe",
     "item_title",
     "pin_lines",
@@ -108,12 +110,8 @@ def pin_lines(found: Reading) -> list[str]:
         if pin == "list":
             lines.append("checkboxes = false")  # detection never reads a checkbox item as a lesson
     if found.kind == "lessons-section" and len(found.sections) == 1:
-        lines.append(f"lessons-section = {_toml_string(found.sections[0].title)}")
+        lines.append(f"lessons-section = {toml_string(found.sections[0].title)}")
     return lines
-
-
-def _toml_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def describe(found: Reading, ids: Sequence[str]) -> Decision:
@@ -169,7 +167,7 @@ def text(decision: Decision) -> str:
 CHECK_IT = "check it: `gotchas outline` shows each part and why; a pin in .claude/gotchas.toml changes it"
 
 
-def summary(decision: Decision, record: str) -> list[str]:
+def summary(decision: Decision, record: str, *, hint: bool = True) -> list[str]:
     """What a new user needs to trust the reading, in a few lines: how many lessons were found
     and in what shape, the notice when it is a guess, and where to look and what to change.
     The first look at a file the tool has not seen is where a wrong reading costs least."""
@@ -187,5 +185,16 @@ def summary(decision: Decision, record: str) -> list[str]:
     lines = [f"read {record}: {found}" + (", as pinned" if decision["pinned"] else "")]
     if decision["notice"]:
         lines.append(f"notice: {decision['notice']}")
-    lines.append(CHECK_IT)
+    if hint:
+        lines.append(CHECK_IT)
     return lines
+
+
+def brief(decision: Decision) -> dict[str, object]:
+    """The reading in a few fields, for ``--json``: kind, unit, how many lessons, the notice."""
+    return {
+        "kind": decision["kind"],
+        "unit": decision["unit"],
+        "lessons": len(decision["entries"]),
+        "notice": decision["notice"],
+    }

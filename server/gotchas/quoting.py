@@ -1,4 +1,4 @@
-"""Lesson text shown as data: a code fence the text inside cannot close.
+"""Lesson text shown as data: a code fence the text inside cannot close, and a TOML string.
 
 A CommonMark fence closes on a line of at least as many of its characters, indented up to
 three spaces and followed only by spaces — so the only safe fence is longer than every
@@ -23,3 +23,12 @@ def quoted(text: str, info: str = "markdown") -> str:
     """``text`` inside a fence it cannot close, labelled with ``info``."""
     fence = fence_for(text)
     return f"{fence}{info}\n{text}\n{fence}"
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: quotes and backslashes escaped, control characters as
+    ``\\uXXXX`` (a section title is the repository's text, written into the project's config)."""
+    out = "".join(
+        "\\" + c if c in '"\\' else f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text
+    )
+    return f'"{out}"'

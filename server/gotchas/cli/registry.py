@@ -36,6 +36,7 @@ _CHECK = "check the record's links and fields: one `path:line:col: severity code
 REGISTRY = (
     Command("list", _LISTING, "list lessons: id, lines, tasks, state and title"),
     Command("outline", _LISTING, "show how the record was read: unit, sections, entries, left out"),
+    Command("pin", "gotchas.cli.pin", "choose the reading by hand in .claude/gotchas.toml; shows the reading before and after"),  # noqa: E501
     Command("show", _LISTING, "show one lesson in full"),
     Command("check-hold", _HOLDS, "evaluate a hold (exit 0 released, 3 held, 4 unsatisfiable, 5 unknown)"),
     Command("task", _HOLDS, "record or show a task's state in the ledger"),

@@ -65,7 +65,7 @@ def run_init(args: argparse.Namespace) -> int:
     view = {
         "dry_run": args.dry_run,
         "changes": [{"target": c.target, "what": c.what, "kept": c.kept} for c in changes],
-        "reading": None if decision is None else _reading_view(decision),
+        "reading": None if decision is None else outline.brief(decision),
     }
     emit(view, args.json, "\n".join(lines))
     return 0
@@ -82,15 +82,6 @@ def _reading(ws: Workspace) -> Decision | None:
         return None
     assert parsed.reading is not None  # a record read from a file always has its reading
     return outline.describe(parsed.reading, [e.id for e in parsed.entries])
-
-
-def _reading_view(decision: Decision) -> dict[str, object]:
-    return {
-        "kind": decision["kind"],
-        "unit": decision["unit"],
-        "lessons": len(decision["entries"]),
-        "notice": decision["notice"],
-    }
 
 
 def add_session_start(cmd: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
+from gotchas.quoting import toml_string
 from gotchas.reading.model import Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import lead_label, opens_bold_sentence, title_form, words
@@ -152,16 +153,7 @@ def _folded_bullets(found: Reading, state: State) -> str | None:
 
 def _pin_section(title: str, unit: str) -> str:
     """The section pin that reads ``title`` as ``unit``, as a line of ``[sections]``."""
-    return f'pin [sections] {_toml_string(" ".join(title.split()))} = "{unit}" in .claude/gotchas.toml'
-
-
-def _toml_string(text: str) -> str:
-    """``text`` as a TOML basic string: quotes and backslashes escaped, control characters as
-    ``\\uXXXX`` (a title is the repository's text)."""
-    out = "".join(
-        "\\" + c if c in '"\\' else f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text
-    )
-    return f'"{out}"'
+    return f'pin [sections] {toml_string(" ".join(title.split()))} = "{unit}" in .claude/gotchas.toml'
 
 
 def _edges_and_sample(run: list[Span]) -> tuple[list[Span], list[Span]]:

@@ -1,0 +1,166 @@
+"""``gotchas pin``: the pin a notice names, written with one command. The edit keeps every
+other byte of ``.claude/gotchas.toml``, refuses a form it cannot edit line by line, and the
+command shows the reading before and after (real processes, real repositories)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from gotchas import pin
+from gotchas.errors import ConfigError
+from support.clients import git, gotchas, run_gotchas
+
+GUESSED = """# Gotchas
+
+## Docker
+
+- **Pin base images** - `latest` moves under you.
+- **Copy the lockfile first** - the cache survives source edits.
+
+## The CI runner has two cores and `-n 8` thrashes
+
+Use `-n 2` with pytest-xdist on the shared runners.
+"""
+
+KEPT = """# the project's settings: comments, tables and spacing stay as they are
+record = ".claude/rules/gotchas.md"   # where the lessons live
+
+[tasks]
+keys = ["ABC"]
+"""
+
+
+def test_setting_the_files_unit_adds_one_line_and_keeps_every_other_byte() -> None:
+    after, said = pin.edit(KEPT, "list")
+    line = "   # where the lessons live\n"
+    assert after == KEPT.replace(line, line + 'entries = "list"\n')
+    assert said == ['entries = "list": added']
+    again, said = pin.edit(after, "h3")
+    assert again == after.replace('entries = "list"', 'entries = "h3"') and said == [
+        'entries = "list" → entries = "h3"'
+    ]
+    cleared, said = pin.edit(again, None)
+    assert cleared == KEPT and said == ['entries = "h3": removed']
+
+
+def test_a_section_row_goes_into_the_sections_table_or_a_new_one() -> None:
+    after, _ = pin.edit(KEPT, "none", 'Architecture "decisions"')
+    assert after == KEPT + '\n[sections]\n"Architecture \\"decisions\\"" = "none"\n'
+    assert tomllib.loads(after)["sections"] == {'Architecture "decisions"': "none"}
+    more, _ = pin.edit(after, "h3", "What went wrong")
+    assert more == after + '"What went wrong" = "h3"\n'
+    table_first = '[sections]\n"Old" = "list"\n\n[lint]\nignore = ["G101"]\n'
+    between, _ = pin.edit(table_first, "none", "New")
+    assert between == '[sections]\n"Old" = "list"\n"New" = "none"\n\n[lint]\nignore = ["G101"]\n'
+    gone, said = pin.edit(between, None, "Old")
+    assert gone == '[sections]\n"New" = "none"\n\n[lint]\nignore = ["G101"]\n'
+    assert said == ['"Old" = "list": removed']
+
+
+def test_line_endings_and_a_missing_final_newline_survive() -> None:
+    crlf = 'record = "x.md"\r\n\r\n[tasks]\r\nkeys = ["ABC"]\r\n'
+    after, _ = pin.edit(crlf, "h2")
+    assert after == 'record = "x.md"\r\nentries = "h2"\r\n\r\n[tasks]\r\nkeys = ["ABC"]\r\n'
+    unterminated = 'entries = "h2"'
+    assert pin.edit(unterminated, "none")[0] == 'entries = "none"'
+
+
+def test_a_unit_other_than_list_drops_checkboxes_which_only_a_list_takes() -> None:
+    after, said = pin.edit('entries = "list"\ncheckboxes = false\n', "h2")
+    assert after == 'entries = "h2"\n' and said[-1] == "checkboxes = false: removed"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['sections = { "Old" = "list" }\n', 'sections."Old" = "list"\n', "entries = [broken\n"],
+)
+def test_a_form_it_cannot_edit_line_by_line_is_refused(text: str) -> None:
+    with pytest.raises(ConfigError, match="nothing was written"):
+        pin.edit(text, "none", "New")
+
+
+def _project(tmp_path: Path, record: str) -> Path:
+    root = tmp_path / "project"
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".claude" / "rules" / "gotchas.md").write_text(record, encoding="utf-8")
+    (tmp_path / "home").mkdir()
+    git(root, "init", "-q", "-b", "main")
+    return root
+
+
+def test_the_pin_the_notice_names_written_with_one_command_chooses_the_runner_up(tmp_path: Path) -> None:
+    root = _project(tmp_path, GUESSED)
+    notice = gotchas(root, "list").stderr
+    assert 'pin entries = "list"' in notice
+
+    dry = run_gotchas(root, "pin", "list", "--dry-run")
+    assert not (root / ".claude" / "gotchas.toml").exists(), "a dry run writes nothing"
+    assert dry.stdout.splitlines() == [
+        'would change .claude/gotchas.toml: entries = "list": added',
+        "before: read .claude/rules/gotchas.md: 3 lessons (entries of mixed shapes) in 1 group, "
+        "1 part left out",
+        f"before: notice: {notice.strip().removeprefix('gotchas: ')}",
+        "after: read .claude/rules/gotchas.md: 2 lessons (list items), as pinned",
+    ]
+
+    done = json.loads(run_gotchas(root, "pin", "list", "--json").stdout)
+    assert done["written"]
+    assert done["after"] == {"kind": "lessons", "unit": "list-item", "lessons": 2, "notice": None}
+    assert (root / ".claude" / "gotchas.toml").read_text("utf-8") == 'entries = "list"\n'
+    listed = run_gotchas(root, "list")
+    assert "guess" not in listed.stderr and "two cores" not in listed.stdout
+
+    run_gotchas(root, "pin", "--clear")
+    assert (root / ".claude" / "gotchas.toml").read_text("utf-8") == ""
+    assert "guess" in gotchas(root, "list").stderr
+
+
+def test_a_section_pin_leaves_a_section_out(tmp_path: Path) -> None:
+    root = _project(tmp_path, GUESSED)
+    done = run_gotchas(root, "pin", "--section", "The CI runner has two cores and `-n 8` thrashes", "none")
+    after = done.stdout.splitlines()[-1]
+    assert after.startswith("after: read .claude/rules/gotchas.md: 2 lessons (list items)")
+    assert "two cores" not in run_gotchas(root, "list").stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["pin", "bogus"], 2),
+        (["pin"], 2),
+        (["pin", "list", "--clear"], 2),
+        (["pin", "--section", "Docker", "sideways"], 2),
+    ],
+)
+def test_bad_input_is_refused_and_nothing_is_written(tmp_path: Path, argv: list[str], code: int) -> None:
+    root = _project(tmp_path, GUESSED)
+    (root / ".claude" / "gotchas.toml").write_text("# mine\n", encoding="utf-8")
+    done = gotchas(root, *argv)
+    assert done.returncode == code and done.stderr.strip()
+    assert (root / ".claude" / "gotchas.toml").read_text("utf-8") == "# mine\n"
+
+
+def test_a_config_in_a_form_it_cannot_edit_is_left_as_it_was(tmp_path: Path) -> None:
+    root = _project(tmp_path, GUESSED)
+    config = root / ".claude" / "gotchas.toml"
+    config.write_text('sections = { "Docker" = "list" }\n', encoding="utf-8")
+    done = gotchas(root, "pin", "--section", "Other", "none")
+    assert done.returncode == 1 and "edit it by hand" in done.stderr
+    assert config.read_text("utf-8") == 'sections = { "Docker" = "list" }\n'
+
+
+def test_a_symlinked_config_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    """The repository is hostile: a config that links elsewhere is never written through."""
+    root = _project(tmp_path, GUESSED)
+    outside = tmp_path / "outside.toml"
+    outside.write_text("# not the project's\n", encoding="utf-8")
+    os.symlink(outside, root / ".claude" / "gotchas.toml")
+    done = gotchas(root, "pin", "list")
+    assert done.returncode != 0 and "symlink" in done.stderr
+    assert outside.read_text("utf-8") == "# not the project's\n"
+    assert (root / ".claude" / "gotchas.toml").is_symlink()
