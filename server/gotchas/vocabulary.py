@@ -586,8 +586,8 @@ def field_of(base: str) -> str:
     """The field a label's ``field_base`` names, qualified or not; itself when it names none."""
     if base in FIELDS:
         return base
-    if "/" in base:
-        for part in base.split("/"):
+    if "/" in base and all(len(part.split()) <= 3 for part in base.split("/")):
+        for part in base.split("/"):  # ``Problem / Symptom``; not a sentence naming `a/b/category`
             if part.strip() in FIELDS:
                 return part.strip()
     words = base.split()
