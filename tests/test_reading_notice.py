@@ -544,3 +544,48 @@ def test_a_single_lesson_titled_as_one_lesson_says_nothing() -> None:
     parsed = record.parse(data)
     assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
     assert parsed.reading.notice is None
+
+
+GUIDE_WITH_PROBLEMS = b"""# Shopfront
+
+A storefront and its order API.
+
+## Tech stack
+
+- Next.js 15, Postgres 16
+
+## Commands
+
+- `pnpm dev` starts everything
+
+## Anti-patterns
+
+- Changing `NEXT_PUBLIC_*` variables without rebuilding the web image: they are baked in.
+- Running `docker compose up -d` without `--no-deps` in production restarts the database.
+"""
+
+
+def test_a_guide_read_as_holding_none_beside_a_section_of_problems_is_a_guess(tmp_path: Path) -> None:
+    """A guide read as holding no lessons, with a section titled as problems in words the
+    lessons vocabulary leaves out: it says so, and the pin it names, written by `gotchas pin`,
+    lists that section's bullets."""
+    parsed = record.parse(GUIDE_WITH_PROBLEMS)
+    assert parsed.reading is not None and parsed.reading.kind == "not-lessons" and not parsed.entries
+    notice = parsed.reading.notice or ""
+    assert "'Anti-patterns' is titled as problems met" in notice
+    pin = PIN.search(notice)
+    assert pin is not None and pin[1] == '"Anti-patterns"' and pin[2] == "list"
+    root = _project(tmp_path, GUIDE_WITH_PROBLEMS)
+    pinned = _run(root, tmp_path / "home", "pin", "--section", "Anti-patterns", pin[2])
+    assert pinned.returncode == 0, pinned.stderr
+    done = _run(root, tmp_path / "home", "list")
+    assert done.returncode == 0, done.stderr
+    assert [line.split("\t")[1] for line in done.stdout.splitlines()] == ["15", "16"]
+    assert "guess" not in done.stdout + done.stderr
+
+
+def test_a_guide_without_a_section_of_problems_says_nothing() -> None:
+    plain = GUIDE_WITH_PROBLEMS.replace(b"## Anti-patterns", b"## Deployment")
+    parsed = record.parse(plain)
+    assert parsed.reading is not None and parsed.reading.kind == "not-lessons"
+    assert parsed.reading.notice is None

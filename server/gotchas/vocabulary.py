@@ -368,6 +368,19 @@ _META_HINTS = (
 )
 
 
+# problems met, in words the lessons vocabulary leaves out (``Anti-Patterns``, ``Common errors``):
+# a section so titled may hold lessons, though it is no sure sign of them
+_PROBLEMS = LazyPattern(
+    r"(?<![\w-])(?:anti-?patterns?|errors?|problems?|issues?|warnings?|don'?ts|bugs?)(?![\w-])|"
+    r"错误|エラー|문제|問題|问题",
+    re.IGNORECASE,
+)
+
+
+def names_problems(title: str) -> bool:
+    return bool(_PROBLEMS.compiled.search(plain(title)))
+
+
 def names_no_lessons(title: str) -> bool:
     """A document title such as ``Changelog``, ``TODO``, ``Glossary`` or ``ADR-007: …``."""
     return bool(_NOT_LESSONS.match(plain(title).strip(" :.")))

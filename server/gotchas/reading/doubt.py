@@ -335,14 +335,39 @@ def _one_of_many(found: Reading, state: State) -> str | None:
     kept = _outside_notes(tops[0])
     if not kept:  # all of it under ``## Format`` or the like, which every pin leaves out
         return guess + "the lessons inside it (no pin reads them under a section about the file)"
-    levels = Counter(s.level for s in kept if s is not tops[0])
-    kinds = {b.kind for s in kept for b in s.body}
-    unit = (
-        f"h{max(levels, key=lambda level: (levels[level], -level))}"
-        if levels
-        else "table-row" if "table" in kinds else "list" if "item" in kinds else "paragraph"
-    )
+    unit = _unit_within(kept, tops[0])
     return guess + f'the lessons inside it; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
+
+
+def _unit_within(sections: Sequence[Section], own: Section) -> str:
+    """The unit a pin would read in ``sections`` (``own`` and its parts): the heading level
+    found most under ``own``, else table rows, bullets or paragraphs."""
+    levels = Counter(s.level for s in sections if s is not own)
+    kinds = {b.kind for s in sections for b in s.body}
+    if levels:
+        return f"h{max(levels, key=lambda level: (levels[level], -level))}"
+    return "table-row" if "table" in kinds else "list" if "item" in kinds else "paragraph"
+
+
+def _problems_unread(found: Reading, state: State) -> str | None:
+    """A file read as holding no lessons, one of whose sections is titled as problems met
+    (``## Anti-Patterns``, ``## Common errors``) in words the lessons vocabulary leaves out:
+    that section may hold the lessons."""
+    if found.kind != "not-lessons":
+        return None
+    tops = state.tree.children
+    document = tops[0] if len(tops) == 1 and tops[0].heading is not None else None
+    for section in walk(state.tree):
+        if section.heading is None or section is document:
+            continue
+        if vocabulary.names_problems(section.title) and not vocabulary.names_lessons(section.title):
+            unit = _unit_within(list(walk(section)), section)
+            return (
+                f"the reading is a guess: the file is read as holding no lessons, but {section.title!r} is "
+                "titled as problems met; runner-up: its entries are lessons; to choose it, "
+                + _pin_section(section.title, unit)
+            )
+    return None
 
 
 def _outside_notes(section: Section) -> list[Section]:
@@ -365,6 +390,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a lesson holding units that may be the lessons", _lessons_within),
     ("a short-titled lesson with next to nothing in it", _empty_lesson),
     ("a file titled as lessons read as one lesson", _one_of_many),
+    ("a file read as holding none, with a section titled as problems", _problems_unread),
 )
 
 
