@@ -213,6 +213,34 @@ def test_a_section_pinned_auto_is_read_by_detection(tmp_path: Path) -> None:
     assert "Retries doubled charges" in titles and "What went wrong" not in titles
 
 
+GUIDE = """# Shopfront
+
+## Tech stack
+
+- Next.js 15, Postgres 16
+
+## Commands
+
+- `pnpm dev` starts everything
+
+## Anti-patterns
+
+- Changing `NEXT_PUBLIC_*` variables without rebuilding the web image: they are baked in.
+- Running `docker compose up -d` without `--no-deps` in production restarts the database.
+"""
+
+
+def test_a_section_pinned_auto_in_a_guide_is_read_by_detection(tmp_path: Path) -> None:
+    """A guide reads as holding no lessons; a section pinned ``auto`` is read as its lessons
+    section would be, though its title names none."""
+    assert _titles(GUIDE, None) == []
+    pin = _config(tmp_path, '[sections]\n"Anti-patterns" = "auto"\n')
+    assert _titles(GUIDE, pin) == [
+        "Changing `NEXT_PUBLIC_*` variables without rebuilding the web image: they are baked in.",
+        "Running `docker compose up -d` without `--no-deps` in production restarts the database.",
+    ]
+
+
 @pytest.mark.parametrize(
     "text",
     ['[sections]\n"What went wrong" = "h9"\n', '[sections]\n"" = "h3"\n', 'sections = "h3"\n'],

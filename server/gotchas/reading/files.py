@@ -202,14 +202,12 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
 
 
 def _pinned_in(frame: Frame, title: str) -> bool:
-    """A section the pin gives a unit of lessons (not ``none`` or ``auto``): a lessons section."""
+    """A section the pin gives a unit of lessons, or reads by detection (``auto``): a lessons
+    section, though its title names none (``"Anti-patterns" = "auto"`` in a guide)."""
     if frame.pin is None:
         return False
     plain = vocabulary.plain(title).lower()
-    return any(
-        unit not in ("none", "auto") and vocabulary.plain(t).lower() in plain
-        for t, unit in frame.pin.sections
-    )
+    return any(unit != "none" and vocabulary.plain(t).lower() in plain for t, unit in frame.pin.sections)
 
 
 def _guide(reader: Reader, frame: Frame) -> Reading | None:
