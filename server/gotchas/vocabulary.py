@@ -528,11 +528,17 @@ _RECORDED = LazyPattern(
 )
 
 
+_RECORD_HINTS = ("here", "this file", "сюда", "ここに", "在此")
+
+
 def asks_to_record(text: str) -> bool:
     """A short text telling the reader to add lessons to this file: a note on the file, never a
     lesson. It names what is recorded and quotes no code: a lesson telling where code goes
     (``add the prefix here in `.env` ``) stays a lesson."""
     if len(text) > 300 or "`" in text:
+        return False
+    lowered = text.lower()  # most texts name none of these: the patterns are not tried
+    if not any(hint in lowered for hint in _RECORD_HINTS):
         return False
     said = plain(text)
     return bool(_ASKS_TO_RECORD.compiled.search(said)) and bool(_RECORDED.compiled.search(said))
