@@ -86,6 +86,16 @@ LESSONS_CJK = (
     "常见问题",
     "注意事项",
     "易错",
+    # Korean: precautions, pitfalls, mistakes, patterns often got wrong, known issues
+    "주의사항",
+    "주의 사항",
+    "작업 시 주의",
+    "함정",
+    "실수",
+    "자주 틀리는",
+    "알려진 문제",
+    "알려진 이슈",
+    "트러블슈팅",
 )
 _LESSONS = re.compile(
     r"(?<![\w-])(?:" + "|".join(LESSONS_WORDS) + r")(?![\w-])|" + "|".join(LESSONS_CJK),

@@ -95,10 +95,15 @@ def _at_level(root: Section, level: int, holder: Section, written: re.Pattern[st
     in, are lessons appended below it in its section; the template itself, as a heading, is not."""
     found: list[Section] = []
     meta = holder is not root and vocabulary.is_meta(holder.title)
+    # sections about the file or plans (``## Next steps``) other than the template's own: what
+    # they hold is theirs, not lessons (``### Rules to add`` under ``## Future improvements``)
+    asides = [s for s in walk(root) if s is not root and s is not holder and vocabulary.is_meta(s.title)]
     for section in walk(root):
         if section is holder or section.level != level:
             continue
         if vocabulary.is_meta(section.title):
+            continue
+        if any(aside.start < section.start < aside.end for aside in asides):
             continue
         inside = meta and holder.start < section.start < holder.end
         if inside and not _appended(section.title, written):
