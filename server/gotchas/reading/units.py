@@ -244,7 +244,7 @@ def item_unit(state: State, section: Section, body: Sequence[Block], end: int, w
 def hr_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
     # a closing block that tells the reader to add lessons here is a note on the file
     firsts = [b for b in hr_blocks(body) if not state.asks_to_record(b)]
-    if not firsts:
+    if len(firsts) < 2:  # one block left between the rules is the body's text, not a series
         return None
     return state.spans_from("block", firsts, end, section, why or "a block between --- rules", body)
 
