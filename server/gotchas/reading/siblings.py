@@ -148,8 +148,47 @@ def _replace(
     return out_read, out_added
 
 
+def _table_only(section: Section) -> bool:
+    """A leaf whose body is one table and nothing else (rules and comments aside)."""
+    if section.children:
+        return False
+    kinds = [b.kind for b in section.body if b.kind not in ("html", "hr")]
+    return kinds == ["table"]
+
+
+def _table_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
+    """Sibling headings over a table alone, at least as many of them read as groups of row
+    lessons as read as one lesson: the others are groups of their rows too (``## Git
+    operations — preserving work`` over the same Issue | Solution table as its sibling)."""
+    tables = [
+        (i, child, spans)
+        for i, (child, spans) in enumerate(read)
+        if _table_only(child) and not state.data_table(next(b for b in child.body if b.kind == "table"))
+    ]  # a heading over measurements (a number in every row) is a lesson of its own kind
+    groups = [i for i, child, spans in tables if spans and all(s.kind == "row" for s in spans)]
+    lessons = [i for i, child, spans in tables if _role(child, spans) == "lesson"]
+    if not groups or not lessons or len(groups) < len(lessons):
+        return read, added
+    flips: dict[int, tuple[list[Span], list[Note]]] = {}
+    for i in lessons:
+        child, _ = read[i]
+        if _own_fields(state, child):
+            continue
+        table = next(b for b in child.body if b.kind == "table")
+        why = f"a group: {len(groups)} of its sibling headings over a table alone are groups of rows"
+        rows = state.row_spans(table, child, f"a lesson in the group {child.title!r}")
+        if rows:
+            flips[i] = (rows, [Note(child.start, child.body_start, "group", child.title, why)])
+    if not flips:
+        return read, added
+    return _replace(state, read, added, flips)
+
+
 # (name, rule), each applied in turn to the children as the previous one left them
-SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (("list sections agree", _list_sections_agree),)
+SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (
+    ("list sections agree", _list_sections_agree),
+    ("table sections agree", _table_sections_agree),
+)
 
 
 def share_roles(state: State, read: Read, added: Added) -> tuple[Read, Added]:
