@@ -4,8 +4,8 @@ A reader who has seen four ``## Topic`` sections each holding a list of lessons 
 fifth, also a heading over nothing but a list, as a fifth group, whatever its title says
 (``## Askama 0.14``, ``## Column names`` with one ``**Fix:**`` bullet among plain facts);
 and among headings over a few fact bullets read as lessons, one more such heading is a
-lesson too. The title and the bullets' labels weigh one section at a time; the siblings'
-shape weighs the file. ``SIBLING_RULES`` holds the rules as (name, rule) rows; each gets the
+lesson too; headings over the same kind of table alone are groups of its rows alike. The
+title and the bullets' labels weigh one section at a time; the siblings' shape weighs the file. ``SIBLING_RULES`` holds the rules as (name, rule) rows; each gets the
 children as read with the notes each added, and returns them read again.
 """
 
