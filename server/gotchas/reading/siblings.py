@@ -5,8 +5,9 @@ fifth, also a heading over nothing but a list, as a fifth group, whatever its ti
 (``## Askama 0.14``, ``## Column names`` with one ``**Fix:**`` bullet among plain facts);
 and among headings over a few fact bullets read as lessons, one more such heading is a
 lesson too; headings over the same kind of table alone are groups of its rows alike. The
-title and the bullets' labels weigh one section at a time; the siblings' shape weighs the file. ``SIBLING_RULES`` holds the rules as (name, rule) rows; each gets the
-children as read with the notes each added, and returns them read again.
+title and the bullets' labels weigh one section at a time; the siblings' shape weighs the
+file. ``SIBLING_RULES`` holds the rules as (name, rule) rows; each gets the children as read
+with the notes each added, and returns them read again.
 """
 
 from __future__ import annotations
