@@ -59,7 +59,21 @@ def test_a_section_row_goes_into_the_sections_table_or_a_new_one() -> None:
     assert between == '[sections]\n"Old" = "list"\n"New" = "none"\n\n[lint]\nignore = ["G101"]\n'
     gone, said = pin.edit(between, None, "Old")
     assert gone == '[sections]\n"New" = "none"\n\n[lint]\nignore = ["G101"]\n'
-    assert said == ['"Old" = "list": removed']
+    assert said == ['[sections] "Old" = "list": removed']
+
+
+def test_a_replaced_line_keeps_its_indentation_and_comment() -> None:
+    after, said = pin.edit('  entries = "h2"   # chosen after the outline\n[lint]\n', "h3")
+    assert after == '  entries = "h3"   # chosen after the outline\n[lint]\n'
+    assert said == ['entries = "h2" → entries = "h3"']
+    row, said = pin.edit('[sections]\n"Notes" = "none" # a log, not lessons\n', "auto", "Notes")
+    assert row == '[sections]\n"Notes" = "auto" # a log, not lessons\n'
+    assert said == ['[sections] "Notes" = "none" → "Notes" = "auto"']
+
+
+def test_clearing_what_is_not_pinned_changes_nothing_and_says_so() -> None:
+    assert pin.edit("", None) == ("", ["entries: not pinned; nothing to clear"])
+    assert pin.edit(KEPT, None, "Notes") == (KEPT, ['[sections] "Notes": not pinned; nothing to clear'])
 
 
 def test_line_endings_and_a_missing_final_newline_survive() -> None:

@@ -100,7 +100,7 @@ def _top(
     at = _key_line(lines, region, key)
     if at is None and unit and end < len(lines) and end == start:
         lines.insert(end, eol)  # the file opens with a table: a blank line between
-    _put(lines, at, end, f"{key} = {toml_string(unit)}{eol}" if unit else None, said, key)
+    _put(lines, at, end, f"{key} = {toml_string(unit)}{eol}" if unit else None, said, "", key)
     _expect(expected, key, unit)
 
 
@@ -117,37 +117,54 @@ def _row(
             if lines and lines[-1].strip():
                 lines.append(eol)
             lines.extend([f"[sections]{eol}", row])
-            said.append(f"[sections] {toml_string(title)} = {toml_string(unit or '')}: added")
+            said.append(f"[sections] {row.strip()}: added")
+        else:
+            said.append(f"[sections] {toml_string(title)}: not pinned; nothing to clear")
     else:
         start, end = region
         while end > start and not lines[end - 1].strip():
             end -= 1  # a new row goes after the table's last line, before its trailing blanks
         at = _key_line(lines, region, title)
-        _put(lines, at, end, row, said, f"[sections] {toml_string(title)}")
+        _put(lines, at, end, row, said, "[sections] ", toml_string(title))
     _expect(rows, title, unit)
     if rows or region is not None or unit:
         expected["sections"] = rows
 
 
-def _put(lines: list[str], at: int | None, end: int, line: str | None, said: list[str], name: str) -> None:
-    """Replace, insert or remove one line; say which."""
+def _put(
+    lines: list[str], at: int | None, end: int, line: str | None, said: list[str], table: str, key: str
+) -> None:
+    """Replace, insert or remove the line of ``key`` in ``table`` (``""`` for the top level);
+    say which. A replaced line keeps its indentation, its comment and its ending."""
     shown = (line or "").strip()
+    name = f"{table}{shown}"
     if at is None and line is None:
-        said.append(f"{name}: not pinned; nothing to clear")
+        said.append(f"{table}{key}: not pinned; nothing to clear")
     elif at is None:
         assert line is not None  # the case above took a missing line
         if end == len(lines):
             _close(lines, line[len(shown) :])
         lines.insert(end, line)
-        said.append(f"{shown}: added")
+        said.append(f"{name}: added")
     elif line is None:
-        said.append(f"{lines.pop(at).strip()}: removed")
-    elif lines[at].strip() != shown:
-        said.append(f"{lines[at].strip()} → {shown}")
-        old = lines[at]
-        lines[at] = shown + old[len(old.rstrip("\r\n")) :]  # the line keeps its own ending, or none
+        said.append(f"{table}{lines.pop(at).strip()}: removed")
     else:
-        said.append(f"{shown}: already so")
+        old = lines[at]
+        body = old.rstrip("\r\n")
+        kept = _KEPT.match(body)
+        assert kept is not None  # any line matches: indentation, a key's assignment, a comment or not
+        new = kept["indent"] + shown + (kept["comment"] or "")
+        if new == body:
+            said.append(f"{name}: already so")
+        else:
+            said.append(f"{table}{kept['assignment']} → {shown}")
+            lines[at] = new + old[len(body) :]
+
+
+# a key's line: its indentation, the assignment, and a comment after the value
+_KEPT = re.compile(
+    r"(?P<indent>\s*)(?P<assignment>[^#]*?(?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s#]*))(?P<comment>\s+#.*)?$"
+)
 
 
 def _close(lines: list[str], eol: str) -> None:
