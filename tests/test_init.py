@@ -55,7 +55,7 @@ def test_init_on_an_empty_repository_then_again(root: Path) -> None:
     done = run_gotchas(root, "init")
     said = done.stdout.splitlines()
     assert len(said) == len(planned) + 3 and "changed .mcp.json" in done.stdout
-    assert said[-3:] == ["read .claude/rules/gotchas.md: no lesson yet", outline.CHECK_IT, initialize.NEXT]
+    assert said[-3:] == ["read .claude/rules/gotchas.md: no lesson found", outline.CHECK_IT, initialize.NEXT]
     assert (root / ".claude/rules/gotchas.md").read_text("utf-8").startswith("# Gotchas")
     server = json.loads((root / ".mcp.json").read_text("utf-8"))["mcpServers"]["gotchas"]
     assert server in (handshake.SERVER, handshake.installed_server())

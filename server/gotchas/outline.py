@@ -175,7 +175,7 @@ def summary(decision: Decision, record: str, *, hint: bool = True) -> list[str]:
     if decision["kind"] == "single-lesson":
         found = "one lesson: the whole file"
     elif not entries:
-        found = "no lesson yet"
+        found = "no lesson found"
     else:
         found = counted(len(entries), "lesson") + (f" ({unit_name(unit)})" if unit else "")
         if decision["groups"]:
