@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from gotchas.blockmap import Block
 from gotchas.reading.leaf import marked, unmarked_role
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
@@ -149,34 +150,33 @@ def _replace(
     return out_read, out_added
 
 
-def _table_only(section: Section) -> bool:
-    """A leaf whose body is one table and nothing else (rules and comments aside)."""
+def _lone_table(section: Section) -> Block | None:
+    """The table a leaf's body is, and nothing else (rules and comments aside); else None."""
     if section.children:
-        return False
-    kinds = [b.kind for b in section.body if b.kind not in ("html", "hr")]
-    return kinds == ["table"]
+        return None
+    blocks = [b for b in section.body if b.kind not in ("html", "hr")]
+    return blocks[0] if len(blocks) == 1 and blocks[0].kind == "table" else None
 
 
 def _table_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
     """Sibling headings over a table alone, at least as many of them read as groups of row
     lessons as read as one lesson: the others are groups of their rows too (``## Git
-    operations — preserving work`` over the same Issue | Solution table as its sibling)."""
+    operations — preserving work`` over the same Issue | Solution table as its sibling). A
+    heading over measurements (a number in every row) is a lesson of its own kind, not counted."""
     tables = [
-        (i, child, spans)
+        (i, child, spans, table)
         for i, (child, spans) in enumerate(read)
-        if _table_only(child) and not state.data_table(next(b for b in child.body if b.kind == "table"))
-    ]  # a heading over measurements (a number in every row) is a lesson of its own kind
-    groups = [i for i, child, spans in tables if spans and all(s.kind == "row" for s in spans)]
-    lessons = [i for i, child, spans in tables if _role(child, spans) == "lesson"]
+        if (table := _lone_table(child)) is not None and not state.data_table(table)
+    ]
+    groups = [i for i, _, spans, _ in tables if spans and all(s.kind == "row" for s in spans)]
+    lessons = [(i, child, table) for i, child, spans, table in tables if _role(child, spans) == "lesson"]
     if not groups or not lessons or len(groups) < len(lessons):
         return read, added
+    why = f"a group: {len(groups)} of its sibling headings over a table alone are groups of rows"
     flips: dict[int, tuple[list[Span], list[Note]]] = {}
-    for i in lessons:
-        child, _ = read[i]
+    for i, child, table in lessons:
         if _own_fields(state, child):
             continue
-        table = next(b for b in child.body if b.kind == "table")
-        why = f"a group: {len(groups)} of its sibling headings over a table alone are groups of rows"
         rows = state.row_spans(table, child, f"a lesson in the group {child.title!r}")
         if rows:
             flips[i] = (rows, [Note(child.start, child.body_start, "group", child.title, why)])
