@@ -132,7 +132,7 @@ META_TITLES = (
     r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
     r"^usage$",
     r"^cách\s+sử\s+dụng$|^使い方$|^使用(?:方法|说明|説明)$",
-    r"^about(?:\s+this\s+file)?$",
+    r"^about(?:\s+this\s+(?:file|doc(?:ument)?))?$|^this\s+(?:file|doc(?:ument)?)\W*$",
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
     r"^maintenance(?:\s+rules)?$",

@@ -42,8 +42,8 @@ FileRule = Callable[[Reader, Frame], "Reading | None"]
 def title_section(reader: Reader) -> tuple[Section, Note | None]:
     """The document's title heading, when one heading sits above all others."""
     root = reader.tree
-    if len(root.children) == 1 and not [b for b in root.body if b.kind not in ("html", "hr")]:
-        top = root.children[0]
+    top = None if any(b.kind not in ("html", "hr") for b in root.body) else _lone_title(root)
+    if top is not None:
         note = Note(
             top.start,
             top.heading.end if top.heading else top.start,
@@ -53,6 +53,21 @@ def title_section(reader: Reader) -> tuple[Section, Note | None]:
         )
         return top, note
     return root, None
+
+
+def _lone_title(root: Section) -> Section | None:
+    """The heading above all others: the only top heading, or a first top heading with nothing
+    under it before its same-level siblings (``Known Issues`` / ``====`` over ``# Settings``,
+    ``# Seeds``): the file's title written at its sections' level."""
+    tops = root.children
+    if len(tops) == 1:
+        return tops[0]
+    if not tops:
+        return None
+    first = tops[0]
+    if first.level != 1 or first.children or any(b.kind not in ("html", "hr") for b in first.body):
+        return None
+    return Section(first.heading, first.start, root.end, [], tops[1:], None)
 
 
 def _pinned_unit(reader: Reader, frame: Frame) -> Reading | None:
