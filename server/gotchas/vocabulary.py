@@ -284,6 +284,17 @@ FIELD_WORDS = (
     "规避",
 )
 FIELDS = frozenset(FIELD_WORDS)
+# A bug report's parts, as sub-headings under one problem (``### Environment``, ``### Reproduction``);
+# as a bold label opening a paragraph, ``**Environment.**`` may be a lesson's own title.
+REPORT_PARTS = frozenset(
+    (
+        *("environment", "reproduction", "steps to reproduce", "description", "investigation"),
+        *("expected behavior", "actual behavior", "what happens"),
+        *("симптом", "симптомы", "причины", "решения"),
+    )
+)
+# and the words that qualify a part's heading: ``### Proposed fix``, ``### Suggested Workarounds``
+PART_QUALIFIERS = frozenset("recommended proposed suggested proper current permanent immediate".split())
 # This tool's own entry fields (``fields.KNOWN`` is the same set, checked by a test): named here
 # so that the reading, below the record model, needs nothing of it.
 _KEYS = "id tasks root-cause supersedes superseded-by red-herring-for diagnostic status ruled-out evidence"
@@ -291,7 +302,9 @@ ENTRY_FIELD_KEYS = frozenset(_KEYS.split())
 # A field named with a qualifier is that field: ``Key takeaway``, ``Suspected cause``.
 QUALIFIERS = frozenset("key main suspected possible likely actual temporary".split())
 # a cheap first test before the full one: a field heading starts with one of these words
-FIELD_FIRST_WORDS = frozenset([*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for", *QUALIFIERS])
+FIELD_FIRST_WORDS = frozenset(
+    [*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for", *QUALIFIERS, *PART_QUALIFIERS]
+)
 
 # A guide's own sections: their presence without any lessons section marks a pure guide.
 GUIDE_WORDS = LazyPattern(
@@ -644,6 +657,11 @@ def may_open_field(word: str) -> bool:
     """A cheap first test of a heading's first word, before the full one: a field's first word,
     or a Chinese or Japanese word ending in one."""
     return word in FIELD_FIRST_WORDS or (not word.isascii() and field_of(word) in FIELDS)
+
+
+def names_report_part(title: str) -> bool:
+    """``Environment``, ``Steps to reproduce``: a part of a problem told as a bug report."""
+    return plain(title).strip(" :：.") in REPORT_PARTS
 
 
 def is_field_word(label: str) -> bool:

@@ -174,18 +174,25 @@ class Reader(State):
         return False
 
     def parts_of_one(self, children: Sequence[Section]) -> bool:
-        """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…): looked
-        at until more than half do not."""
+        """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…), or the
+        first does and another too: a problem told as a report, its symptom first."""
         allowed = len(children) // 2  # the most that may not, for half or more to
         misses = 0
+        opens: bool | None = None  # whether the first sub-heading names a part
+        parts = 0
         for child in children:
             if self.holds_data(child):
                 continue  # a table of measurements: the lesson's evidence
-            if not self.is_field_heading(child.title) or self.is_group_of_parts(child):
-                misses += 1
-                if misses > allowed:
-                    return False
-        return len(children) - misses >= 1
+            field = self.is_field_heading(child.title) and not self.is_group_of_parts(child)
+            part = field or (not child.children and vocabulary.names_report_part(child.title))
+            if opens is None:
+                opens = part
+            parts += part
+            misses += not field
+        if misses <= allowed:
+            return len(children) - misses >= 1
+        # a report opening with its parts (``### Symptom``, ``### Environment``), then more
+        return bool(opens) and parts >= 2
 
     def is_group_of_parts(self, section: Section) -> bool:
         """A section named like a part that holds lessons: ``### Do`` / ``### Don't`` over lists

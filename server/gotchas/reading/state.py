@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import operator
+import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -42,6 +43,12 @@ from gotchas.reading.text import (
     words,
 )
 from gotchas.reading.tree import HASHES, Section, folded, outline_blocks, section_tree
+
+_JOINED = re.compile(r"\s+(?:&|and|\+)\s+")
+
+
+def _names_part(words: str) -> bool:
+    return vocabulary.field_of(words) in vocabulary.FIELDS
 
 
 class State:
@@ -163,9 +170,15 @@ class State:
         base = vocabulary.field_base(title)
         text = NUMBER_PREFIX.compiled.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = ARTICLE.compiled.sub("", text)
+        if text.endswith(")") and " (" in text:  # an aside on the part: ``Fix (applied)``
+            text = text[: text.rindex(" (")]
         whole = text == base or NUMBERED_FIELD.compiled.match(text) is not None
-        if whole and vocabulary.field_of(base) in vocabulary.FIELDS:
-            return True
+        if whole:
+            qualifier, _, rest = base.partition(" ")
+            part = rest if qualifier in vocabulary.PART_QUALIFIERS and rest else base
+            # two parts under one heading: ``Root Causes & Fixes``, ``Problem and solution``
+            if all(map(_names_part, _JOINED.split(part))):
+                return True
         return self.headings[folded(title)] >= 2 and words(title) <= 4
 
     def first_text(self, block: Block) -> str:
