@@ -239,6 +239,8 @@ FIELD_WORDS = (
     "lesson learned",
     "what happened",
     "what to do",
+    "attempt",
+    "시도",
     "bug",
     "error",
     "observation",

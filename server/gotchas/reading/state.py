@@ -157,8 +157,8 @@ class State:
             return False  # no short contrast label (``Wrong: …``) opens it
         if vocabulary.names_contrast(title):
             return True
-        if long:
-            return False
+        if long and not NUMBERED_FIELD.compiled.match(vocabulary.plain(title)):
+            return False  # but ``Attempt 2: <what was tried>`` is one of a lesson's parts
         first = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
         repeated = self.headings[folded(title)] >= 2
         if not repeated and (not first or not vocabulary.may_open_field(first[0].rstrip(":：.*_"))):
