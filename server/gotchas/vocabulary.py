@@ -666,5 +666,15 @@ def names_report_part(title: str) -> bool:
     return plain(title).strip(" :：.") in REPORT_PARTS
 
 
+_OPENING_PARTS = frozenset(
+    ("symptom", "symptoms", "problem", "description", "what happened", "what happens", "症状", "现象")
+)
+
+
+def opens_report(title: str) -> bool:
+    """``Symptom``, ``Problem``: the part a problem's story opens with, whatever follows it."""
+    return plain(title).strip(" :：.") in _OPENING_PARTS
+
+
 def is_field_word(label: str) -> bool:
     return field_name(label) in FIELDS

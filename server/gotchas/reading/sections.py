@@ -173,7 +173,7 @@ class Reader(State):
             return True
         return False
 
-    def parts_of_one(self, children: Sequence[Section]) -> bool:
+    def parts_of_one(self, children: Sequence[Section], under_heading: bool = False) -> bool:
         """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…), or the
         first does and another too: a problem told as a report, its symptom first."""
         allowed = len(children) // 2  # the most that may not, for half or more to
@@ -192,7 +192,9 @@ class Reader(State):
         if misses <= allowed:
             return len(children) - misses >= 1
         # a report opening with its parts (``### Symptom``, ``### Environment``), then more
-        return bool(opens) and parts >= 2
+        # under a heading, the part a problem's story opens with (``### Symptom``) is enough; at
+        # the file's top, ``## Environment`` may name a category
+        return bool(opens) and (parts >= 2 or (under_heading and vocabulary.opens_report(children[0].title)))
 
     def is_group_of_parts(self, section: Section) -> bool:
         """A section named like a part that holds lessons: ``### Do`` / ``### Don't`` over lists
@@ -335,7 +337,7 @@ class Reader(State):
             return self.read_leaf(section)
         children = [c for c in section.children if not self.skip_meta(c)]
         if children:
-            if self.parts_of_one(children):
+            if self.parts_of_one(children, under_heading=True):
                 return [self.heading_span(section, "its sub-headings are this lesson's parts")]
             if self.claim_over_parts(section, children):
                 why = "a lesson: its title states a claim over a sub-heading or two, its parts"
