@@ -291,7 +291,7 @@ FIELDS = frozenset(FIELD_WORDS)
 REPORT_PARTS = frozenset(
     (
         *("environment", "reproduction", "steps to reproduce", "description", "investigation"),
-        *("expected behavior", "actual behavior", "what happens"),
+        *("expected behavior", "actual behavior", "what happens", "what's broken", "what is broken"),
         *("симптом", "симптомы", "причины", "решения"),
     )
 )
@@ -667,7 +667,10 @@ def names_report_part(title: str) -> bool:
 
 
 _OPENING_PARTS = frozenset(
-    ("symptom", "symptoms", "problem", "description", "what happened", "what happens", "症状", "现象")
+    (
+        *("symptom", "symptoms", "problem", "description", "what happened", "what happens"),
+        *("what's broken", "what is broken", "症状", "现象"),
+    )
 )
 
 
