@@ -116,7 +116,8 @@ META_TITLES = (
     r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
     r"entry\s+(?:format|template)",
     r"^(?:the\s+)?format$",
-    r"^\W*[\w-]+\s+format$",  # ``Entry format``, ``Prompt format``; not a category (``API & Data Format``)
+    # ``Entry format``, ``Prompt format``; not a category of lessons (``Data Format``, ``API & Data Format``)
+    r"^\W*(?:entry|entries|lessons?|learnings?|gotchas?|log|record|note|prompt|item|issue|bug|report)\s+format$",
     r"^format\s+(?:for|of|für|pour|para)\b",
     r"templates?",
     r"table\s+of\s+contents",
