@@ -148,7 +148,7 @@ META_TITLES = (
     # (numbered too: ``15. Next improvements`` closing a numbered series)
     _PLAN_LEAD + r"(?:future|potential|next)\s+(?:enhancements?|improvements?|work|plans?|outlook|ideas|"
     r"learning\s+areas)\b",
-    _PLAN_LEAD + r"follow[- ]?ups?$",
+    _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
     _PLAN_LEAD + r"next\s+(?:steps|session(?:\s+priorities)?)\b",
     _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
     # the same in Japanese and Korean: how the file is run, its format, what comes next
@@ -342,6 +342,11 @@ def plain(title: str) -> str:
 
 def names_lessons(title: str) -> bool:
     return bool(_LESSONS.search(plain(title)))
+
+
+def names_many_lessons(title: str) -> bool:
+    """``Non-obvious gotchas worth knowing``, ``SFH pitfalls``: lessons named in the plural."""
+    return bool(_PLURAL.compiled.search(plain(title)))
 
 
 def names_one_lesson(title: str) -> bool:
@@ -605,7 +610,8 @@ def is_meta(title: str) -> bool:
         return False
     # a long title mentioning a template or a roadmap states a lesson about one; only how to add
     # to the file, or the file itself, is meta at any length
-    return len(text.split()) + quoted <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
+    core = text[: text.rindex(" (")] if text.endswith(")") and " (" in text else text  # less an aside
+    return len(core.split()) + quoted <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
 
 
 _META_AT_LENGTH = LazyPattern(

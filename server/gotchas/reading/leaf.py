@@ -55,6 +55,9 @@ def leaf_evidence(
     else:
         score += 0.5
         reasons.append("its body is one lesson bullet")
+    if len(units) >= 2 and vocabulary.names_many_lessons(section.title):
+        score += 2.0
+        reasons.append("its title names lessons in the plural over a list of them")
     stated = sum(opens_bold_sentence(item_text(state.lines[s.start])) for s in units)
     if len(units) >= 3 and stated * 3 >= len(units) * 2:
         score += 1.5
