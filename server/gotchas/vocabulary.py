@@ -620,9 +620,15 @@ _META_AT_LENGTH = LazyPattern(
 )
 
 
+_CODE_COLON = re.compile(r"`[^`]*[:：][^`]*`")
+
+
 def field_base(label: str) -> str:
     """A label's text as written, less emphasis, numbering, an article and what follows a colon:
-    ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``."""
+    ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``. A colon inside
+    code (`` `animation-range: entry` mide… ``) is the code's, not the label's end."""
+    if "`" in label:
+        label = _CODE_COLON.sub(lambda span: span[0].replace(":", " ").replace("：", " "), label)
     text = plain(label)
     text = _NUMBERING.compiled.sub("", text)
     text = text.split(":", 1)[0].split("：", 1)[0]
