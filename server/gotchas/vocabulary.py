@@ -29,6 +29,12 @@ LESSONS_WORDS = (
     r"quirks?",
     r"non-obvious",
     r"things\s+to\s+watch",
+    # a retrospective's hindsight
+    r"what\s+(?:i|we)(?:'d|\s+would)\s+do\s+differently",
+    r"what\s+went\s+wrong",
+    r"what\s+(?:did\s+not|didn'?t)\s+(?:go\s+well|work)",
+    r"what\s+didn'?t(?=\s*\?|\s*$)",
+    r"what\s+(?:i|we)\s+learn(?:ed|t)",
     # Russian
     r"уроки",
     r"урок",
