@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gotchas import vocabulary
+from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
@@ -27,7 +27,7 @@ def names_field(state: State, block: Block) -> bool:
     """An item led by a lesson's own field name (``- Fix: …``, ``- **Cause:** …``), not merely
     by a label that recurs."""
     found = lead_label(state.first_text(block))
-    return found is not None and found[1] and found[0] in vocabulary.FIELDS and state.is_field_item(block)
+    return found is not None and found[1] and found[0] in parts.FIELDS and state.is_field_item(block)
 
 
 def leaf_evidence(

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gotchas import vocabulary
+from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.leaf import GROUP, leaf_evidence
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span
@@ -179,22 +179,22 @@ class Reader(State):
         allowed = len(children) // 2  # the most that may not, for half or more to
         misses = 0
         opens: bool | None = None  # whether the first sub-heading names a part
-        parts = 0
+        named = 0
         for child in children:
             if self.holds_data(child):
                 continue  # a table of measurements: the lesson's evidence
             field = self.is_field_heading(child.title) and not self.is_group_of_parts(child)
-            part = field or (not child.children and vocabulary.names_report_part(child.title))
+            part = field or (not child.children and parts.names_report_part(child.title))
             if opens is None:
                 opens = part
-            parts += part
+            named += part
             misses += not field
         if misses <= allowed:
             return len(children) - misses >= 1
-        # a report opening with its parts (``### Symptom``, ``### Environment``), then more
-        # under a heading, the part a problem's story opens with (``### Symptom``) is enough; at
-        # the file's top, ``## Environment`` may name a category
-        return bool(opens) and (parts >= 2 or (under_heading and vocabulary.opens_report(children[0].title)))
+        # a report opening with its parts (``### Symptom``, ``### Environment``), then more; under
+        # a heading, the part its story opens with is enough (at the file's top, ``## Environment``
+        # may name a category)
+        return bool(opens) and (named >= 2 or (under_heading and parts.opens_report(children[0].title)))
 
     def is_group_of_parts(self, section: Section) -> bool:
         """A section named like a part that holds lessons: ``### Do`` / ``### Don't`` over lists

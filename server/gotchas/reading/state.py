@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from gotchas import status, vocabulary
+from gotchas import parts, status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blockmap import Block
 from gotchas.reading.model import Leaves, Note, Prior, Span, SpanKind
@@ -48,7 +48,7 @@ _JOINED = re.compile(r"\s+(?:&|and|\+)\s+")
 
 
 def _names_part(words: str) -> bool:
-    return vocabulary.field_of(words) in vocabulary.FIELDS
+    return parts.field_of(words) in parts.FIELDS
 
 
 class State:
@@ -145,7 +145,7 @@ class State:
         if not as_field or not label:
             return False
         return (
-            label in vocabulary.FIELDS
+            label in parts.FIELDS
             or label in vocabulary.ENTRY_FIELD_KEYS
             or (self.labels[label] >= 2 and len(label.split()) <= 4)
         )
@@ -161,13 +161,13 @@ class State:
             return False  # but ``Attempt 2: <what was tried>`` is one of a lesson's parts
         first = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
         repeated = self.headings[folded(title)] >= 2
-        if not repeated and (not first or not vocabulary.may_open_field(first[0].rstrip(":：.*_"))):
+        if not repeated and (not first or not parts.may_open_field(first[0].rstrip(":：.*_"))):
             return False
         if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
             return False  # a section titled as lessons holds lessons, whatever repeats its title
         if vocabulary.numbers_entry(title.partition(":")[0].partition("：")[0]):
             return False  # `Bug 1: …`, `Issue 2: …`: one of a numbered series of lessons
-        base = vocabulary.field_base(title)
+        base = parts.field_base(title)
         text = NUMBER_PREFIX.compiled.sub("", vocabulary.plain(title)).rstrip(":：. ")
         text = ARTICLE.compiled.sub("", text)
         if text.endswith(")") and " (" in text:  # an aside on the part: ``Fix (applied)``
@@ -175,7 +175,7 @@ class State:
         whole = text == base or NUMBERED_FIELD.compiled.match(text) is not None
         if whole:
             qualifier, _, rest = base.partition(" ")
-            part = rest if qualifier in vocabulary.PART_QUALIFIERS and rest else base
+            part = rest if qualifier in parts.PART_QUALIFIERS and rest else base
             # two parts under one heading: ``Root Causes & Fixes``, ``Problem and solution``
             if all(map(_names_part, _JOINED.split(part))):
                 return True

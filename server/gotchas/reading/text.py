@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from gotchas import parts, vocabulary
 from gotchas import table as table_rows
-from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.pattern import LazyPattern
 
@@ -91,12 +91,12 @@ def lead_label(text: str) -> tuple[str, bool] | None:
         if vocabulary.numbers_entry(label):
             return vocabulary.plain(label).strip(" :：."), False  # `**Lesson 1:**` numbers the entry
         as_field = label.endswith((":", "：", ".")) or after.startswith((":", "："))
-        return vocabulary.field_name(label), as_field
+        return parts.field_name(label), as_field
     if ":" not in text and "：" not in text:
         return None  # no colon: no plain label (the pattern would try every length of one first)
     plain = _PLAIN_LABEL.compiled.match(text)
     if plain and len(plain["label"].split()) <= 3 and "`" not in plain["label"]:
-        return vocabulary.field_name(plain["label"]), True
+        return parts.field_name(plain["label"]), True
     return None
 
 

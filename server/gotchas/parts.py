@@ -1,0 +1,207 @@
+"""The words that name a lesson's parts (``Problem``, ``Fix``, ``Symptom``, ``Attempt 2``), as
+sub-headings and as bold or plain labels: a section or bullet so named is part of the lesson
+around it, not a lesson of its own.
+
+Rules as data, as in ``vocabulary``: adding a language or a part is a one-line change here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gotchas.pattern import LazyPattern
+from gotchas.vocabulary import plain
+
+# Names of a lesson's own parts: as sub-headings or bold/plain labels they are fields.
+FIELD_WORDS = (
+    "problem",
+    "problems",
+    "issue",
+    "symptom",
+    "symptoms",
+    "cause",
+    "causes",
+    "root cause",
+    "root causes",
+    "why",
+    "why it happens",
+    "how to apply",
+    "how to fix",
+    "fix",
+    "fixes",
+    "solution",
+    "solutions",
+    "resolution",
+    "workaround",
+    "workarounds",
+    "prevention",
+    "context",
+    "impact",
+    "status",
+    "tl;dr",
+    "tldr",
+    "summary",
+    "background",
+    "details",
+    "example",
+    "examples",
+    "evidence",
+    "notes",
+    "note",
+    "recommendation",
+    "recommendations",
+    "references",
+    "takeaway",
+    "takeaways",
+    "rule",
+    "rules",
+    "lesson",
+    "lesson learned",
+    "what happened",
+    "what to do",
+    "attempt",
+    "시도",
+    "bug",
+    "error",
+    "observation",
+    "action",
+    "action taken",
+    "follow-up",
+    "category",
+    "tasks",
+    "root-cause",
+    "diagnostic",
+    "id",
+    "see",
+    "related",
+    # other languages
+    "проблема",
+    "причина",
+    "решение",
+    "контекст",
+    "урок",
+    "symptom",
+    "årsak",
+    "rotårsak",
+    "løsning",
+    "fiks",
+    "regel",
+    "problème",
+    "cause racine",
+    "solución",
+    "causa",
+    "ursache",
+    "lösung",
+    "现象",
+    "根因",
+    "原因",
+    "解决",
+    "解决方案",
+    "正确做法",
+    "症状",
+    "原因",
+    "対策",
+    "解決策",
+    "状态",
+    "规避",
+)
+FIELDS = frozenset(FIELD_WORDS)
+# A bug report's parts, as sub-headings under one problem (``### Environment``, ``### Reproduction``);
+# as a bold label opening a paragraph, ``**Environment.**`` may be a lesson's own title.
+REPORT_PARTS = frozenset(
+    (
+        *("environment", "reproduction", "steps to reproduce", "description", "investigation"),
+        *("expected behavior", "actual behavior", "what happens", "what's broken", "what is broken"),
+        *("симптом", "симптомы", "причины", "решения"),
+    )
+)
+# and the words that qualify a part's heading: ``### Proposed fix``, ``### Suggested Workarounds``
+PART_QUALIFIERS = frozenset("recommended proposed suggested proper current permanent immediate".split())
+# A field named with a qualifier is that field: ``Key takeaway``, ``Suspected cause``.
+QUALIFIERS = frozenset("key main suspected possible likely actual temporary".split())
+# a cheap first test before the full one: a field heading starts with one of these words
+FIELD_FIRST_WORDS = frozenset(
+    [*(w.split()[0] for w in FIELD_WORDS), "the", "a", "an", "for", *QUALIFIERS, *PART_QUALIFIERS]
+)
+
+
+_LEADING_ARTICLE = LazyPattern(r"^(?:the|a|an|for)\s+")
+_PARENTHESES = LazyPattern(r"\s*\(.*?\)\s*")
+_NUMBERING = LazyPattern(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
+_FIELD_SUFFIX = LazyPattern(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
+
+
+_CODE_COLON = re.compile(r"`[^`]*[:：][^`]*`")
+
+
+def field_base(label: str) -> str:
+    """A label's text as written, less emphasis, numbering, an article and what follows a colon:
+    ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``. A colon inside
+    code (`` `animation-range: entry` mide… ``) is the code's, not the label's end."""
+    if "`" in label:
+        label = _CODE_COLON.sub(lambda span: span[0].replace(":", " ").replace("：", " "), label)
+    text = plain(label)
+    text = _NUMBERING.compiled.sub("", text)
+    text = text.split(":", 1)[0].split("：", 1)[0]
+    text = _LEADING_ARTICLE.compiled.sub("", text)
+    text = _PARENTHESES.compiled.sub(" ", text).strip()
+    return _FIELD_SUFFIX.compiled.sub("", text).strip()
+
+
+# ``Root cause analysis`` and ``Problem / Symptom`` name fields too; in Chinese or Japanese the
+# field word ends the name (``怀疑原因``: suspected cause), the longest word tried first.
+_CJK_FIELDS = tuple(sorted((w for w in FIELDS if not w.isascii() and len(w) >= 2), key=len, reverse=True))
+
+
+def field_of(base: str) -> str:
+    """The field a label's ``field_base`` names, qualified or not; itself when it names none."""
+    if base in FIELDS:
+        return base
+    if "/" in base and all(len(part.split()) <= 3 for part in base.split("/")):
+        for part in base.split("/"):  # ``Problem / Symptom``; not a sentence naming `a/b/category`
+            if part.strip() in FIELDS:
+                return part.strip()
+    words = base.split()
+    if len(words) >= 2:
+        if words[0] in QUALIFIERS and " ".join(words[1:]) in FIELDS:
+            return " ".join(words[1:])
+        if words[-1] == "analysis" and " ".join(words[:-1]) in FIELDS:
+            return " ".join(words[:-1])
+    if not base.isascii() and len(words) == 1:
+        for word in _CJK_FIELDS:
+            if base.endswith(word) and len(base) <= len(word) + 3:
+                return word
+    return base
+
+
+def field_name(label: str) -> str:
+    """A field label's normal form: ``**Root cause analysis:**`` → ``root cause``."""
+    return field_of(field_base(label))
+
+
+def may_open_field(word: str) -> bool:
+    """A cheap first test of a heading's first word, before the full one: a field's first word,
+    or a Chinese or Japanese word ending in one."""
+    return word in FIELD_FIRST_WORDS or (not word.isascii() and field_of(word) in FIELDS)
+
+
+def names_report_part(title: str) -> bool:
+    """``Environment``, ``Steps to reproduce``: a part of a problem told as a bug report."""
+    return plain(title).strip(" :：.") in REPORT_PARTS
+
+
+_OPENING_PARTS = frozenset(
+    (
+        *("symptom", "symptoms", "problem", "description", "what happened", "what happens"),
+        *("what's broken", "what is broken", "症状", "现象"),
+    )
+)
+
+
+def opens_report(title: str) -> bool:
+    """``Symptom``, ``Problem``: the part a problem's story opens with, whatever follows it."""
+    return plain(title).strip(" :：.") in _OPENING_PARTS
+
+
+def is_field_word(label: str) -> bool:
+    return field_name(label) in FIELDS
