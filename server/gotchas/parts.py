@@ -116,7 +116,7 @@ REPORT_PARTS = frozenset(
     )
 )
 # and the words that qualify a part's heading: ``### Proposed fix``, ``### Suggested Workarounds``
-PART_QUALIFIERS = frozenset("recommended proposed suggested proper current permanent immediate".split())
+PART_QUALIFIERS = frozenset("recommended proposed suggested proper permanent immediate".split())
 # A field named with a qualifier is that field: ``Key takeaway``, ``Suspected cause``.
 QUALIFIERS = frozenset("key main suspected possible likely actual temporary".split())
 # a cheap first test before the full one: a field heading starts with one of these words
