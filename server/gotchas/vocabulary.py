@@ -163,6 +163,7 @@ META_TITLES = (
     r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?后续(?:建议|待办|计划|优化|工作|改进)",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
+    r"^(?:记录|條目|条目|日志|教训|经验)?格式(?:说明|规范)?$",  # ``记录格式``: the entries' format
 )
 _META = LazyPattern("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 
@@ -278,6 +279,7 @@ _META_HINTS = (
         "参考",
         "scope",
         "记录",
+        "格式",
         "日志",
         "历史",
         "履歴",
