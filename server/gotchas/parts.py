@@ -131,15 +131,16 @@ _NUMBERING = LazyPattern(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECA
 _FIELD_SUFFIX = LazyPattern(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
 
 
-_CODE_COLON = re.compile(r"`[^`]*[:：][^`]*`")
+_CODE_PUNCTUATION = re.compile(r"`[^`]*[:：/][^`]*`")
 
 
 def field_base(label: str) -> str:
     """A label's text as written, less emphasis, numbering, an article and what follows a colon:
-    ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``. A colon inside
-    code (`` `animation-range: entry` mide… ``) is the code's, not the label's end."""
+    ``**Root cause:**`` → ``root cause``; ``Solution 2: X`` → ``solution``. A colon or slash
+    inside code (`` `animation-range: entry` mide… ``, `` `/ratings/summary` 404 ``) is the
+    code's, not the label's end or a choice of two fields."""
     if "`" in label:
-        label = _CODE_COLON.sub(lambda span: span[0].replace(":", " ").replace("：", " "), label)
+        label = _CODE_PUNCTUATION.sub(lambda span: re.sub(r"[:：/]", " ", span[0]), label)
     text = plain(label)
     text = _NUMBERING.compiled.sub("", text)
     text = text.split(":", 1)[0].split("：", 1)[0]
