@@ -29,12 +29,6 @@ LESSONS_WORDS = (
     r"quirks?",
     r"non-obvious",
     r"things\s+to\s+watch",
-    # a retrospective's hindsight
-    r"what\s+(?:i|we)(?:'d|\s+would)\s+do\s+differently",
-    r"what\s+went\s+wrong",
-    r"what\s+(?:did\s+not|didn'?t)\s+(?:go\s+well|work)",
-    r"what\s+didn'?t(?=\s*\?|\s*$)",
-    r"what\s+(?:i|we)\s+learn(?:ed|t)",
     # Russian
     r"уроки",
     r"урок",
@@ -105,6 +99,14 @@ LESSONS_CJK = (
 )
 _LESSONS = re.compile(
     r"(?<![\w-])(?:" + "|".join(LESSONS_WORDS) + r")(?![\w-])|" + "|".join(LESSONS_CJK),
+    re.IGNORECASE,
+)
+# A retrospective's hindsight: a section of lessons at the top of a retrospective, one lesson's
+# part as a sub-heading under an incident (``#### What we learned``).
+_HINDSIGHT = LazyPattern(
+    r"(?<![\w-])(?:what\s+(?:i|we)(?:'d|\s+would)\s+do\s+differently|what\s+went\s+wrong|"
+    r"what\s+(?:did\s+not|didn'?t)\s+(?:go\s+well|work)|what\s+didn'?t(?=\s*\?|\s*$)|"
+    r"what\s+(?:i|we)\s+learn(?:ed|t))(?![\w-])",
     re.IGNORECASE,
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
@@ -232,7 +234,13 @@ def plain(title: str) -> str:
 
 
 def names_lessons(title: str) -> bool:
-    return bool(_LESSONS.search(plain(title)))
+    text = plain(title)
+    return bool(_LESSONS.search(text)) or names_hindsight(text)
+
+
+def names_hindsight(title: str) -> bool:
+    """``What went wrong``, ``What I would do differently``: a retrospective's lessons."""
+    return "what" in title.lower() and bool(_HINDSIGHT.compiled.search(plain(title)))
 
 
 def names_many_lessons(title: str) -> bool:

@@ -200,7 +200,13 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
     root = frame.root
     if not _untitled_lessons(frame):
         return None
-    sections = reader.find_sections(root, lambda t: vocabulary.names_lessons(t) or _pinned_in(frame, t))
+    titled = _titled_lessons(frame)
+    tops = root.children
+
+    def hindsight(section: Section) -> bool:
+        return section in tops and vocabulary.names_hindsight(section.title)
+
+    sections = reader.find_sections(root, titled, hindsight)
     if not sections:
         return None
     if all(vocabulary.names_one_lesson(s.title) for s in sections):
@@ -210,10 +216,18 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
         if headings > 3 * len(sections) + 1:
             return None  # `### Lesson: …` among many other headings names itself, not the file's lessons
     # a lesson added beside the lessons section carries this tool's entry fields
-    sections = reader.find_sections(
-        root, lambda t: vocabulary.names_lessons(t) or _pinned_in(frame, t), reader.has_entry_fields
-    )
+    sections = reader.find_sections(root, titled, lambda s: hindsight(s) or reader.has_entry_fields(s))
     return reader.read_scopes(sections, "a guide whose lessons live in its lessons section")
+
+
+def _titled_lessons(frame: Frame) -> Callable[[str], bool]:
+    """A title naming lessons, or pinned as holding some. A retrospective's hindsight (``What went
+    wrong``) names them only at the top: under an incident it is one lesson's part."""
+    def titled(title: str) -> bool:
+        named = vocabulary.names_lessons(title) and not vocabulary.names_hindsight(title)
+        return named or _pinned_in(frame, title)
+
+    return titled
 
 
 def _pinned_in(frame: Frame, title: str) -> bool:
@@ -329,5 +343,7 @@ def read_file(reader: Reader, pin: Pin | None) -> Reading:
     for _name, rule in FILE_RULES:
         found = rule(reader, frame)
         if found is not None:
+            if reader.section_pins is not None:
+                reader.section_pins.note_left_out(reader.tree, found.left_out)
             return found
     raise AssertionError("the last file rule always decides")

@@ -16,7 +16,7 @@ from gotchas.reading import series
 from gotchas.reading.model import FileKind, Note, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.text import BOLD_LABEL
-from gotchas.reading.tree import Section
+from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import callout_unit, hr_blocks, lead_paragraphs
 
 
@@ -128,6 +128,15 @@ class SectionPins:
         title = vocabulary.plain(section.title).lower()
         exact = next((u for t, u in self.wanted if t == title), None)
         return exact or next((u for t, u in self.wanted if t in title), None)
+
+    def note_left_out(self, root: Section, left_out: list[Note]) -> None:
+        """Each section pinned ``none`` is noted as left out, whether or not the reading came to
+        it (a guide's lessons section is read alone), so the outline shows what the pin did."""
+        noted = {n.start for n in left_out if n.what == "pinned"}
+        for section in walk(root):
+            if section.start not in noted and section.heading is not None and self.unit_of(section) == "none":
+                why = f"pinned: the section {section.title!r} holds no lessons"
+                left_out.append(Note(section.start, section.end, "pinned", section.title, why))
 
     def read(self, section: Section) -> list[Span] | None:
         """The section's entries as pinned, or ``None`` when it is not pinned (or ``auto``)."""

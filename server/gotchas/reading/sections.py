@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
         def read(self, section: Section) -> list[Span] | None: ...
 
+        def note_left_out(self, root: Section, left_out: list[Note]) -> None: ...
+
 
 class Reader(State):
     """The state with the section rules; ``keep``: whether each section's answer is kept for

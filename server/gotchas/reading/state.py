@@ -163,7 +163,11 @@ class State:
         repeated = self.headings[folded(title)] >= 2
         if not repeated and (not first or not parts.may_open_field(first[0].rstrip(":：.*_"))):
             return False
-        if vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title):
+        if (
+            vocabulary.names_lessons(title)
+            and not vocabulary.names_one_lesson(title)
+            and not vocabulary.names_hindsight(title)  # ``#### What we learned``: a part
+        ):
             return False  # a section titled as lessons holds lessons, whatever repeats its title
         if vocabulary.numbers_entry(title.partition(":")[0].partition("：")[0]):
             return False  # `Bug 1: …`, `Issue 2: …`: one of a numbered series of lessons
