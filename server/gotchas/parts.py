@@ -80,7 +80,6 @@ FIELD_WORDS = (
     "решение",
     "контекст",
     "урок",
-    "symptom",
     "årsak",
     "rotårsak",
     "løsning",
@@ -99,7 +98,6 @@ FIELD_WORDS = (
     "解决方案",
     "正确做法",
     "症状",
-    "原因",
     "対策",
     "解決策",
     "状态",
@@ -129,7 +127,6 @@ _LEADING_ARTICLE = LazyPattern(r"^(?:the|a|an|for)\s+")
 _PARENTHESES = LazyPattern(r"\s*\(.*?\)\s*")
 _NUMBERING = LazyPattern(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECASE)
 _FIELD_SUFFIX = LazyPattern(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
-
 
 _CODE_PUNCTUATION = re.compile(r"`[^`]*[:：/][^`]*`")
 
@@ -202,7 +199,3 @@ _OPENING_PARTS = frozenset(
 def opens_report(title: str) -> bool:
     """``Symptom``, ``Problem``: the part a problem's story opens with, whatever follows it."""
     return plain(title).strip(" :：.") in _OPENING_PARTS
-
-
-def is_field_word(label: str) -> bool:
-    return field_name(label) in FIELDS
