@@ -10,6 +10,7 @@ from gotchas.edit.lesson import Lesson
 from gotchas.edit.lines import ATX, BOLD_LEAD, block_tokens
 from gotchas.edit.titles import is_label_only, split_title, styled_title
 from gotchas.fields import SEPARATOR, is_plain_field_line
+from gotchas.reading.text import after_mark
 from gotchas.record import Entry, Record, slugify
 
 _STAMP_LEAD = re.compile(r"^(\[\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\])\s")
@@ -100,6 +101,7 @@ def lead_head(
     """A lead entry's first line in ``like``'s lead style (see ``lead_lines``), the body lines
     left to follow it, and its title as it will read."""
     body = body_lines(new.body)
+    rest = after_mark(rest)  # ``🔴 **Title.**``: the bold lead-in is the style, the mark the target's
     bold = BOLD_LEAD.match(rest)
     numbered = styled_title(record, like, bold["inner"], "") if bold and is_label_only(bold["inner"]) else ""
     if bold and numbered:

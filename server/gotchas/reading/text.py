@@ -155,16 +155,34 @@ def opens_wrapped_bold(text: str) -> bool:
 
 
 _BOLD_SENTENCE = re.compile(r"(?:\*\*|__)([^*_]+?)(?:\*\*|__)")
+# a mark before a bold lead-in (``🔴 **…**``, ``⚠️ **…**``): the lead-in is still the title
+MARK_BEFORE_BOLD = re.compile(r"^[^\w\s*_\[`(<~>|#-]{1,4}\s+(?=\*\*|__)")
+
+
+def after_mark(text: str) -> str:
+    """``text`` less a mark before a bold lead-in that is a sentence (``🔴 **Measure the whole
+    screen.**``); before a label (``✅ **Fixed:** …``) the mark stays part of the title."""
+    if text[:1] in ("*", "_", "[") or text[:1].isalnum():
+        return text  # most texts open with the lead-in or a word
+    mark = MARK_BEFORE_BOLD.match(text)
+    if mark is None or not _bold_sentence(text[mark.end() :]):
+        return text
+    return text[mark.end() :]
+
+
+def _bold_sentence(text: str) -> bool:
+    lead = _BOLD_SENTENCE.match(text)
+    return lead is not None and len(lead[1].split()) >= 3 and not lead[1].rstrip().endswith((":", "："))
 
 
 def opens_bold_sentence(text: str) -> bool:
     """Text that opens with a bold sentence (``**One style anchor beats many.**``), as a lesson
     of its own does; a field's label (``**Fix:**``) is a word or two, or ends in a colon."""
-    lead = _BOLD_SENTENCE.match(text)
-    return lead is not None and len(lead[1].split()) >= 3 and not lead[1].rstrip().endswith((":", "："))
+    return _bold_sentence(after_mark(text))
 
 
 def lead_title(text: str) -> str:
+    text = after_mark(text)
     head = text[:1]  # a bold lead opens with ``*`` or ``_``, a link with ``[``
     bold = _BOLD_LEAD.match(text) if head in ("*", "_") else None
     if bold:
