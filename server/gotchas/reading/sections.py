@@ -29,11 +29,12 @@ from gotchas.reading.text import (
     MD_REFERENCE,
     NUMBERED_TITLE,
     item_title,
+    lead_label,
     title_of,
 )
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, walk
-from gotchas.reading.units import lesson_items, plural, unit_spans
+from gotchas.reading.units import OWN_FIELDS, lesson_items, plural, unit_spans
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -70,15 +71,19 @@ class Reader(State):
         """Reuse ``prior``'s answers when the file-wide evidence they rest on is the same."""
         self.memo.take_over(prior, self.leaves)
 
-    def has_entry_fields(self, section: Section, marks: bool = True) -> bool:
+    def has_entry_fields(self, section: Section, marks: bool = True, successors: bool = True) -> bool:
         """A leaf section carrying this tool's own entry fields (``tasks:``, ``supersedes:``…) is a
         lesson. With ``marks=False`` a red-herring mark alone does not count: it annotates a lesson
-        already there and must not change how its section reads."""
+        already there and must not change how its section reads; with ``successors=False``
+        neither does a lesson this tool wrote after the first (a successor paragraph)."""
         if section.children:
             return False
+        body = section.body
+        if not successors:
+            body = [b for n, b in enumerate(body) if n == 0 or not self.own_paragraph(b)]
         return any(
             ENTRY_FIELD.match(line) and (marks or not MARK.compiled.match(line))
-            for b in section.body
+            for b in body
             for line in self.lines[b.start : b.end]
         )
 
@@ -425,18 +430,36 @@ class Reader(State):
                 shapes
                 and lone
                 and title_evidence(child.title)[0] > 0
-                and not self.has_entry_fields(child, False)
+                and not self.has_entry_fields(child, False, successors=False)
             ):
                 kind = shapes.most_common(1)[0][0]
                 first = next((b for b in child.body if b.kind not in ("html", "hr")), None)
                 # a heading whose body opens with a red-herring mark was itself the lesson
-                if first is not None and not MARK.compiled.match(self.lines[first.start]):
+                lead = first is not None and not MARK.compiled.match(self.lines[first.start])
+                if first is not None and lead and self.leads_like(kind, first):
                     why = f"a lesson in the group {child.title!r}: its siblings are groups of {plural(kind)}"
                     self.groups.append(Note(child.start, child.body_start, "group", child.title, why))
-                    out.extend(self.spans_from(kind, [first], child.end, child, why))
+                    # with a lesson this tool wrote after it (a successor), whatever its lead-in
+                    written = [b for b in child.body if b.start > first.start and self.own_paragraph(b)]
+                    out.extend(self.spans_from(kind, [first, *written], child.end, child, why))
                     continue
             out.extend(spans)
         return out
+
+    def own_paragraph(self, block: Block) -> bool:
+        """A paragraph carrying this tool's field line: a lesson it wrote (a successor)."""
+        if block.kind != "paragraph":
+            return False
+        lines = self.lines[block.start : block.end]
+        return any(ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in lines)
+
+    def leads_like(self, kind: str, first: Block) -> bool:
+        """A lone paragraph that is a lesson as its siblings' are: not one opening with a lesson's
+        field (``**Symptom.**`` opens the parts of the one lesson its heading names)."""
+        if kind != "paragraph":
+            return True
+        found = lead_label(self.first_text(first))
+        return found is None or parts.field_of(found[0]) not in parts.FIELDS
 
     def odd_groups(
         self, read: list[tuple[Section, list[Span]]], notes: Sequence[tuple[int, int, int, int]]
