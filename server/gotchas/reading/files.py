@@ -64,10 +64,16 @@ def _lone_title(root: Section) -> Section | None:
         return tops[0]
     if not tops:
         return None
-    first = tops[0]
-    if first.level != 1 or first.children or any(b.kind not in ("html", "hr") for b in first.body):
+    first, rest = tops[0], tops[1:]
+    if first.level != 1 or not _empty(first):
         return None
-    return Section(first.heading, first.start, root.end, [], tops[1:], None)
+    if any(_empty(section) for section in rest):
+        return None  # a run of one-line headings (``# READ THIS FIRST``) is a header, not a title's body
+    return Section(first.heading, first.start, root.end, [], rest, None)
+
+
+def _empty(section: Section) -> bool:
+    return not section.children and not any(b.kind not in ("html", "hr") for b in section.body)
 
 
 def _pinned_unit(reader: Reader, frame: Frame) -> Reading | None:
