@@ -34,7 +34,7 @@ from gotchas.reading.text import (
 )
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, walk
-from gotchas.reading.units import OWN_FIELDS, lesson_items, plural, unit_spans
+from gotchas.reading.units import lesson_items, plural, unit_spans
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -448,10 +448,7 @@ class Reader(State):
 
     def own_paragraph(self, block: Block) -> bool:
         """A paragraph carrying this tool's field line: a lesson it wrote (a successor)."""
-        if block.kind != "paragraph":
-            return False
-        lines = self.lines[block.start : block.end]
-        return any(ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in lines)
+        return block.kind == "paragraph" and self.writes_own(block)
 
     def leads_like(self, kind: str, first: Block) -> bool:
         """A lone paragraph that is a lesson as its siblings' are: not one opening with a lesson's

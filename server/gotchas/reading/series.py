@@ -19,7 +19,6 @@ from gotchas.reading.model import Note, Span, heading_runs
 from gotchas.reading.state import State
 from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, title_form
 from gotchas.reading.tree import Section, leaves
-from gotchas.reading.units import OWN_FIELDS
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
 _MIN_SERIES = 5
@@ -105,9 +104,7 @@ def _words(state: State, block: Block) -> int:
 
 def _successor(state: State, block: Block) -> bool:
     """A bullet lesson this tool added (its fields line: ``tasks: … · supersedes: …``)."""
-    return any(
-        ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in state.lines[block.start : block.end]
-    )
+    return state.writes_own(block)
 
 
 def cousins_agree(state: State, spans: list[Span]) -> list[Span]:

@@ -25,6 +25,7 @@ from gotchas.reading.text import (
     CHECKBOX,
     DONE,
     DONE_MARKS,
+    ENTRY_FIELD,
     LABELLED,
     LEDGER_REF,
     LESSON_LINK,
@@ -34,6 +35,7 @@ from gotchas.reading.text import (
     NAMED_FILE,
     NUMBER_PREFIX,
     NUMBERED_FIELD,
+    OWN_FIELDS,
     SECOND_FIELD,
     item_text,
     lead_label,
@@ -192,6 +194,11 @@ class State:
             # a list marker opens only an item: a paragraph's ``**Problem**:`` keeps its stars
             found = self._first_texts[block.start] = item_text(line) if block.kind == "item" else line.strip()
         return found
+
+    def writes_own(self, block: Block) -> bool:
+        """A block carrying this tool's own field line: a lesson it wrote (a successor)."""
+        lines = self.lines[block.start : block.end]
+        return any(ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in lines)
 
     def asks_to_record(self, block: Block) -> bool:
         """A short block telling the reader to add lessons here (``- After every correction: add

@@ -12,8 +12,7 @@ from collections.abc import Sequence
 
 from gotchas.blockmap import Block
 from gotchas.reading.model import Reading, Span
-from gotchas.reading.text import ENTRY_FIELD
-from gotchas.reading.units import OWN_FIELDS
+from gotchas.reading.text import ENTRY_FIELD, OWN_FIELDS
 
 
 def successors_tail(blocks: Sequence[Block], lines: Sequence[str]) -> int | None:

@@ -133,7 +133,7 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
     # definite (dated, numbered, bracketed) and written below it, not to empty a file
     about = holder is root or vocabulary.is_meta(holder.title)
     if not sections or (written is not None and not any(written.search(s.title) for s in sections)):
-        if not about or any(_holds_content(reader, s) for s in sections):
+        if not about or any(map(_holds_content, sections)):
             return None  # a section of notes beside the template (``## Current Notes``) is read as such
         why = "no lesson yet: the log shows an entry's form in a template, and no section is written in it"
         return Reading("not-lessons", [], why, [], [], _with_template(reader, holder, root, []))
@@ -144,7 +144,7 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
     return Reading("lessons", spans, why, [], reader.groups, _with_template(reader, holder, root, sections))
 
 
-def _holds_content(reader: Reader, section: Section) -> bool:
+def _holds_content(section: Section) -> bool:
     """A section with bullets of its own, not a placeholder: lessons, written otherwise."""
     items = [b for b in section.body if b.kind == "item"]
     return len(items) >= 2 and not section.children

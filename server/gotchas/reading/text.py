@@ -58,6 +58,8 @@ DISCOVERED = re.compile(
     r"\([^)]*(?:\b(?:19|20)\d{2}\b|\b\d{1,2}\.\s*(?:jan|feb|mar|apr|ma[iy]|jun|jul|aug|sep|o[ck]t|nov|de[sc])\w*)[^)]*\)",
     re.IGNORECASE,
 )
+# this tool's own field line, as a lesson it wrote carries it (``tasks: #7 · supersedes: …``)
+OWN_FIELDS = re.compile(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
 ENTRY_FIELD = re.compile(
     r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
     re.IGNORECASE,

@@ -19,6 +19,7 @@ from gotchas.reading.state import State
 from gotchas.reading.text import (
     BOLD_LABEL,
     ENTRY_FIELD,
+    OWN_FIELDS,
     TIMESTAMP_LEAD,
     lead_label,
     lead_title,
@@ -26,7 +27,6 @@ from gotchas.reading.text import (
 )
 from gotchas.reading.tree import Section
 
-OWN_FIELDS = re.compile(r"\b(?:supersedes|root-cause)\s*:", re.IGNORECASE)
 _CALLOUT = re.compile(r"^\s{0,3}>\s*\[!(?:warning|caution|important)\]\s*$", re.IGNORECASE)
 
 
@@ -176,7 +176,7 @@ def own_blocks_after(state: State, body: Sequence[Block], item: Block) -> bool:
     return any(
         b.start > item.start
         and b.kind == "paragraph"
-        and any(ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in state.lines[b.start : b.end])
+        and state.writes_own(b)
         for b in hr_blocks(body)
     )
 
