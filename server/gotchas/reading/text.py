@@ -32,6 +32,8 @@ LEDGER_REF = LazyPattern(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A
 BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
 # a full-width colon needs no space after it (``- 原因：…``)
 _PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*(?::\s+|：\s*)(?P<after>\S.*)$")
+# a label alone on its line (``- Validation:`` over the field's own list)
+_BARE_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s*$")
 # an item opening with a file's own name, in code or as a link's text (``- `deploy.md` — …``):
 # a line of an index of files, whatever it says of the file
 NAMED_FILE = LazyPattern(
@@ -99,6 +101,9 @@ def lead_label(text: str) -> tuple[str, bool] | None:
     plain = _PLAIN_LABEL.compiled.match(text)
     if plain and len(plain["label"].split()) <= 3 and "`" not in plain["label"]:
         return parts.field_name(plain["label"]), True
+    bare = _BARE_LABEL.compiled.match(text)
+    if bare and len(bare["label"].split()) <= 3:
+        return parts.field_name(bare["label"]), True
     return None
 
 
