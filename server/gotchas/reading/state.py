@@ -85,6 +85,7 @@ class State:
         # (``sections.Reader.read_leaf``), which titles them once they are its entries
         self.item_titles = True
         self._ledgers: frozenset[int] | None = None
+        self._topic_runs: frozenset[int] | None = None
         # the body ``units.lesson_items`` read last, and its answer (the body held, so never reused)
         self.last_items: tuple[Sequence[Block], tuple[list[Block], list[Block]]] | None = None
 
@@ -264,12 +265,32 @@ class State:
 
     def is_field_item(self, block: Block) -> bool:
         """A field of a lesson (``- Cause: …``); not a one-line lesson that names two of its
-        parts (``- Problem: … Fix: …``)."""
+        parts (``- Problem: … Fix: …``), nor one of a run of lessons sharing a topic."""
         text = self.first_text(block)
         found = lead_label(text)
         if found is None or not self.is_field_label(*found):
             return False
+        if block.start in self.topic_runs and found[0] not in parts.FIELDS:
+            return False
         return not SECOND_FIELD.compiled.search(text, len(found[0]) + 1)
+
+    @property
+    def topic_runs(self) -> frozenset[int]:
+        """Items whose label is the next or last item's of the same list (``- Bot : …`` twice
+        in a row): a topic the lessons share, where a lesson's fields differ one to the next."""
+        if self._topic_runs is None:
+            runs: set[int] = set()
+            last: tuple[Block, str | None] | None = None
+            for block in self.blocks:
+                if block.kind != "item":
+                    continue
+                label = opening_label(block, self.lines[block.start])
+                if last is not None and label is not None and last[1] == label:
+                    if last[0].list_id == block.list_id:
+                        runs.update((last[0].start, block.start))
+                last = (block, label)
+            self._topic_runs = frozenset(runs)
+        return self._topic_runs
 
     def is_label_paragraph(self, block: Block) -> bool:
         """A paragraph that is only a label (``**Symptoms:**``): the list after it is that field."""
