@@ -376,6 +376,23 @@ def test_a_lesson_whose_solution_lists_many_steps_is_not_a_guess() -> None:
     assert again.reading.notice is not None and "it holds 8 list items" in again.reading.notice
 
 
+def test_a_lesson_titled_as_a_sentence_is_not_a_guess_however_many_items_argue_it() -> None:
+    """A title that states one lesson in a sentence (an aside in parentheses not counted) is
+    that lesson, and the list under it is its argument; a short title over the same list is
+    the guess."""
+    stated = CROWDED.replace(
+        b"## Packaging the wheel",
+        b"## A wheel is only as repeatable as the tree it is built from (three broken releases)",
+    )
+    parsed = record.parse(stated)
+    assert parsed.reading is not None and len(parsed.entries) == 3
+    assert parsed.reading.notice is None
+    aside = CROWDED.replace(b"## Packaging the wheel", b"## Packaging the wheel (what we do now, in order)")
+    again = record.parse(aside)
+    assert again.reading is not None and again.reading.notice is not None
+    assert "it holds 8 list items" in again.reading.notice
+
+
 def test_siblings_written_alike_say_nothing() -> None:
     """Every heading numbered, every lesson with the shared fields: no sibling stands out."""
     alike = ODD_FIELDS.split(b"## Progress")[0]

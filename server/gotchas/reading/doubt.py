@@ -248,8 +248,8 @@ def _stated(state: State, block: Block) -> bool:
 
 
 def _lessons_within(found: Reading, state: State) -> str | None:
-    """A heading lesson holding units that may be the lessons, and the heading their group:
-    five or more bullets that open with a bold sentence, in a reading of a few lessons (a whole
+    """A heading lesson holding units that may be the lessons, and the heading their group
+    (unless its title is a sentence, which states one lesson): five or more bullets that open with a bold sentence, in a reading of a few lessons (a whole
     file read as one lesson argues its one point in such units), or eight or more list items
     that are not fields, in any reading (a lesson's own steps and notes rarely run that long)."""
     few = len(found.spans) <= 6
@@ -257,6 +257,8 @@ def _lessons_within(found: Reading, state: State) -> str | None:
     for span, items in _heading_bodies(found, state):
         if items < 5:
             continue  # most lessons stop here
+        if words(_ASIDES.sub(" ", span.title)) > 7:
+            continue  # a title that is a sentence states one lesson: its units argue it
         body = starting_within(state.blocks, span.body, span.end)
         stated = [b for b in body if b.kind == "item" and _stated(state, b)] if few else []
         if len(stated) >= 5:
@@ -296,6 +298,7 @@ def _under_fields(state: State) -> set[int]:
     return fielded
 
 
+_ASIDES = re.compile(r"\([^()]*\)")  # ``(enforced in code, not memory)``: a remark, not the title's words
 _CROWDED = 8  # list items in one heading lesson that make its items the likelier lessons
 _WORD = re.compile(r"\w+")
 
