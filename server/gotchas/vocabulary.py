@@ -158,6 +158,9 @@ META_TITLES = (
     r"learning\s+areas)\b",
     _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
     _PLAN_LEAD + r"next\s+(?:steps|session(?:\s+priorities)?)\b",
+    # advice drawn for later work (``Recommendations for Future Projects``): a summary of the lessons
+    r"\bfor\s+(?:the\s+)?future\b|\bfuture\s+(?:projects?|self|sessions?)\b|"
+    r"\bpara\s+(?:(?:los\s+)?proyectos\s+)?futuros\b|\bfuturos\s+proyectos\b|\ba\s+quien\s+repita\b",
     _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
     # the same in Japanese and Korean: how the file is run, its format, what comes next
     r"^運用ルール$|^(?:[\w-]+\s*){0,2}형식$|^향후\s*(?:개선|계획)",
@@ -255,7 +258,7 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("future", "potential", "follow", "next", "backlog", "todo", "to-do"),
+    *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *(
         "related",
         "referen",
@@ -310,6 +313,18 @@ _PROBLEMS = LazyPattern(
 
 def names_problems(title: str) -> bool:
     return bool(_PROBLEMS.compiled.search(plain(title)))
+
+
+# a sentence that opens by naming the file it is in: ``This document catalogs …``
+_THIS_FILE = LazyPattern(
+    r"^\W*(?:this|the)\s+(?:document|file|page|doc)\b|^\W*(?:este|ce|dieses|questo)\s+"
+    r"(?:documento|document|fichier|dokument|archivo|arquivo|file)\b|^\W*本(?:文档|文件|文)|^\W*このファイル|^\W*이\s*문서",
+    re.IGNORECASE,
+)
+
+
+def names_this_file(text: str) -> bool:
+    return bool(_THIS_FILE.compiled.match(text.strip()))
 
 
 def names_no_lessons(title: str) -> bool:

@@ -167,7 +167,7 @@ class Reader(State):
             why = "a part of the report around the lessons (its summary, tests, next steps)"
             self.left_out.append(Note(section.start, section.end, "report", section.title, why))
             return True
-        if vocabulary.is_meta(section.title):
+        if vocabulary.is_meta(section.title) or self.describes_file(section):
             self.left_out.append(
                 Note(
                     section.start,
@@ -179,6 +179,16 @@ class Reader(State):
             )
             return True
         return False
+
+    def describes_file(self, section: Section) -> bool:
+        """A section of one paragraph that opens by naming the file (``This document captures
+        …``): what the file is for, not a lesson. A numbered one stays one of a series."""
+        if section.children or NUMBERED_TITLE.match(vocabulary.plain(section.title)):
+            return False
+        content = self.own_content(section)
+        if len(content) != 1 or content[0].kind != "paragraph":
+            return False
+        return vocabulary.names_this_file(self.lines[content[0].start])
 
     def parts_of_one(self, children: Sequence[Section], under_heading: bool = False) -> bool:
         """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…), or the
