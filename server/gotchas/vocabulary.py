@@ -135,7 +135,9 @@ META_TITLES = (
     r"changelog",
     r"change\s+log",
     r"roadmap",
-    r"see\s+also",
+    r"see\s+also|^also\s+see$",
+    # where to turn when the file does not answer: a closing note, not a lesson
+    r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+help\W*$|^(?:contact\s+)?support$",
     r"^related(?:\s+\w+)?$",
     r"^references?$",
     r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
@@ -261,6 +263,8 @@ _META_HINTS = (
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *(
         "related",
+        "help",
+        "support",
         "referen",
         "usage",
         "about",

@@ -186,9 +186,7 @@ class Reader(State):
         if section.children or NUMBERED_TITLE.match(vocabulary.plain(section.title)):
             return False
         content = self.own_content(section)
-        if len(content) != 1 or content[0].kind != "paragraph":
-            return False
-        return vocabulary.names_this_file(self.lines[content[0].start])
+        return len(content) == 1 and self.names_file(content[0])
 
     def parts_of_one(self, children: Sequence[Section], under_heading: bool = False) -> bool:
         """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…), or the
@@ -273,10 +271,15 @@ class Reader(State):
         if top or (container and not section.children):
             return []
         content = [b for b in body if b.kind not in ("html", "hr")]
-        if not content or (len(content) == 1 and content[0].kind == "paragraph"):
+        # one paragraph, or prose that opens by naming the file (``This document lists …``)
+        introduced = bool(content) and (
+            (len(content) == 1 and content[0].kind == "paragraph")
+            or (self.names_file(content[0]) and all(b.kind == "paragraph" for b in content))
+        )
+        if not content or introduced:
             if content:
                 self.left_out.append(
-                    Note(content[0].start, content[0].end, "intro", section.title, "the group's introduction")
+                    Note(content[0].start, content[-1].end, "intro", section.title, "the group's introduction")
                 )
             return []
         return [

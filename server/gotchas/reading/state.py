@@ -209,6 +209,10 @@ class State:
         text = " ".join(line.strip() for line in self.lines[block.start : block.end])
         return vocabulary.asks_to_record(text)
 
+    def names_file(self, block: Block) -> bool:
+        """A paragraph that opens by naming the file it is in (``This document catalogs …``)."""
+        return block.kind == "paragraph" and vocabulary.names_this_file(self.lines[block.start])
+
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson."""
         line = self.lines[block.start]

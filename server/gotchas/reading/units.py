@@ -242,8 +242,9 @@ def item_unit(state: State, section: Section, body: Sequence[Block], end: int, w
 
 
 def hr_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
-    # a closing block that tells the reader to add lessons here is a note on the file
-    firsts = [b for b in hr_blocks(body) if not state.asks_to_record(b)]
+    # a closing block that tells the reader to add lessons here is a note on the file, and an
+    # opening one that names the file (``This document lists …``) says what the file is for
+    firsts = [b for b in hr_blocks(body) if not state.asks_to_record(b) and not state.names_file(b)]
     if len(firsts) < 2:  # one block left between the rules is the body's text, not a series
         return None
     return state.spans_from("block", firsts, end, section, why or "a block between --- rules", body)
