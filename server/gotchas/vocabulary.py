@@ -160,6 +160,9 @@ META_TITLES = (
     r"learning\s+areas)\b",
     _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
     _PLAN_LEAD + r"next\s+(?:steps|session(?:\s+priorities)?)\b",
+    # general advice closing a file of lessons (``General Principles``, ``通用建议``): their summary
+    r"^\W*(?:\d+[.)]?\s*)?(?:general|overall|guiding)\s+(?:principles|advice|recommendations|guidelines)\W*$|"
+    r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?通用(?:建议|原则|准则|避坑指南)",
     # advice drawn for later work (``Recommendations for Future Projects``): a summary of the lessons
     r"\bfor\s+(?:the\s+)?future\b|\bfuture\s+(?:projects?|self|sessions?)\b|"
     r"\bpara\s+(?:(?:los\s+)?proyectos\s+)?futuros\b|\bfuturos\s+proyectos\b|\ba\s+quien\s+repita\b",
@@ -265,6 +268,10 @@ _META_HINTS = (
         "related",
         "help",
         "support",
+        "general",
+        "overall",
+        "guiding",
+        "通用",
         "referen",
         "usage",
         "about",
