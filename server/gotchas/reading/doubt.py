@@ -249,9 +249,10 @@ def _stated(state: State, block: Block) -> bool:
 
 def _lessons_within(found: Reading, state: State) -> str | None:
     """A heading lesson holding units that may be the lessons, and the heading their group
-    (unless its title is a sentence, which states one lesson): five or more bullets that open with a bold sentence, in a reading of a few lessons (a whole
-    file read as one lesson argues its one point in such units), or eight or more list items
-    that are not fields, in any reading (a lesson's own steps and notes rarely run that long)."""
+    (unless its title is a sentence, which states one lesson): five or more bullets that open
+    with a bold sentence, in a reading of a few lessons (a whole file read as one lesson argues
+    its one point in such units), or eight or more list items that are not fields, in any
+    reading (a lesson's own steps and notes rarely run that long)."""
     few = len(found.spans) <= 6
     fielded: set[int] | None = None  # blocks under a field sub-heading, found once when asked
     for span, items in _heading_bodies(found, state):

@@ -278,9 +278,8 @@ class Reader(State):
         )
         if not content or introduced:
             if content:
-                self.left_out.append(
-                    Note(content[0].start, content[-1].end, "intro", section.title, "the group's introduction")
-                )
+                why = "the group's introduction"
+                self.left_out.append(Note(content[0].start, content[-1].end, "intro", section.title, why))
             return []
         return [
             Span(

@@ -289,9 +289,9 @@ class State:
                 if block.kind != "item":
                     continue
                 label = opening_label(block, self.lines[block.start])
-                if last is not None and label is not None and last[1] == label:
-                    if last[0].list_id == block.list_id:
-                        runs.update((last[0].start, block.start))
+                same = last is not None and label is not None and last[1] == label
+                if same and last is not None and last[0].list_id == block.list_id:
+                    runs.update((last[0].start, block.start))
                 last = (block, label)
             self._topic_runs = frozenset(runs)
         return self._topic_runs
