@@ -374,6 +374,23 @@ def _problems_unread(found: Reading, state: State) -> str | None:
     return None
 
 
+def _titled_as_guide(found: Reading, state: State) -> str | None:
+    """A file titled as a guide or its rules (``# Rules: Errors``, ``# Debugging Guide``), in
+    words naming no lessons, read as a file of lessons: its sections may be the guide's rules,
+    holding none."""
+    tops = state.tree.children
+    if found.kind != "lessons" or len(tops) != 1 or tops[0].heading is None:
+        return None
+    title = tops[0].title
+    if not vocabulary.GUIDE_TITLE.compiled.search(title) or vocabulary.names_lessons(title):
+        return None
+    return (
+        f"the reading is a guess: the file, titled {title!r} as a guide, is read as {len(found.spans)} "
+        'lessons; runner-up: its rules are no lessons learned; to choose it, pin entries = "none" '
+        "in .claude/gotchas.toml"
+    )
+
+
 def _outside_notes(section: Section) -> list[Section]:
     """The section and its sub-sections, less those about the file (``## Format``) with theirs,
     as a pin leaves them out; none when the section holds nothing else."""
@@ -395,6 +412,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a short-titled lesson with next to nothing in it", _empty_lesson),
     ("a file titled as lessons read as one lesson", _one_of_many),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
+    ("a file titled as a guide read as lessons", _titled_as_guide),
 )
 
 
