@@ -328,8 +328,8 @@ def names_problems(title: str) -> bool:
 
 # a sentence that opens by naming the file it is in: ``This document catalogs …``
 _THIS_FILE = LazyPattern(
-    r"^\W*(?:this|the)\s+(?:document|file|page|doc)\b|^\W*(?:este|ce|dieses|questo)\s+"
-    r"(?:documento|document|fichier|dokument|archivo|arquivo|file)\b|^\W*本(?:文档|文件|文)|^\W*このファイル|^\W*이\s*문서",
+    r"^\W*this\s+(?:document|file|page|doc)\b|^\W*(?:este|ce|dieses|questo)\s+"
+    r"(?:documento|document|fichier|dokument|archivo|arquivo)\b|^\W*本(?:文档|文件|文)|^\W*このファイル|^\W*이\s*문서",
     re.IGNORECASE,
 )
 
