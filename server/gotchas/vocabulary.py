@@ -163,9 +163,6 @@ META_TITLES = (
     # general advice closing a file of lessons (``General Principles``, ``通用建议``): their summary
     r"^\W*(?:\d+[.)]?\s*)?(?:general|overall|guiding)\s+(?:principles|advice|recommendations|guidelines)\W*$|"
     r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?通用(?:建议|原则|准则|避坑指南)",
-    # advice drawn for later work (``Recommendations for Future Projects``): a summary of the lessons
-    r"\bfor\s+(?:the\s+)?future\b|\bfuture\s+(?:projects?|self|sessions?)\b|"
-    r"\bpara\s+(?:(?:los\s+)?proyectos\s+)?futuros\b|\bfuturos\s+proyectos\b|\ba\s+quien\s+repita\b",
     _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
     # the same in Japanese and Korean: how the file is run, its format, what comes next
     r"^運用ルール$|^(?:[\w-]+\s*){0,2}형식$|^향후\s*(?:개선|계획)",
@@ -176,6 +173,13 @@ META_TITLES = (
     r"^(?:记录|條目|条目|日志|教训|经验)?格式(?:说明|规范)?$",  # ``记录格式``: the entries' format
 )
 _META = LazyPattern("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
+# Advice for future work closing a file of lessons (``Recommendations for Future Projects``): a
+# summary of them; not a section that names lessons (``Lessons for the future`` holds them).
+_LATER = LazyPattern(
+    r"\bfor\s+(?:the\s+)?future\b|\bfuture\s+(?:projects?|self|sessions?)\b|"
+    r"\bpara\s+(?:(?:los\s+)?proyectos\s+)?futuros\b|\bfuturos\s+proyectos\b|\ba\s+quien\s+repita\b",
+    re.IGNORECASE,
+)
 
 # A document titled like this (the whole title) holds no lessons: a record of changes, plans,
 # open tasks, terms or one decision.
@@ -532,7 +536,7 @@ def is_meta(title: str) -> bool:
     if quoted:
         title = _CODE.compiled.sub(" ", title)
     text = plain(title)
-    if not _META.compiled.search(text):
+    if not _META.compiled.search(text) and (not _LATER.compiled.search(text) or names_lessons(text)):
         return False
     # a long title mentioning a template or a roadmap states a lesson about one; only how to add
     # to the file, or the file itself, is meta at any length
