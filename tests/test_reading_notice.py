@@ -52,6 +52,14 @@ def _project(tmp_path: Path, data: bytes, config: str | None = None) -> Path:
         (root / ".claude" / "gotchas.toml").write_text(config, encoding="utf-8")
     return root
 
+def _listed_lines(root: Path, home: Path) -> list[str]:
+    """The line ranges ``gotchas list`` prints, in a run that says nothing of a guess."""
+    done = _run(root, home, "list")
+    assert done.returncode == 0, done.stderr
+    assert "guess" not in done.stdout + done.stderr
+    return [line.split("\t")[1] for line in done.stdout.splitlines()]
+
+
 
 def test_a_mixed_reading_says_it_is_a_guess() -> None:
     parsed = record.parse(MIXED)
@@ -546,11 +554,7 @@ def test_a_file_titled_as_lessons_read_as_one_lesson_is_a_guess_and_its_pin_read
     pin = UNIT_PIN.search(notice)
     assert pin is not None and pin[1] == "h2"
     root = _project(tmp_path, ONE_OF_MANY, f'entries = "{pin[1]}"\n')
-    done = _run(root, tmp_path / "home", "list")
-    assert done.returncode == 0, done.stderr
-    listed = [line.split("\t")[1] for line in done.stdout.splitlines()]
-    assert listed == ["5-9", "11-15", "17-21"]
-    assert "guess" not in done.stdout + done.stderr
+    assert _listed_lines(root, tmp_path / "home") == ["5-9", "11-15", "17-21"]
 
 
 def test_a_single_lesson_titled_as_one_lesson_says_nothing() -> None:
@@ -595,10 +599,7 @@ def test_a_guide_read_as_holding_none_beside_a_section_of_problems_is_a_guess(tm
     root = _project(tmp_path, GUIDE_WITH_PROBLEMS)
     pinned = _run(root, tmp_path / "home", "pin", "--section", "Anti-patterns", pin[2])
     assert pinned.returncode == 0, pinned.stderr
-    done = _run(root, tmp_path / "home", "list")
-    assert done.returncode == 0, done.stderr
-    assert [line.split("\t")[1] for line in done.stdout.splitlines()] == ["15", "16"]
-    assert "guess" not in done.stdout + done.stderr
+    assert _listed_lines(root, tmp_path / "home") == ["15", "16"]
 
 
 def test_a_guide_without_a_section_of_problems_says_nothing() -> None:
@@ -632,10 +633,7 @@ def test_a_file_titled_as_a_guide_read_as_lessons_is_a_guess_and_its_pin_reads_n
     pin = UNIT_PIN.search(notice)
     assert pin is not None and pin[1] == "none"
     root = _project(tmp_path, RULES_FILE, f'entries = "{pin[1]}"\n')
-    done = _run(root, tmp_path / "home", "list")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ""
-    assert "guess" not in done.stdout + done.stderr
+    assert _listed_lines(root, tmp_path / "home") == []
 
 
 def test_a_guide_titled_with_lessons_says_nothing() -> None:
