@@ -43,7 +43,7 @@ def test_reading_a_plain_record_leaves_the_rules_it_never_meets_uncompiled() -> 
 
 
 def test_a_title_in_a_script_without_spaces_counts_four_characters_a_word() -> None:
-    from gotchas.reading.text import words
+    from gotchas.vocabulary import words
 
     assert words("缓存 清除") == 1  # four CJK characters
     assert words("キャッシュを消す") == 2  # eight kana

@@ -245,6 +245,24 @@ def plain(title: str) -> str:
     return " ".join(title.split()).lower()
 
 
+_ASIDE_END = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)$")
+
+
+def words(title: str) -> int:
+    """How many words a title has; characters of scripts written without spaces (Chinese,
+    Japanese, Korean) count a quarter of a word each."""
+    text = plain(title)
+    if text.isascii() or max(text) < "\u3040":  # below every range read by character
+        return len(text.split())
+    # each character read by its range: a pattern over these ranges costs milliseconds to compile
+    marks = [
+        "\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in text
+    ]
+    cjk = sum(marks)
+    spaced = "".join(" " if mark else c for c, mark in zip(text, marks, strict=True))
+    return len(spaced.split()) + (cjk + 3) // 4
+
+
 def names_lessons(title: str) -> bool:
     text = plain(title)
     return bool(_LESSONS.search(text)) or names_hindsight(text)
@@ -540,8 +558,8 @@ def is_meta(title: str) -> bool:
         return False
     # a long title mentioning a template or a roadmap states a lesson about one; only how to add
     # to the file, or the file itself, is meta at any length
-    core = text[: text.rindex(" (")] if text.endswith(")") and " (" in text else text  # less an aside
-    return len(core.split()) + quoted <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
+    core = _ASIDE_END.sub("", text) or text  # less an aside, in either script's parentheses
+    return words(core) + quoted <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
 
 
 _META_AT_LENGTH = LazyPattern(

@@ -20,9 +20,10 @@ from gotchas.blockmap import Block
 from gotchas.quoting import toml_string
 from gotchas.reading.model import Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
-from gotchas.reading.text import lead_label, opens_bold_sentence, title_form, words
+from gotchas.reading.text import lead_label, opens_bold_sentence, title_form
 from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items
+from gotchas.vocabulary import words
 
 _PINS = {"list-item": "list", "table-row": "table-row", "hr-block": "hr-block", "paragraph": "paragraph"}
 

@@ -27,6 +27,7 @@ from gotchas.reading.text import (
     LINKED_FILE,
     MARK,
     MD_REFERENCE,
+    MOVED_TO,
     NUMBERED_TITLE,
     item_title,
     lead_label,
@@ -593,12 +594,15 @@ class Reader(State):
         ``_No lessons recorded yet._``)."""
         if section.children:
             return False
-        lone = _only_content(section.body)
+        # a closing note on the file (``*This file is updated when …*``) is no content of the section's
+        lone = _only_content([b for b in section.body if not self.names_file(b)])
         if lone is None or lone.kind not in ("item", "paragraph"):
             return False
         text = self.first_text(lone)
         if len(text) > 120:
             return False
+        if lone.kind == "paragraph" and MOVED_TO.compiled.match(text):
+            return True  # ``→ `archive/mistakes.md` に移動``: its entries live in another file now
         # or one line wholly in parentheses where the lessons would be: ``- (append here as …)``
         one_line = not any(line.strip() for line in self.lines[lone.start + 1 : lone.end])
         return (

@@ -42,9 +42,9 @@ from gotchas.reading.text import (
     opening_label,
     row_title,
     title_of,
-    words,
 )
 from gotchas.reading.tree import HASHES, Section, folded, outline_blocks, section_tree
+from gotchas.vocabulary import words
 
 _JOINED = re.compile(r"\s+(?:&|and|\+)\s+")
 

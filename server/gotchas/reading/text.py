@@ -46,6 +46,11 @@ LESSON_LINK = LazyPattern(
     r"(?:#[^)\s]*)?\)",
     re.IGNORECASE,
 )
+# a line saying where entries went: ``→ `archive/mistakes.md` に移動``, ``Moved to [old.md](old.md)``
+MOVED_TO = LazyPattern(
+    r"^(?:→|⇒|➡️?|->|moved\s+to:?|see:?)\s*(?:`[^`\s]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)\s]+\.mdc?\))",
+    re.IGNORECASE,
+)
 LINKED_FILE = LazyPattern(r"^(?:`[^`]+\.(?:md|mdc|txt)`|\[[^\]]+\]\([^)]+\.(?:md|mdc)\))")
 MD_REFERENCE = LazyPattern(r"[\w./-]+\.mdc?\b")
 TIMESTAMP_LEAD = LazyPattern(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
@@ -105,20 +110,6 @@ def lead_label(text: str) -> tuple[str, bool] | None:
     if bare and len(bare["label"].split()) <= 3:
         return parts.field_name(bare["label"]), True
     return None
-
-
-def words(title: str) -> int:
-    text = vocabulary.plain(title)
-    if text.isascii() or max(text) < "\u3040":  # below every range read by character
-        return len(text.split())
-    # characters of scripts written without spaces, each read as a quarter of a word (a short
-    # title, read by character: a pattern over these ranges costs milliseconds to compile)
-    marks = [
-        "\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in text
-    ]
-    cjk = sum(marks)
-    spaced = "".join(" " if mark else c for c, mark in zip(text, marks, strict=True))
-    return len(spaced.split()) + (cjk + 3) // 4
 
 
 # ---------------------------------------------------------------- labels that open a block

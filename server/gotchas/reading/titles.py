@@ -7,7 +7,8 @@ import re
 from collections.abc import Callable
 
 from gotchas import vocabulary
-from gotchas.reading.text import CLAUSE, CODE_SPAN, DATE, DISCOVERED, NUMBERED_TITLE, TICKET, words
+from gotchas.reading.text import CLAUSE, CODE_SPAN, DATE, DISCOVERED, NUMBERED_TITLE, TICKET
+from gotchas.vocabulary import words
 
 TitleRule = tuple[str, Callable[[str], bool], float]
 
