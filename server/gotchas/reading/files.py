@@ -42,7 +42,7 @@ FileRule = Callable[[Reader, Frame], "Reading | None"]
 def title_section(reader: Reader) -> tuple[Section, Note | None]:
     """The document's title heading, when one heading sits above all others."""
     root = reader.tree
-    top = None if any(b.kind not in ("html", "hr") for b in root.body) else _lone_title(root)
+    top = None if any(b.kind not in ("html", "hr") for b in root.body) else _lone_title(reader, root)
     if top is not None:
         note = Note(
             top.start,
@@ -55,21 +55,34 @@ def title_section(reader: Reader) -> tuple[Section, Note | None]:
     return root, None
 
 
-def _lone_title(root: Section) -> Section | None:
+def _lone_title(reader: Reader, root: Section) -> Section | None:
     """The heading above all others: the only top heading, or a first top heading with nothing
-    under it before its same-level siblings (``Known Issues`` / ``====`` over ``# Settings``,
-    ``# Seeds``): the file's title written at its sections' level."""
+    under it, or only its introduction, before its same-level siblings (``Known Issues`` /
+    ``====`` over ``# Settings``, ``# Seeds``): the file's title written at its sections' level."""
     tops = root.children
     if len(tops) == 1:
         return tops[0]
     if not tops:
         return None
     first, rest = tops[0], tops[1:]
-    if first.level != 1 or not _empty(first):
+    if first.level != 1 or not (_empty(first) or _introduces(reader, first)):
         return None
     if any(_empty(section) for section in rest):
         return None  # a run of one-line headings (``# READ THIS FIRST``) is a header, not a title's body
-    return Section(first.heading, first.start, root.end, [], rest, None)
+    return Section(first.heading, first.start, root.end, first.body, rest, None)
+
+
+def _introduces(reader: Reader, section: Section) -> bool:
+    """A first heading titled as lessons or problems met (``# Known Issues``) over an
+    introduction of its own: one paragraph, or paragraphs that open by naming the file
+    (``This document lists …``). The file's title, and what the file is for."""
+    title = section.title
+    if not (vocabulary.names_lessons(title) or vocabulary.names_problems(title)) or section.children:
+        return False
+    content = [b for b in section.body if b.kind not in ("html", "hr")]
+    if not content or any(b.kind != "paragraph" for b in content):
+        return False
+    return len(content) == 1 or reader.names_file(content[0])
 
 
 def _empty(section: Section) -> bool:
