@@ -1,0 +1,242 @@
+"""Section traits: what a section is before its units are read. A note on the file rather
+than a lesson, a lesson's parts under one heading, a placeholder or only links where lessons
+would be, this tool's own fields in its text.
+
+``sections.Reader`` asks these of each section as it reads; they weigh the section's title
+and blocks only, never how its siblings read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from gotchas import parts, vocabulary
+from gotchas.blockmap import Block
+from gotchas.reading.model import Span
+from gotchas.reading.state import State
+from gotchas.reading.text import (
+    ENTRY_FIELD,
+    LESSON_LINK,
+    LINKED_FILE,
+    MARK,
+    MOVED_TO,
+    NUMBERED_TITLE,
+    lead_label,
+)
+from gotchas.reading.titles import title_evidence
+from gotchas.reading.tree import Section, walk
+from gotchas.reading.units import lesson_items
+
+
+class Traits(State):
+    """The state with the questions the section rules ask of one section."""
+
+    def has_entry_fields(self, section: Section, marks: bool = True, successors: bool = True) -> bool:
+        """A leaf section carrying this tool's own entry fields (``tasks:``, ``supersedes:``…) is a
+        lesson. With ``marks=False`` a red-herring mark alone does not count: it annotates a lesson
+        already there and must not change how its section reads; with ``successors=False``
+        neither does a lesson this tool wrote after the first (a successor paragraph)."""
+        if section.children:
+            return False
+        body = section.body
+        if not successors:
+            body = [b for n, b in enumerate(body) if n == 0 or not self.own_paragraph(b)]
+        return any(
+            ENTRY_FIELD.match(line) and (marks or not MARK.compiled.match(line))
+            for b in body
+            for line in self.lines[b.start : b.end]
+        )
+
+    def describes_file(self, section: Section) -> bool:
+        """A section of one paragraph that opens by naming the file (``This document captures
+        …``): what the file is for, not a lesson. A numbered one stays one of a series."""
+        if section.children or NUMBERED_TITLE.match(vocabulary.plain(section.title)):
+            return False
+        content = self.own_content(section)
+        return len(content) == 1 and self.names_file(content[0])
+
+    def parts_of_one(self, children: Sequence[Section], under_heading: bool = False) -> bool:
+        """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…), or the
+        first does and another too: a problem told as a report, its symptom first."""
+        allowed = len(children) // 2  # the most that may not, for half or more to
+        misses = 0
+        opens: bool | None = None  # whether the first sub-heading names a part
+        named = 0
+        for child in children:
+            if self.holds_data(child):
+                continue  # a table of measurements: the lesson's evidence
+            field = self.is_field_heading(child.title) and not self.is_group_of_parts(child)
+            part = field or (not child.children and parts.names_report_part(child.title))
+            if opens is None:
+                opens = part
+            named += part
+            misses += not field
+        if misses <= allowed:
+            return len(children) - misses >= 1
+        # a report opening with its parts (``### Symptom``, ``### Environment``), then more; under
+        # a heading, the part its story opens with is enough (at the file's top, ``## Environment``
+        # may name a category)
+        return bool(opens) and (named >= 2 or (under_heading and parts.opens_report(children[0].title)))
+
+    def is_group_of_parts(self, section: Section) -> bool:
+        """A section named like a part that holds lessons: ``### Do`` / ``### Don't`` over lists
+        of rules, or ``## Rules`` over a numbered series (``### 1. …``, ``### 2. …``, at any
+        depth)."""
+        return self.contrast_of_rules(section) or any(
+            sum(1 for c in s.children if NUMBERED_TITLE.match(vocabulary.plain(c.title))) >= 2
+            for s in walk(section)
+        )
+
+    def claim_over_parts(self, section: Section, children: Sequence[Section]) -> bool:
+        """``## Port mapping differs between stock and OpenWrt`` over one or two sub-headings and
+        no text of its own: the title states the lesson, the sub-headings are its cases. A
+        category is named (``## Security``), not stated; a numbered sub-heading (``Issue 2: …``)
+        is one of a series of lessons."""
+        if len(children) > 2 or section.heading is None or not vocabulary.states_claim(section.title):
+            return False
+        if self.own_content(section):
+            return False
+        return not any(
+            NUMBERED_TITLE.match(vocabulary.plain(c.title)) or c.children or self.has_entry_fields(c)
+            for c in children
+        )
+
+    def holds_data(self, section: Section) -> bool:
+        """A sub-section that is a table of measurements alone: a part (the evidence) of the
+        lesson above it, as ``### Distribution by linter`` is."""
+        if section.children:
+            return False
+        lone = _only_content(section.body)
+        return lone is not None and lone.kind == "table" and self.data_table(lone)
+
+    def contrast_of_rules(self, section: Section) -> bool:
+        """``### Do`` / ``### Don't`` holding lists of rules: groups of lessons, not one lesson's
+        two sides (those hold an example or a sentence each)."""
+        if not vocabulary.names_contrast(section.title):
+            return False
+        items, _ = lesson_items(self, section.body)
+        return len(items) >= 2
+
+    def pointer_index(self, body: Sequence[Block]) -> bool:
+        items = [b for b in body if b.kind == "item"]
+        if len(items) < 3:
+            return False
+        texts = [self.first_text(b) for b in items]
+        rests = sorted(
+            len(LINKED_FILE.compiled.sub("", t).split()) for t in texts if LINKED_FILE.compiled.match(t)
+        )
+        if len(rests) * 5 < len(items) * 4 or rests[len(rests) // 2] > 8:
+            return False
+        self.pointer = True
+        return True
+
+    def prose_of_its_own(self, section: Section) -> bool:
+        """``## Dedup across two bots`` opening with paragraphs of its own, then sub-headings:
+        the heading is a lesson written in its prose, ahead of its sub-lessons. A category is
+        named (``## Swift 6 Concurrency``) and one paragraph is an introduction; a code sample
+        leads a lesson of its own."""
+        content = self.own_content(section)
+        prose = [b for b in content if b.kind == "paragraph"]
+        return len(prose) >= 2 and len(prose) == len(content) and title_evidence(section.title)[0] <= 0
+
+    def leading_parts(self, children: Sequence[Section]) -> int:
+        """How many sub-headings open such a lesson as its parts: named, not stated, over a
+        bare list (``### Recipe`` over numbered steps, ``### Worked examples`` over bullets)."""
+        k = 0
+        for child in children:
+            content = [b for b in child.body if b.kind not in ("html", "hr")]
+            if child.children or title_evidence(child.title)[0] <= 0 or not content:
+                break
+            if any(b.kind != "item" for b in content):
+                break
+            k += 1
+        return k
+
+    def own_paragraph(self, block: Block) -> bool:
+        """A paragraph carrying this tool's field line: a lesson it wrote (a successor)."""
+        return block.kind == "paragraph" and self.writes_own(block)
+
+    def leads_like(self, kind: str, first: Block) -> bool:
+        """A lone paragraph that is a lesson as its siblings' are: not one opening with a lesson's
+        field (``**Symptom.**`` opens the parts of the one lesson its heading names)."""
+        if kind != "paragraph":
+            return True
+        found = lead_label(self.first_text(first))
+        return found is None or parts.field_of(found[0]) not in parts.FIELDS
+
+    def introduced_items(self, section: Section) -> list[Block]:
+        """Lesson items after one short opening paragraph and nothing else (``These apply to…``)."""
+        body = [b for b in section.body if b.kind not in ("html", "hr")]
+        if len(body) < 3 or body[0].kind != "paragraph" or body[0].end - body[0].start > 2:
+            return []
+        if any(b.kind != "item" for b in body[1:]):
+            return []
+        if any(ENTRY_FIELD.match(line) for line in self.lines[body[0].start : body[0].end]):
+            return []  # fields in the opening paragraph: the heading is one lesson
+        items, _ = lesson_items(self, body[1:])
+        return items if len(items) >= 2 else []
+
+    def links_only(self, body: Sequence[Block]) -> bool:
+        """Two or more items, each only a link or opening with a file's name, and nothing else
+        but rules: references. One item linking into a folder of lessons is a catalog's line
+        too, and a section of those makes the file an index (``pointer``)."""
+        body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
+        if not body or body[0].kind != "item" or not self.is_pointer_item(body[0]):
+            return False  # most bodies: the first block is no pointer
+        if not all(b.kind == "item" and self.is_pointer_item(b) for b in body):
+            return False
+        lessons_elsewhere = all(LESSON_LINK.compiled.match(self.first_text(b)) for b in body)
+        if lessons_elsewhere:
+            self.pointer = True
+        return len(body) >= 2 or lessons_elsewhere
+
+    def placeholder_only(self, section: Section) -> bool:
+        """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
+        ``_No lessons recorded yet._``)."""
+        if section.children:
+            return False
+        # a closing note on the file (``*This file is updated when …*``) is no content of the section's
+        lone = _only_content([b for b in section.body if not self.names_file(b)])
+        if lone is None or lone.kind not in ("item", "paragraph"):
+            return False
+        text = self.first_text(lone)
+        if len(text) > 120:
+            return False
+        if lone.kind == "paragraph" and MOVED_TO.compiled.match(text):
+            return True  # ``→ `archive/mistakes.md` に移動``: its entries live in another file now
+        # or one line wholly in parentheses where the lessons would be: ``- (append here as …)``
+        one_line = not any(line.strip() for line in self.lines[lone.start + 1 : lone.end])
+        return (
+            vocabulary.is_placeholder(text)
+            or (one_line and _ASIDE.match(text) is not None)
+            or self.asks_to_record(lone)
+        )
+
+    def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
+        """Entry fields before the section's first unit, or opening it: the section is one lesson.
+        Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
+        mark there), so the reading stays stable after our own edits."""
+        owned = units[0].start if units and units[0].kind in ("block", "paragraph") else section.end
+        return any(
+            ENTRY_FIELD.match(self.lines[n])
+            for b in section.body
+            if b.kind == "paragraph" and b.start <= owned
+            for n in range(b.start, b.end if b.start < owned else b.start + 1)
+        )
+
+
+# one line wholly in parentheses where lessons would be: ``- (append here as decisions are made)``
+_ASIDE = re.compile(r"^[_*]*[(（][^()（）]*[)）][_*]*\.?$")
+
+
+def _only_content(body: Sequence[Block]) -> Block | None:
+    """The one block of ``body`` that is no comment or rule, if it holds just one (settled at
+    the second: a leaf is read by this for every section of a file)."""
+    found = None
+    for block in body:
+        if block.kind not in ("html", "hr"):
+            if found is not None:
+                return None
+            found = block
+    return found
