@@ -110,6 +110,7 @@ REPORT_PARTS = frozenset(
     (
         *("environment", "reproduction", "steps to reproduce", "description", "investigation"),
         *("expected behavior", "actual behavior", "what happens", "what's broken", "what is broken"),
+        *("what broke", "what was wrong"),
         *("симптом", "симптомы", "причины", "решения"),
     )
 )
@@ -191,7 +192,8 @@ def names_report_part(title: str) -> bool:
 _OPENING_PARTS = frozenset(
     (
         *("symptom", "symptoms", "problem", "description", "what happened", "what happens"),
-        *("what's broken", "what is broken", "症状", "现象"),
+        *("what's broken", "what is broken", "what broke", "what was wrong", "what went wrong"),
+        *("症状", "现象"),
     )
 )
 
