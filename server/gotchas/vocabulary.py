@@ -123,11 +123,15 @@ META_TITLES = (
     r"adding(?:\s+(?:or|and)\s+(?:updating|editing|removing))?\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)",
     r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
     r"entry\s+(?:format|template)",
-    r"^(?:the\s+)?format$",
+    r"^(?:the\s+)?format(?:\s*\([^()]*\))?$",
     # ``Entry format``, ``Prompt format``; not a category of lessons (``Data Format``, ``API & Data Format``)
     r"^\W*(?:entry|entries|lessons?|learnings?|gotchas?|log|record|note|prompt|item|issue|bug|report)\s+format$",
     r"^format\s+(?:for|of|für|pour|para)\b",
-    r"templates?",
+    # the file's own template: alone, for its entries (``Entry template``, ``Template for new
+    # entries``, ``Template 1: …``), not the project's (``Django Templates``, ``Template literals``)
+    r"^\W*\[?templates?\]?\W*(?:\([^()]*\))?$|^\W*\[?template\]?\s*[—–:-]|"
+    r"\b(?:entry|entries|lessons?|learnings?|logs?|reports?|reporting|issues?|bugs?|notes?|records?|new|"
+    r"gotchas?|incidents?|postmortems?|retro(?:spective)?s?)\s+templates?\b|\btemplates?\s+(?:for|entry|entries|\d+\s*[:.])",
     r"table\s+of\s+contents",
     r"^contents$",
     r"^index$",
