@@ -79,10 +79,7 @@ def _introduces(reader: Reader, section: Section) -> bool:
     title = section.title
     if not (vocabulary.names_lessons(title) or vocabulary.names_problems(title)) or section.children:
         return False
-    content = [b for b in section.body if b.kind not in ("html", "hr")]
-    if not content or any(b.kind != "paragraph" for b in content):
-        return False
-    return len(content) == 1 or reader.names_file(content[0])
+    return reader.introduces(section.body)
 
 
 def _empty(section: Section) -> bool:

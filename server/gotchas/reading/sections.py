@@ -179,12 +179,7 @@ class Reader(Traits):
         if top or (container and not section.children):
             return []
         content = [b for b in body if b.kind not in ("html", "hr")]
-        # one paragraph, or prose that opens by naming the file (``This document lists …``)
-        introduced = bool(content) and (
-            (len(content) == 1 and content[0].kind == "paragraph")
-            or (self.names_file(content[0]) and all(b.kind == "paragraph" for b in content))
-        )
-        if not content or introduced:
+        if not content or self.introduces(content):
             if content:
                 why = "the group's introduction"
                 self.left_out.append(Note(content[0].start, content[-1].end, "intro", section.title, why))

@@ -284,15 +284,14 @@ class State:
         in a row): a topic the lessons share, where a lesson's fields differ one to the next."""
         if self._topic_runs is None:
             runs: set[int] = set()
-            last: tuple[Block, str | None] | None = None
+            last: tuple[Block, str | None, int] | None = None
             for block in self.blocks:
                 if block.kind != "item":
                     continue
                 label = opening_label(block, self.lines[block.start])
-                same = last is not None and label is not None and last[1] == label
-                if same and last is not None and last[0].list_id == block.list_id:
+                if last is not None and label is not None and last[1:] == (label, block.list_id):
                     runs.update((last[0].start, block.start))
-                last = (block, label)
+                last = (block, label, block.list_id)
             self._topic_runs = frozenset(runs)
         return self._topic_runs
 

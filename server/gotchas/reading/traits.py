@@ -48,6 +48,14 @@ class Traits(State):
             for line in self.lines[b.start : b.end]
         )
 
+    def introduces(self, blocks: Sequence[Block]) -> bool:
+        """Prose of one paragraph, or paragraphs that open by naming the file (``This document
+        lists …``), rules and comments aside: an introduction, not a lesson."""
+        content = [b for b in blocks if b.kind not in ("html", "hr")]
+        if not content or any(b.kind != "paragraph" for b in content):
+            return False
+        return len(content) == 1 or self.names_file(content[0])
+
     def describes_file(self, section: Section) -> bool:
         """A section of one paragraph that opens by naming the file (``This document captures
         …``): what the file is for, not a lesson. A numbered one stays one of a series."""
