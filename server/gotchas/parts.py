@@ -88,6 +88,12 @@ FIELD_WORDS = (
     "problème",
     "cause racine",
     "solución",
+    "problema",
+    "sintoma",
+    "síntoma",
+    "correção",
+    "corrección",
+    "solução",
     "causa",
     "ursache",
     "lösung",
@@ -171,6 +177,17 @@ def field_of(base: str) -> str:
             if base.endswith(word) and len(base) <= len(word) + 3:
                 return word
     return base
+
+
+_PART_JOINS = LazyPattern(r"\s*(?:/|&|,|\band\b|\+)\s*")
+
+
+def names_part(text: str) -> bool:
+    """A label naming a lesson's part, or parts joined (``Evidence and fix``, ``Cause / fix``)."""
+    base = field_base(text)
+    return field_of(base) in FIELDS or any(
+        piece in FIELDS for piece in _PART_JOINS.compiled.split(base) if piece
+    )
 
 
 def field_name(label: str) -> str:

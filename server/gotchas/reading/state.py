@@ -398,6 +398,15 @@ class State:
         width = min(len(r) for r in rows)
         return any(all(MEASURE.compiled.match(r[c].strip()) for r in rows) for c in range(1, width))
 
+    def parts_header(self, table: Block) -> bool:
+        """A header row of which two cells or more name a lesson or its parts (``Gotcha``,
+        ``Root cause``, ``Evidence and fix``): each row below is one lesson told in those parts."""
+        named = 0
+        for cell in table_rows.cells(self.lines[table.start]):
+            if parts.names_part(cell) or vocabulary.names_one_lesson(cell):
+                named += 1
+        return named >= 2
+
     def row_spans(self, table: Block, section: Section, why: str) -> list[Span]:
         """One entry per row; a continuation row (``↳ …``) belongs to the row above it. A line
         indented four spaces or more ends the table (a GFM table parser reads it as code)."""

@@ -161,11 +161,15 @@ def hr_blocks(body: Sequence[Block]) -> list[Block]:
     return firsts if has_rule and len(firsts) >= 2 else []
 
 
-def lessons_table(body: Sequence[Block]) -> Block | None:
-    """The one table of at least two rows that is (nearly) all the body holds."""
+def lessons_table(body: Sequence[Block], parts_header: Callable[[Block], bool] | None = None) -> Block | None:
+    """The one table of at least two rows that is (nearly) all the body holds: one other block
+    at most, or, when its header names a lesson's parts (``| Gotcha | What goes wrong | Fix |``),
+    an introduction and a closing note around it (``See docs/… for …``)."""
     tables = [b for b in body if b.kind == "table"]
     rest = [b for b in body if b.kind not in ("table", "html", "hr")]
-    if len(tables) == 1 and tables[0].end - tables[0].start >= 4 and len(rest) <= 1:
+    if len(tables) != 1 or tables[0].end - tables[0].start < 4:
+        return None
+    if len(rest) <= 1 or (len(rest) <= 3 and parts_header is not None and parts_header(tables[0])):
         return tables[0]
     return None
 
@@ -224,7 +228,7 @@ UnitRule = Callable[[State, Section, Sequence[Block], int, str], "list[Span] | N
 def table_unit(
     state: State, section: Section, body: Sequence[Block], end: int, why: str
 ) -> list[Span] | None:
-    table = lessons_table(body)
+    table = lessons_table(body, state.parts_header)
     if table is None or state.data_table(table):
         return None
     return state.row_spans(table, section, why or "a row of the lessons table")
