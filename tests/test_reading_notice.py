@@ -609,7 +609,7 @@ def test_a_guide_without_a_section_of_problems_says_nothing() -> None:
     assert parsed.reading.notice is None
 
 
-RULES_FILE = b"""# Rules: Errors
+GUIDE_FILE = b"""# Guide: Errors
 
 ## Who is at fault
 
@@ -624,20 +624,20 @@ RULES_FILE = b"""# Rules: Errors
 
 
 def test_a_file_titled_as_a_guide_read_as_lessons_is_a_guess_and_its_pin_reads_none(tmp_path: Path) -> None:
-    """A file titled as rules or a guide, naming no lessons, read as lessons: it says so, and
+    """A file titled as a guide, naming no lessons, read as lessons: it says so, and
     the pin it names, written into a real config, reads the file as holding none."""
-    parsed = record.parse(RULES_FILE)
+    parsed = record.parse(GUIDE_FILE)
     assert parsed.reading is not None and parsed.reading.kind == "lessons" and len(parsed.entries) == 4
     notice = parsed.reading.notice or ""
-    assert "titled 'Rules: Errors' as a guide, is read as 4 lessons" in notice
+    assert "titled 'Guide: Errors' as a guide, is read as 4 lessons" in notice
     pin = UNIT_PIN.search(notice)
     assert pin is not None and pin[1] == "none"
-    root = _project(tmp_path, RULES_FILE, f'entries = "{pin[1]}"\n')
+    root = _project(tmp_path, GUIDE_FILE, f'entries = "{pin[1]}"\n')
     assert _listed_lines(root, tmp_path / "home") == []
 
 
 def test_a_guide_titled_with_lessons_says_nothing() -> None:
-    titled = RULES_FILE.replace(b"# Rules: Errors", b"# Error rules and lessons learned")
+    titled = GUIDE_FILE.replace(b"# Guide: Errors", b"# Error rules and lessons learned")
     parsed = record.parse(titled)
     assert parsed.reading is not None and parsed.reading.kind == "lessons"
     assert parsed.reading.notice is None

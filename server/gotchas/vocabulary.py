@@ -234,6 +234,9 @@ GUIDE_WORDS = LazyPattern(
     r"技術スタック|(?:ディレクトリ|フォルダ)?構成|コマンド|技术栈|目录结构|常用命令)$",
     re.IGNORECASE,
 )
+# a file titled as rules to follow (``# Error Handling Rules``, ``# Правила: ошибки``): a guide
+# when no section of it is titled as lessons
+RULES_TITLE = LazyPattern(r"\brules\b|правила|reglas|règles|regeln|规则|规范|ルール", re.IGNORECASE)
 GUIDE_TITLE = LazyPattern(
     r"(?:claude|agents|gemini|copilot)\.md|guidelines|instructions|\bguide\b|readme|\brules\b",
     re.IGNORECASE,

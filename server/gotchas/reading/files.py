@@ -267,6 +267,10 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
         return Reading(
             "not-lessons", [], "a guide: its sections are about the project, none is titled as lessons"
         )
+    if root.heading is not None and vocabulary.RULES_TITLE.compiled.search(vocabulary.plain(root.title)):
+        # ``# Error Handling Rules``: rules to follow, not lessons learned, and no section names any
+        why = f"rules: the title {root.title!r} names rules to follow, and no section is titled as lessons"
+        return Reading("not-lessons", [], why)
     return None
 
 
