@@ -94,6 +94,11 @@ FIELD_WORDS = (
     "correção",
     "corrección",
     "solução",
+    "belirti",
+    "sebep",
+    "kök neden",
+    "çözüm",
+    "etki",
     "causa",
     "ursache",
     "lösung",
@@ -210,7 +215,8 @@ _OPENING_PARTS = frozenset(
     (
         *("symptom", "symptoms", "problem", "description", "what happened", "what happens"),
         *("what's broken", "what is broken", "what broke", "what was wrong", "what went wrong"),
-        *("症状", "现象"),
+        *("issue", "the issue", "bug", "症状", "现象"),
+        *("belirti", "sintoma", "síntoma", "problema", "проблема"),
     )
 )
 

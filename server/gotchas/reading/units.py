@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from gotchas import vocabulary
+from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
@@ -94,6 +94,8 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
             ours = any(ENTRY_FIELD.match(lines[n]) for n in range(block.start, block.end))
     if pinned:
         return leads
+    if leads and _told_in_fields(state, paragraphs):
+        return []  # ``**Issue:** …`` then ``**Expected Behavior:** …``: one lesson's parts
     rest = len(paragraphs) - owned
     # four in five paragraphs open with a lead-in; from three leads on, two in three (a lesson
     # may run on into a paragraph of its own)
@@ -115,6 +117,24 @@ def _is_lead(state: State, text: str) -> bool:
         return True
     found = lead_label(text)
     return bool(found and BOLD_LABEL.match(text) and not state.is_field_label(*found) and found[0])
+
+
+def _told_in_fields(state: State, paragraphs: Sequence[Block]) -> bool:
+    """Bold-label paragraphs that open with a lesson's field (``**Issue:**``), name another field
+    (``**Status:**``) and each label once: one lesson told in parts, its other labels
+    (``**Current Behavior:**``) parts too. Lessons each followed by their fields repeat them
+    (``**Fix:**`` after every title); one field before lessons (``**Context:**``) is their note."""
+    labels: list[tuple[str, bool]] = []
+    for block in paragraphs:
+        found = lead_label(state.lines[block.start].strip())
+        if found is not None and found[1]:
+            labels.append((found[0], state.is_field_label(*found)))
+    if len(labels) < 3 or not labels[0][1]:
+        return False
+    if not parts.opens_report(labels[0][0]) and sum(field for _, field in labels) < 2:
+        return False
+    names = [label for label, _ in labels]
+    return len(set(names)) == len(names)
 
 
 def _wrapped_lead(state: State, block: Block) -> bool:
