@@ -150,6 +150,8 @@ META_TITLES = (
     r"^about(?:\s+this\s+(?:file|doc(?:ument)?))?$|^this\s+(?:file|doc(?:ument)?)\W*$",
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
+    # what the file is for, and the categories its entries are tagged with
+    r"^purpose\b|^scope\s*(?:&|and)\s*purpose$|^categories\b(?!\s+of\b)",
     r"^maintenance(?:\s+rules)?$",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
@@ -307,6 +309,8 @@ _META_HINTS = (
         "write",
         "contribut",
         "lifecycle",
+        "purpose",
+        "categor",
         "maintenance",
         "this file",
         "this doc",

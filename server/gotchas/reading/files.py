@@ -128,11 +128,13 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
 
 def _holds_entries(section: Section) -> bool:
     """A section holding lessons beside a policy's (``## Entries``, ``## Ledger`` over dated
-    sub-headings): not one about recording, nor an entry template (``## <title>``)."""
+    sub-headings, ``## Log`` over bullets): not one about recording, nor an entry template
+    (``## <title>``)."""
     title = section.title
     if vocabulary.about_recording(title) or TEMPLATE.compiled.search(title):
         return False
-    return bool(section.children) or vocabulary.names_lessons(title)
+    items = sum(1 for b in section.body if b.kind == "item")
+    return bool(section.children) or vocabulary.names_lessons(title) or items >= 2
 
 
 def _one_with_fields(reader: Reader, frame: Frame) -> Reading | None:

@@ -139,9 +139,22 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
         return Reading("not-lessons", [], why, [], [], _with_template(reader, holder, root, []))
     if (not about and written is None) or any(s.children for s in sections):
         return None  # sections of the template's level that hold others: left to the section rules
+    if written is not None:
+        sections = _from_first_written(reader, sections, written)
     why = f"the log's own template shows each lesson as an h{level} heading"
     spans = series.settle(reader, [reader.heading_span(s, why) for s in sections])
     return Reading("lessons", spans, why, [], reader.groups, _with_template(reader, holder, root, sections))
+
+
+def _from_first_written(reader: Reader, sections: list[Section], written: re.Pattern[str]) -> list[Section]:
+    """The sections from the first written in the template's definite form on: those above it
+    written otherwise (``## Hard Cap: 15 entries``, ``## Hygiene Rules`` over the first
+    ``## [2026-03-28] …``) are the log's own rules, not lessons."""
+    first = next((n for n, s in enumerate(sections) if written.search(s.title)), 0)
+    for section in sections[:first]:
+        why = "above the first lesson written in the log's template, and written otherwise"
+        reader.left_out.append(Note(section.start, section.end, "context", section.title, why))
+    return sections[first:]
 
 
 def _holds_content(section: Section) -> bool:
