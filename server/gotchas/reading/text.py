@@ -229,7 +229,8 @@ MARK = LazyPattern(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:"
 
 
 _TITLE_FORM = LazyPattern(
-    r"[*_`\s]*(?:(?P<numbered>#?\d+[a-z]?(?:\.\d+)*[.):]?(?:\s|$))|(?P<id>\[?[A-Z]{1,6}-?\d+\b)"
+    r"[*_`\s]*(?:[^\w\s#\[*_`(]{1,3}\s*)?"  # an emoji before it: ``🔹 9. …``
+    r"(?:(?P<numbered>#?\d+[a-z]?(?:\.\d+)*[.):]?(?:\s|$))|(?P<id>\[?[A-Z]{1,6}-?\d+\b)"
     r"|(?P<dated>.{0,6}(?:19|20)\d\d[-/.]\d\d?\b)|(?P<prefixed>[^\W\d][\w-]{1,15})\s*[:：])"
 )
 DEFINITE_FORMS = ("numbered", "id", "dated")
