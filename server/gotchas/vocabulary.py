@@ -236,6 +236,11 @@ GUIDE_WORDS = LazyPattern(
     r"技術スタック|(?:ディレクトリ|フォルダ)?構成|コマンド|技术栈|目录结构|常用命令)$",
     re.IGNORECASE,
 )
+# a stamp of when the file was last changed, closing it: ``*Last updated: 2026-05-06 16:42 ET*``
+UPDATED_STAMP = LazyPattern(
+    r"^\W*(?:last\s+(?:updated|reviewed|modified|edited)|updated(?:\s+on)?|最后更新|最終更新|更新日)\b",
+    re.IGNORECASE,
+)
 # a file titled as rules to follow (``# Error Handling Rules``, ``# Правила: ошибки``): a guide
 # when no section of it is titled as lessons
 RULES_TITLE = LazyPattern(r"\brules\b|правила|reglas|règles|regeln|规则|规范|ルール", re.IGNORECASE)

@@ -105,7 +105,11 @@ def _loose_paragraphs(found: Reading, state: State) -> str | None:
             other = blocks[at]
             if other.start >= span.end or other.kind in ("item", "heading"):
                 break
-            loose += other.kind == "paragraph" and _bare_lines(state, other.start, other.end)
+            loose += (
+                other.kind == "paragraph"
+                and _bare_lines(state, other.start, other.end)
+                and not state.is_footer(other)  # the file's closing stamp is no lesson
+            )
         if loose:
             return (
                 f"the reading is a guess: {loose} paragraph(s) after the list are read as part of the lesson "

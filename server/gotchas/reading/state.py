@@ -53,6 +53,10 @@ def _names_part(words: str) -> bool:
     return parts.field_of(words) in parts.FIELDS
 
 
+
+_ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
+_RULE_LINE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
+
 class State:
     """A file's lines and blocks with the evidence counted over all of it; and the sinks
     (``groups``, ``left_out``, ``pointer``) the rules add to as they read."""
@@ -212,6 +216,20 @@ class State:
     def names_file(self, block: Block) -> bool:
         """A paragraph that opens by naming the file it is in (``This document catalogs …``)."""
         return block.kind == "paragraph" and vocabulary.names_this_file(self.lines[block.start])
+
+    def is_footer(self, block: Block) -> bool:
+        """The file's closing line about itself, not prose of the section it happens to close: a
+        stamp of when it was updated (``*Last updated: 2026-05-06*``), or a line wholly in italics
+        after a ``---`` rule (``*Captured 2026-05-08, build session for the demo.*``)."""
+        if block.kind != "paragraph" or block.end - block.start != 1:
+            return False
+        if any(line.strip() for line in self.lines[block.end :]):
+            return False
+        line = self.lines[block.start]
+        if vocabulary.UPDATED_STAMP.compiled.match(line) is not None:
+            return True
+        before = next((text.strip() for text in reversed(self.lines[: block.start]) if text.strip()), "")
+        return _ITALIC_LINE.match(line) is not None and _RULE_LINE.match(before) is not None
 
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson."""

@@ -46,8 +46,8 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
     for block in body:
         if block.kind != "item":
             if block.kind in ("paragraph", "fence", "table", "quote"):
-                if open_title:
-                    continue  # the detached body of a title-only item
+                if open_title or state.is_footer(block):
+                    continue  # the detached body of a title-only item; the file's closing stamp
                 after_label = state.is_label_paragraph(block)
                 others.append(block)
             continue
@@ -268,7 +268,11 @@ def item_unit(state: State, section: Section, body: Sequence[Block], end: int, w
 def hr_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
     # a closing block that tells the reader to add lessons here is a note on the file, and an
     # opening one that names the file (``This document lists …``) says what the file is for
-    firsts = [b for b in hr_blocks(body) if not state.asks_to_record(b) and not state.names_file(b)]
+    firsts = [
+        b
+        for b in hr_blocks(body)
+        if not state.asks_to_record(b) and not state.names_file(b) and not state.is_footer(b)
+    ]
     if len(firsts) < 2:  # one block left between the rules is the body's text, not a series
         return None
     return state.spans_from("block", firsts, end, section, why or "a block between --- rules", body)
