@@ -380,6 +380,10 @@ class Reader(Traits):
                 )
             )
             return []
+        if self.key_only(body):
+            why = "the file's key: the labels its other sections or rows carry, no lesson"
+            self.left_out.append(Note(section.start, section.end, "references", section.title, why))
+            return []
         if self.links_only(body):
             why = "only links or files' names: a pointer to where things are written, no lesson"
             self.left_out.append(Note(section.start, section.end, "references", section.title, why))

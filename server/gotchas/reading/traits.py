@@ -185,6 +185,16 @@ class Traits(State):
         items, _ = lesson_items(self, body[1:])
         return items if len(items) >= 2 else []
 
+    def key_only(self, body: Sequence[Block]) -> bool:
+        """A body that is only the file's key: a list or a table of the labels its sections or
+        rows carry (``- 🔴 **CRITICAL** — blocks users`` over ``## 🔴 CRITICAL``)."""
+        body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
+        if not body:
+            return False
+        if len(body) == 1 and body[0].kind == "table":
+            return self.table_is_key(body[0])
+        return all(b.kind == "item" for b in body) and self.list_is_key(body)
+
     def links_only(self, body: Sequence[Block]) -> bool:
         """Two or more items, each only a link or opening with a file's name, and nothing else
         but rules: references. One item linking into a folder of lessons is a catalog's line

@@ -251,11 +251,15 @@ def table_unit(
     table = lessons_table(body, state.parts_header)
     if table is None or state.data_table(table):
         return None
+    if state.table_is_key(table):
+        return None  # ``| tag | means |`` over the tags the lessons below carry
     return state.row_spans(table, section, why or "a row of the lessons table")
 
 
 def item_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
     items, _ = lesson_items(state, body)
+    if state.list_is_key(items):
+        return None  # ``- 🔴 **CRITICAL** — …`` over the ``## 🔴 CRITICAL`` sections below
     if len(items) == 1 and own_blocks_after(state, body, items[0]):
         return None  # one bullet, then lessons this tool added after --- rules: a body of blocks
     if items and own_field_bullet_blocks(state, body, items):
