@@ -253,7 +253,8 @@ class State:
         """A table whose first cells are the file's own labels elsewhere: its key. Tables with
         the same header (one lesson's ``| Item | Detail |`` each) share their labels as parts."""
         stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
-        firsts = [cells[0] for n in range(table.start + 2, stop) if (cells := table_rows.cells(self.lines[n]))]
+        rows = (table_rows.cells(self.lines[n]) for n in range(table.start + 2, stop))
+        firsts = [cells[0] for cells in rows if cells]
         return self.is_key(firsts, table, table_rows.cells(self.lines[table.start]))
 
     def is_key(self, labels: Sequence[str], block: Block, header: Sequence[str] = ()) -> bool:
