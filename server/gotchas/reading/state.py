@@ -54,14 +54,9 @@ def _names_part(words: str) -> bool:
 
 
 
-_LABEL_END = re.compile(r"\s[—–-]\s|[:：]\s")
 _ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
 _RULE_LINE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 
-
-def _label_key(text: str) -> str:
-    """A label as compared across the file: its words, less emphasis, code marks and emoji."""
-    return " ".join(re.findall(r"[^\W_]+(?:[-'][^\W_]+)*", vocabulary.plain(text).lower()))
 
 class State:
     """A file's lines and blocks with the evidence counted over all of it; and the sinks
@@ -236,55 +231,6 @@ class State:
             return True
         before = next((text.strip() for text in reversed(self.lines[: block.start]) if text.strip()), "")
         return _ITALIC_LINE.match(line) is not None and _RULE_LINE.match(before) is not None
-
-    def list_is_key(self, items: Sequence[Block]) -> bool:
-        """A list whose items' labels (a bold lead, or the text before a dash or colon) are the
-        file's own labels elsewhere: its key."""
-        if len(items) < 3:
-            return False
-        labels = []
-        for item in items:
-            text = self.first_text(item)
-            bold = BOLD_LABEL.match(text)
-            labels.append(bold["label"] if bold else _LABEL_END.split(text, maxsplit=1)[0])
-        return self.is_key(labels, Block("item", items[0].start, items[-1].end))
-
-    def table_is_key(self, table: Block) -> bool:
-        """A table whose first cells are the file's own labels elsewhere: its key. Tables with
-        the same header (one lesson's ``| Item | Detail |`` each) share their labels as parts."""
-        stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
-        rows = (table_rows.cells(self.lines[n]) for n in range(table.start + 2, stop))
-        firsts = [cells[0] for cells in rows if cells]
-        return self.is_key(firsts, table, table_rows.cells(self.lines[table.start]))
-
-    def is_key(self, labels: Sequence[str], block: Block, header: Sequence[str] = ()) -> bool:
-        """Three labels or more, each one the file uses further on as a heading's title or a table
-        row's first cell (``🔴 **CRITICAL** — blocks users`` over ``## 🔴 CRITICAL``; a ``tag |
-        means`` table over lessons tagged ``⭐ `adopt` ``): the file's key, not its lessons."""
-        wanted = {_label_key(label) for label in labels}
-        wanted.discard("")
-        if len(wanted) < 3 or len(wanted) < len(labels):
-            return False
-        lines = self.lines
-        same_header = False  # inside a table whose header is the key's own
-        for n in range(block.end, len(lines)):  # a key comes before what it explains
-            line = lines[n]
-            stripped = line.lstrip()
-            if stripped.startswith("#"):
-                site = _label_key(stripped.lstrip("#"))
-            elif stripped.startswith("|"):
-                cells = table_rows.cells(line)
-                if n + 1 < len(lines) and table_rows.DELIMITER.compiled.match(lines[n + 1]):
-                    same_header = bool(header) and cells == list(header)
-                    continue
-                site = _label_key(cells[0]) if cells and not same_header else ""
-            else:
-                continue
-            if site:  # ``✅ FIXED (keep for reference)`` is the section of ``✅ **FIXED**``
-                wanted -= {label for label in wanted if site == label or site.startswith(label + " ")}
-            if not wanted:
-                return True
-        return False
 
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson."""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
+from gotchas.reading import key
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
 from gotchas.reading.text import (
@@ -192,8 +193,8 @@ class Traits(State):
         if not body:
             return False
         if len(body) == 1 and body[0].kind == "table":
-            return self.table_is_key(body[0])
-        return all(b.kind == "item" for b in body) and self.list_is_key(body)
+            return key.table_is_key(self, body[0])
+        return all(b.kind == "item" for b in body) and key.list_is_key(self, body)
 
     def links_only(self, body: Sequence[Block]) -> bool:
         """Two or more items, each only a link or opening with a file's name, and nothing else

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
+from gotchas.reading import key
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
 from gotchas.reading.text import (
@@ -251,14 +252,14 @@ def table_unit(
     table = lessons_table(body, state.parts_header)
     if table is None or state.data_table(table):
         return None
-    if state.table_is_key(table):
+    if key.table_is_key(state, table):
         return None  # ``| tag | means |`` over the tags the lessons below carry
     return state.row_spans(table, section, why or "a row of the lessons table")
 
 
 def item_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
     items, _ = lesson_items(state, body)
-    if state.list_is_key(items):
+    if key.list_is_key(state, items):
         return None  # ``- 🔴 **CRITICAL** — …`` over the ``## 🔴 CRITICAL`` sections below
     if len(items) == 1 and own_blocks_after(state, body, items[0]):
         return None  # one bullet, then lessons this tool added after --- rules: a body of blocks
