@@ -12,7 +12,8 @@ The rules are data, one family a module, tried in order as a block parser tries 
 - ``files.FILE_RULES``: what kind of file this is and where its lessons live;
 - ``sections.Reader``: whether a section is a lesson, a group, or a lesson's parts,
   asking ``traits`` what one section is (a note on the file, a lesson's parts, a placeholder);
-- ``units.UNIT_RULES``: what a lesson looks like inside one body;
+- ``units.UNIT_RULES``: what a lesson looks like inside one body, less the file's ``key``
+  (the labels it uses further on, explained);
 - ``titles.TITLE_RULES``: what a heading's title says about its role;
 - ``pinned``: a project's pin, read literally; ``successors``: lessons appended to one.
 
