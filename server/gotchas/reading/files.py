@@ -175,18 +175,25 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
         return None
     titled = root.heading is not None and vocabulary.names_lessons(root.title)
     empty: list[Section] = []
-    notes = 0
+    notes = short = 0
     for section in leaves(root):
-        if reader.placeholder_only(section):
+        if reader.placeholder_only(section) or reader.awaits_lessons(section):
             if not titled and not vocabulary.names_lessons(section.title):
                 return None
             empty.append(section)
-        elif vocabulary.names_lessons(section.title) or not _short_note(section):
+        elif vocabulary.names_lessons(section.title):
             return None
-        else:
+        elif vocabulary.about_recording(section.title):
+            notes += 1  # how to use the log, however long
+        elif _short_note(section):
             notes += 1
+            short += 1
+        else:
+            return None
     if not empty or notes > _NOTES:
         return None
+    if short and not any(map(reader.placeholder_only, empty)):
+        return None  # short sections beside a comment only are short lessons, the comment a note
     for section in empty:
         reader.left_out.append(Note(section.start, section.end, "empty", section.title, "only a placeholder"))
     return Reading(

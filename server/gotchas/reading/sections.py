@@ -369,7 +369,7 @@ class Reader(Traits):
             and body[0].kind in ("hr", "item")
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
-        if self.placeholder_only(section):
+        if self.placeholder_only(section) or self.awaits_lessons(section):
             why = "only a placeholder: no lesson yet"
             self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
             return []

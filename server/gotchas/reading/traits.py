@@ -232,6 +232,17 @@ class Traits(State):
             or self.asks_to_record(lone)
         )
 
+    def awaits_lessons(self, section: Section) -> bool:
+        """A leaf titled as lessons that holds only a comment (``## Lessons`` over ``<!-- No
+        lessons yet -->``): the place lessons will go, none yet."""
+        body = section.body
+        return (
+            not section.children
+            and any(self.comment(b) for b in body)
+            and all(b.kind in ("html", "hr") for b in body)
+            and vocabulary.names_many_lessons(section.title)
+        )
+
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.
         Fields inside a block or lead-paragraph unit are that unit's (this tool's successor and
