@@ -152,7 +152,7 @@ META_TITLES = (
     r"^(?:entry\s+)?lifecycle$",
     # what the file is for, and the categories its entries are tagged with
     r"^purpose\b|^scope\s*(?:&|and)\s*purpose$|^categories\b(?!\s+of\b)",
-    r"^maintenance(?:\s+rules)?$",
+    r"^maintenance(?:\s+rules)?$|^editing\s+rules\b",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
     r"(?:文件|文档|ファイル)(?:索引|一覧)$",  # an index of the project's files: ``七、关键文件索引``
@@ -317,6 +317,7 @@ _META_HINTS = (
         "purpose",
         "categor",
         "maintenance",
+        "editing",
         "this file",
         "this doc",
         "文件",

@@ -9,6 +9,7 @@ mark, or a correction would change how they read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from gotchas import parts, vocabulary
@@ -20,7 +21,8 @@ from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
 
-GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
+GROUP = 1.5
+_ID_LEAD = re.compile(r"^(?:\*\*|__)?\[?[A-Z][A-Z0-9]{0,11}-\d{1,4}\]?(?:\*\*|__)?(?:[\s:]|$)")  # the evidence from which a leaf reads as a group of its units
 
 
 def names_field(state: State, block: Block) -> bool:
@@ -55,6 +57,10 @@ def leaf_evidence(
     else:
         score += 0.5
         reasons.append("its body is one lesson bullet")
+    ided = sum(1 for s in units if _ID_LEAD.match(item_text(state.lines[s.start])))
+    if len(units) >= 2 and ided == len(units):
+        score += 1.5
+        reasons.append("each of its bullets carries an id of its own (PITFALL-001, L-007), as lessons do")
     if len(units) >= 2 and vocabulary.names_many_lessons(section.title):
         score += 2.0
         reasons.append("its title names lessons in the plural over a list of them")
