@@ -21,8 +21,9 @@ from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
 
-GROUP = 1.5
-_ID_LEAD = re.compile(r"^(?:\*\*|__)?\[?[A-Z][A-Z0-9]{0,11}-\d{1,4}\]?(?:\*\*|__)?(?:[\s:]|$)")  # the evidence from which a leaf reads as a group of its units
+GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
+# an id opening a bullet: ``**PITFALL-001**:``, ``L-007 —``, ``[BUG-12]``
+_ID_LEAD = re.compile(r"^(?:\*\*|__)?\[?[A-Z][A-Z0-9]{0,11}-\d{1,4}\]?(?:\*\*|__)?(?:[\s:]|$)")
 
 
 def names_field(state: State, block: Block) -> bool:
