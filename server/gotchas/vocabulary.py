@@ -162,8 +162,8 @@ META_TITLES = (
     r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
     # what is still to do: a plan, not a lesson learned
     # (numbered too: ``15. Next improvements`` closing a numbered series)
-    _PLAN_LEAD + r"(?:future|potential|next)\s+(?:enhancements?|improvements?|work|plans?|outlook|ideas|"
-    r"learning\s+areas)\b",
+    _PLAN_LEAD + r"(?:future|potential|next|planned|upcoming)\s+(?:enhancements?|improvements?|work|plans?|"
+    r"outlook|ideas|learning\s+areas|entries|topics)\b",
     _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
     _PLAN_LEAD + r"next\s+(?:steps|session(?:\s+priorities)?)\b",
     # general advice closing a file of lessons (``General Principles``, ``通用建议``): their summary
@@ -299,7 +299,8 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
+    *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien", "planned"),
+    *("upcoming",),
     *(
         "related",
         "help",
