@@ -96,6 +96,10 @@ SHAPES: dict[str, str] = {
     "dash-fields-loose": each("- **{t}** — do it\n  tasks: #{n}0 · root-cause: suspected\n"),
     "dash-fields-text-tight": each("- **{t}** — do it\n  tasks: #{n}0\n  and more about the {w}\n", sep=""),
     "dash-id-tight": each("- **L-{nn} · {t}** — do it before timing.\n", sep=""),
+    "dot-bold-id-alone": each(
+        "{n}. **PITFALL-{nn}**: {t} before timing.\n", sep="", head="# Pitfalls\n\n## Core Invariants\n"
+    )
+    + "\nSee the wiki for the full write-ups.\n",
     "dash-dotted-tight": each("- **11.{n} {t}** — do it before timing.\n", sep=""),
     "dash-fence-tight": each("- **{t}** — run this:\n  ```\n  make {w}\n  ```\n", sep=""),
     "dash-fence-loose": each("- **{t}** — run this:\n\n  ```\n  make {w}\n  ```\n"),

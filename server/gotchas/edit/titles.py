@@ -135,6 +135,9 @@ def carries_title(shown: str, title: str) -> bool:
     read, planned = split_title(shown), split_title(title)
     if bare(read.core) == bare(title):
         return True
+    if planned.label is None and read.label is not None and not read.core and read.label.stem:
+        # ``**PITFALL-004.1**: Title`` reads back as its id alone, as its siblings' ids do
+        return bare(title).startswith(bare(read.label.text()) + " ")
     if planned.label is None or not bare(planned.core):
         return False
     if read.label is None:

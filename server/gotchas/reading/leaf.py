@@ -58,8 +58,10 @@ def leaf_evidence(
     else:
         score += 0.5
         reasons.append("its body is one lesson bullet")
-    ided = sum(1 for s in units if _ID_LEAD.match(item_text(state.lines[s.start])))
-    if len(units) >= 2 and ided == len(units):
+    # a successor this tool wrote among them need not carry one (its fields name it)
+    theirs = [s for s in units if not state.writes_own(Block("item", s.start, s.end))]
+    ided = sum(1 for s in theirs if _ID_LEAD.match(item_text(state.lines[s.start])))
+    if len(theirs) >= 2 and ided == len(theirs):
         score += 1.5
         reasons.append("each of its bullets carries an id of its own (PITFALL-001, L-007), as lessons do")
     if len(units) >= 2 and vocabulary.names_many_lessons(section.title):
