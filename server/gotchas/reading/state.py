@@ -383,11 +383,11 @@ class State:
         why: str,
         body: Sequence[Block] = (),
     ) -> list[Span]:
-        """One span per unit, up to the next unit; a list item's also stops at a comment or a rule,
-        and a ``---`` block at the rule that opens the next one (a comment after that rule belongs
-        to the next block)."""
-        if kind == "item":
-            cuts = [b.start for b in body if b.kind in ("html", "hr")]
+        """One span per unit, up to the next unit; a list item's also stops at a comment, a rule or
+        the file's closing stamp, and a ``---`` block at the rule that opens the next one (a
+        comment after that rule belongs to the next block)."""
+        if kind == "item":  # the file's closing stamp too: an edit goes before it
+            cuts = [b.start for b in body if b.kind in ("html", "hr") or self.is_footer(b)]
         elif kind == "block":
             cuts = [b.start for b in body if b.kind == "hr"]
         else:
