@@ -17,6 +17,8 @@ from gotchas.blockmap import Block
 from gotchas.reading.state import State
 from gotchas.reading.text import BOLD_LABEL
 
+# a label's words, and each line that uses them with the header of its table (none: a heading)
+Sites = dict[str, list[tuple[int, tuple[str, ...]]]]
 _LABEL_END = re.compile(r"\s[—–-]\s|[:：]\s")
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
@@ -36,7 +38,7 @@ def list_is_key(state: State, items: Sequence[Block]) -> bool:
         text = state.first_text(item)
         bold = BOLD_LABEL.match(text)
         labels.append(bold["label"] if bold else _LABEL_END.split(text, maxsplit=1)[0])
-    return is_key(state.lines, labels, Block("item", items[0].start, items[-1].end))
+    return is_key(state, labels, items[-1].end)
 
 
 def table_is_key(state: State, table: Block) -> bool:
@@ -46,32 +48,49 @@ def table_is_key(state: State, table: Block) -> bool:
     stop = table_rows.rows_end(lines, table.start + 2, table.end)
     rows = (table_rows.cells(lines[n]) for n in range(table.start + 2, stop))
     firsts = [cells[0] for cells in rows if cells]
-    return is_key(lines, firsts, table, table_rows.cells(lines[table.start]))
+    return is_key(state, firsts, table.end, tuple(table_rows.cells(lines[table.start])))
 
 
-def is_key(lines: Sequence[str], labels: Sequence[str], block: Block, header: Sequence[str] = ()) -> bool:
-    """Three labels or more, named once each, every one used after ``block`` as a heading's
-    title or a table row's first cell (``✅ FIXED (keep for reference)`` for ``✅ **FIXED**``)."""
+def is_key(state: State, labels: Sequence[str], after: int, header: tuple[str, ...] = ()) -> bool:
+    """Three labels or more of a few words, named once each, every one used after line
+    ``after`` as a heading's title or a table row's first cell, or as the first words of one
+    (``✅ FIXED (keep for reference)`` for ``✅ **FIXED**``)."""
     wanted = {label_key(label) for label in labels}
     wanted.discard("")
-    if len(wanted) < 3 or len(wanted) < len(labels):
+    if len(wanted) < 3 or len(wanted) < len(labels) or any(w.count(" ") >= _MAX_WORDS for w in wanted):
         return False
-    same_header = False  # inside a table whose header is the key's own
-    for n in range(block.end, len(lines)):
-        line = lines[n]
-        stripped = line.lstrip()
-        if stripped.startswith("#"):
-            site = label_key(stripped.lstrip("#"))
-        elif stripped.startswith("|"):
-            cells = table_rows.cells(line)
-            if n + 1 < len(lines) and table_rows.DELIMITER.compiled.match(lines[n + 1]):
-                same_header = bool(header) and cells == list(header)
-                continue
-            site = label_key(cells[0]) if cells and not same_header else ""
-        else:
-            continue
-        if site:
-            wanted -= {label for label in wanted if site == label or site.startswith(label + " ")}
-        if not wanted:
-            return True
-    return False
+    sites = _sites(state)
+    return all(
+        any(line >= after and not (header and used == header) for line, used in sites.get(label, ()))
+        for label in wanted
+    )
+
+
+_MAX_WORDS = 4  # a label is a few words; a longer first line is a lesson's own
+
+
+def _sites(state: State) -> Sites:
+    """Where the file uses each label: every heading's title and table row's first cell, and
+    each of their first few words, with the line and the table's header (none for a heading).
+    Found once a file, when a list or table first asks."""
+    if state.label_sites is not None:
+        return state.label_sites
+    sites: Sites = {}
+    lines = state.lines
+    for block in state.blocks:
+        if block.kind == "heading":
+            _add(sites, label_key(block.title), block.start, ())
+        elif block.kind == "table":
+            header = tuple(table_rows.cells(lines[block.start]))
+            for n in range(block.start + 2, table_rows.rows_end(lines, block.start + 2, block.end)):
+                cells = table_rows.cells(lines[n])
+                if cells:
+                    _add(sites, label_key(cells[0]), n, header)
+    state.label_sites = sites
+    return sites
+
+
+def _add(sites: Sites, key: str, line: int, header: tuple[str, ...]) -> None:
+    words = key.split()
+    for count in range(1, min(len(words), _MAX_WORDS) + 1):
+        sites.setdefault(" ".join(words[:count]), []).append((line, header))

@@ -89,6 +89,9 @@ class State:
         # whether ``spans_from`` titles list items now: off while a leaf only weighs its units
         # (``sections.Reader.read_leaf``), which titles them once they are its entries
         self.item_titles = True
+        self.content_end = -1  # ``_content_end``, found when first asked
+        # where the file uses each label (``key``): found when a list or table first asks
+        self.label_sites: dict[str, list[tuple[int, tuple[str, ...]]]] | None = None
         self._ledgers: frozenset[int] | None = None
         self._topic_runs: frozenset[int] | None = None
         # the body ``units.lesson_items`` read last, and its answer (the body held, so never reused)
@@ -222,15 +225,22 @@ class State:
         """The file's closing line about itself, not prose of the section it happens to close: a
         stamp of when it was updated (``*Last updated: 2026-05-06*``), or a line wholly in italics
         after a ``---`` rule (``*Captured 2026-05-08, build session for the demo.*``)."""
-        if block.kind != "paragraph" or block.end - block.start != 1:
-            return False
-        if any(line.strip() for line in self.lines[block.end :]):
+        if block.kind != "paragraph" or block.end - block.start != 1 or block.end < self._content_end():
             return False
         line = self.lines[block.start]
         if vocabulary.UPDATED_STAMP.compiled.match(line) is not None:
             return True
         before = next((text.strip() for text in reversed(self.lines[: block.start]) if text.strip()), "")
         return _ITALIC_LINE.match(line) is not None and _RULE_LINE.match(before) is not None
+
+    def _content_end(self) -> int:
+        """The line after the file's last line of text (found once, when first asked)."""
+        if self.content_end < 0:
+            end = len(self.lines)
+            while end and not self.lines[end - 1].strip():
+                end -= 1
+            self.content_end = end
+        return self.content_end
 
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson."""
