@@ -299,8 +299,8 @@ def names_one_lesson(title: str) -> bool:
 
 _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien", "planned"),
-    *("upcoming",),
+    *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
+    *("planned", "upcoming"),
     *(
         "related",
         "help",

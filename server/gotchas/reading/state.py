@@ -53,7 +53,6 @@ def _names_part(words: str) -> bool:
     return parts.field_of(words) in parts.FIELDS
 
 
-
 _ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
 _RULE_LINE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 
@@ -230,8 +229,12 @@ class State:
         line = self.lines[block.start]
         if vocabulary.UPDATED_STAMP.compiled.match(line) is not None:
             return True
-        before = next((text.strip() for text in reversed(self.lines[: block.start]) if text.strip()), "")
-        return _ITALIC_LINE.match(line) is not None and _RULE_LINE.match(before) is not None
+        if _ITALIC_LINE.match(line) is None:
+            return False
+        above = block.start - 1  # the line above it, past blank ones, is a ``---`` rule
+        while above >= 0 and not self.lines[above].strip():
+            above -= 1
+        return above >= 0 and _RULE_LINE.match(self.lines[above].strip()) is not None
 
     def _content_end(self) -> int:
         """The line after the file's last line of text (found once, when first asked)."""
