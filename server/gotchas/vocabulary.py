@@ -29,6 +29,7 @@ LESSONS_WORDS = (
     r"quirks?",
     r"non-obvious",
     r"things\s+to\s+watch",
+    r"anti-?patterns",
     # Russian
     r"уроки",
     r"урок",
@@ -280,6 +281,17 @@ def words(title: str) -> int:
 def names_lessons(title: str) -> bool:
     text = plain(title)
     return bool(_LESSONS.search(text)) or names_hindsight(text)
+
+
+_ANTI_PATTERNS = LazyPattern(r"(?<![\w-])anti-?patterns(?![\w-])", re.IGNORECASE)
+
+
+def names_anti_patterns_only(title: str) -> bool:
+    """``Anti-Patterns (금지 사항)``: named as lessons by that word alone, which may also name
+    rules to follow."""
+    text = plain(title)
+    found = _ANTI_PATTERNS.compiled.search(text)
+    return found is not None and not names_lessons(_ANTI_PATTERNS.compiled.sub(" ", text))
 
 
 def names_hindsight(title: str) -> bool:

@@ -20,7 +20,7 @@ from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
 from gotchas.reading.text import TEMPLATE
-from gotchas.reading.tree import Section, leaves
+from gotchas.reading.tree import Section, leaves, walk
 from gotchas.reading.units import unit_spans
 
 
@@ -231,7 +231,7 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
     def hindsight(section: Section) -> bool:
         return section in tops and vocabulary.names_hindsight(section.title)
 
-    sections = reader.find_sections(root, titled, hindsight)
+    sections = [_narrowed(s) for s in reader.find_sections(root, titled, hindsight)]
     if not sections:
         return None
     if all(vocabulary.names_one_lesson(s.title) for s in sections):
@@ -241,8 +241,21 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
         if headings > 3 * len(sections) + 1:
             return None  # `### Lesson: …` among many other headings names itself, not the file's lessons
     # a lesson added beside the lessons section carries this tool's entry fields
-    sections = reader.find_sections(root, titled, lambda s: hindsight(s) or reader.has_entry_fields(s))
+    found = reader.find_sections(root, titled, lambda s: hindsight(s) or reader.has_entry_fields(s))
+    sections = [_narrowed(s) for s in found]
     return reader.read_scopes(sections, "a guide whose lessons live in its lessons section")
+
+
+def _narrowed(section: Section) -> Section:
+    """A guide's ``## Anti-Patterns`` over rules and one ``### Common Pitfalls``: the pitfalls
+    are its lessons; anti-patterns alone may be rules to follow."""
+    if not vocabulary.names_anti_patterns_only(section.title):
+        return section
+    inner = [
+        s for s in walk(section) if s is not section and vocabulary.names_lessons(s.title)
+        and not vocabulary.names_anti_patterns_only(s.title)
+    ]
+    return inner[0] if len(inner) == 1 else section
 
 
 def _titled_lessons(frame: Frame) -> Callable[[str], bool]:
