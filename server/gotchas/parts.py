@@ -187,12 +187,15 @@ def field_of(base: str) -> str:
 _PART_JOINS = LazyPattern(r"\s*(?:/|&|,|\band\b|\+)\s*")
 
 
+def is_part(words: str) -> bool:
+    """Words (a label's ``field_base``) that name a lesson's part, qualified or not."""
+    return field_of(words) in FIELDS
+
+
 def names_part(text: str) -> bool:
     """A label naming a lesson's part, or parts joined (``Evidence and fix``, ``Cause / fix``)."""
     base = field_base(text)
-    return field_of(base) in FIELDS or any(
-        piece in FIELDS for piece in _PART_JOINS.compiled.split(base) if piece
-    )
+    return is_part(base) or any(is_part(piece) for piece in _PART_JOINS.compiled.split(base) if piece)
 
 
 def field_name(label: str) -> str:

@@ -47,12 +47,6 @@ from gotchas.reading.tree import HASHES, Section, folded, outline_blocks, sectio
 from gotchas.vocabulary import words
 
 _JOINED = re.compile(r"\s+(?:&|and|\+)\s+")
-
-
-def _names_part(words: str) -> bool:
-    return parts.field_of(words) in parts.FIELDS
-
-
 _ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
 _RULE_LINE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 
@@ -191,7 +185,7 @@ class State:
             qualifier, _, rest = base.partition(" ")
             part = rest if qualifier in parts.PART_QUALIFIERS and rest else base
             # two parts under one heading: ``Root Causes & Fixes``, ``Problem and solution``
-            if all(map(_names_part, _JOINED.split(part))):
+            if all(map(parts.is_part, _JOINED.split(part))):
                 return True
         return self.headings[folded(title)] >= 2 and words(title) <= 4
 
