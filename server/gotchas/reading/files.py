@@ -175,12 +175,14 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
         return None
     titled = root.heading is not None and vocabulary.names_lessons(root.title)
     empty: list[Section] = []
-    notes = short = 0
+    notes = short = placeholders = 0
     for section in leaves(root):
-        if reader.placeholder_only(section) or reader.awaits_lessons(section):
+        placeholder = reader.placeholder_only(section)
+        if placeholder or reader.awaits_lessons(section):
             if not titled and not vocabulary.names_lessons(section.title):
                 return None
             empty.append(section)
+            placeholders += placeholder
         elif vocabulary.names_lessons(section.title):
             return None
         elif vocabulary.about_recording(section.title):
@@ -192,7 +194,7 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
             return None
     if not empty or notes > _NOTES:
         return None
-    if short and not any(map(reader.placeholder_only, empty)):
+    if short and not placeholders:
         return None  # short sections beside a comment only are short lessons, the comment a note
     for section in empty:
         reader.left_out.append(Note(section.start, section.end, "empty", section.title, "only a placeholder"))
