@@ -28,7 +28,7 @@ from gotchas.reading.text import (
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.traits import Traits
 from gotchas.reading.tree import Section
-from gotchas.reading.units import plural, unit_spans
+from gotchas.reading.units import lead_paragraphs, plural, unit_spans
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -110,7 +110,8 @@ class Reader(Traits):
         prose_only = all(b.kind in ("paragraph", "quote", "html", "hr") for b in body)
         if not children and prose_only and not top and len(body) <= 4:
             prose = " ".join(self.lines[n] for b in body for n in range(b.start, b.end))
-            if MD_REFERENCE.compiled.search(prose):
+            # lessons led in bold may name a file in passing (``details in deploy.md``)
+            if MD_REFERENCE.compiled.search(prose) and not lead_paragraphs(self, body):
                 self.left_out.append(
                     Note(
                         section.start,
