@@ -113,6 +113,11 @@ FIELD_WORDS = (
     "解決策",
     "状态",
     "规避",
+    # Japanese, Korean and Chinese names of the same parts
+    *("現象", "根本原因", "回避策", "解決方法", "影響", "再現手順", "教訓", "背景"),
+    *("문제", "증상", "원인", "근본 원인", "해결", "해결 방법", "해결책", "영향", "교훈"),
+    *("재현 절차", "배경", "조치"),
+    *("问题描述", "解决方法", "修复方案", "影响", "教训", "背景", "复现步骤", "根本原因", "预防措施"),
 )
 FIELDS = frozenset(FIELD_WORDS)
 # A bug report's parts, as sub-headings under one problem (``### Environment``, ``### Reproduction``);
