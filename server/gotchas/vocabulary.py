@@ -26,6 +26,7 @@ LESSONS_WORDS = (
     r"traps?",
     r"caveats?",
     r"footguns?",
+    r"common\s+(?:issues|problems)",
     r"quirks?",
     r"non-obvious",
     r"things\s+to\s+watch",
