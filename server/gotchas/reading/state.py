@@ -51,6 +51,10 @@ _ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
 _RULE_LINE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 
 
+
+# a checkbox item opening with a bold name and telling it: ``- [ ] **Title.** what happens``
+_TOLD_ISSUE = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]\s+\*\*\S.*?\*\*\s*[:：.—–-]?\s*\S.{3,}")
+
 class State:
     """A file's lines and blocks with the evidence counted over all of it; and the sinks
     (``groups``, ``left_out``, ``pointer``) the rules add to as they read."""
@@ -243,7 +247,9 @@ class State:
         """A checkbox or a done mark: progress, not a lesson."""
         line = self.lines[block.start]
         if "[" in line and CHECKBOX.match(line):  # a checkbox is bracketed
-            return True
+            # ``- [ ] **No cascade deletion** — orphans tasks …``: an issue named in bold and
+            # told, as lessons are; a task to tick is its words alone
+            return not _TOLD_ISSUE.match(line)
         if not any(mark in line for mark in DONE_MARKS):
             return False  # no done mark anywhere on the line: none opens its text
         text = self.first_text(block)
