@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from gotchas.pattern import LazyPattern
 
@@ -254,8 +255,10 @@ GUIDE_TITLE = LazyPattern(
 _EMPHASIS = re.compile(r"[*_~`]+")
 
 
+@lru_cache(maxsize=4096)
 def plain(title: str) -> str:
-    """A title without emphasis markers and surplus spaces, lower-cased."""
+    """A title without emphasis markers and surplus spaces, lower-cased (asked of each title
+    by several rules: kept once per title)."""
     if "*" in title or "_" in title or "`" in title or "~" in title:  # most titles have none
         title = _EMPHASIS.sub("", title)
     return " ".join(title.split()).lower()
@@ -574,6 +577,7 @@ _ASCII_META_HINT = re.compile(_by_first_letter([hint for hint in _META_HINTS if 
 _CODE = LazyPattern(r"`[^`]*`")
 
 
+@lru_cache(maxsize=4096)
 def is_meta(title: str) -> bool:
     """A section about the file itself (how to add, a template, contents), by its words: code it
     quotes (``project_template_tasks``, ``index.ts``) names the project's things, not the file's."""

@@ -83,6 +83,7 @@ class State:
             self.labels,
         )
         self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
+        self._names_file: dict[int, bool] = {}  # whether a paragraph opens by naming the file, by line
         # whether ``spans_from`` titles list items now: off while a leaf only weighs its units
         # (``sections.Reader.read_leaf``), which titles them once they are its entries
         self.item_titles = True
@@ -216,7 +217,12 @@ class State:
 
     def names_file(self, block: Block) -> bool:
         """A paragraph that opens by naming the file it is in (``This document catalogs …``)."""
-        return block.kind == "paragraph" and vocabulary.names_this_file(self.lines[block.start])
+        if block.kind != "paragraph":
+            return False
+        found = self._names_file.get(block.start)  # asked of each paragraph by several rules
+        if found is None:
+            found = self._names_file[block.start] = vocabulary.names_this_file(self.lines[block.start])
+        return found
 
     def is_footer(self, block: Block) -> bool:
         """The file's closing line about itself, not prose of the section it happens to close: a

@@ -60,10 +60,12 @@ class Traits(State):
     def describes_file(self, section: Section) -> bool:
         """A section of one paragraph that opens by naming the file (``This document captures
         …``): what the file is for, not a lesson. A numbered one stays one of a series."""
-        if section.children or NUMBERED_TITLE.match(vocabulary.plain(section.title)):
+        if section.children:
             return False
         content = self.own_content(section)
-        return len(content) == 1 and self.names_file(content[0])
+        if len(content) != 1 or not self.names_file(content[0]):
+            return False
+        return not NUMBERED_TITLE.match(vocabulary.plain(section.title))
 
     def parts_of_one(self, children: Sequence[Section], under_heading: bool = False) -> bool:
         """At least half the sub-headings name a lesson's parts (``Problem``, ``Fix``…), or the
@@ -81,6 +83,8 @@ class Traits(State):
                 opens = part
             named += part
             misses += not field
+            if misses > allowed and not opens:
+                return False  # neither half of them nor a report opening with its parts
         if misses <= allowed:
             return len(children) - misses >= 1
         # a report opening with its parts (``### Symptom``, ``### Environment``), then more; under
@@ -189,6 +193,8 @@ class Traits(State):
     def key_only(self, body: Sequence[Block]) -> bool:
         """A body that is only the file's key: a list or a table of the labels its sections or
         rows carry (``- 🔴 **CRITICAL** — blocks users`` over ``## 🔴 CRITICAL``)."""
+        if any(b.kind in ("paragraph", "heading", "fence", "quote") for b in body):
+            return False  # most bodies: prose is no key
         body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         if not body:
             return False
@@ -200,6 +206,8 @@ class Traits(State):
         """Two or more items, each only a link or opening with a file's name, and nothing else
         but rules: references. One item linking into a folder of lessons is a catalog's line
         too, and a section of those makes the file an index (``pointer``)."""
+        if any(b.kind in ("paragraph", "heading", "fence", "quote", "table") for b in body):
+            return False  # most bodies: prose is no pointer list
         body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         if not body or body[0].kind != "item" or not self.is_pointer_item(body[0]):
             return False  # most bodies: the first block is no pointer
