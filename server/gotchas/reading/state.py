@@ -49,11 +49,9 @@ from gotchas.vocabulary import words
 _JOINED = re.compile(r"\s+(?:&|and|\+)\s+")
 _ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
 _RULE_LINE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
-
-
-
 # a checkbox item opening with a bold name and telling it: ``- [ ] **Title.** what happens``
-_TOLD_ISSUE = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]\s+\*\*\S.*?\*\*\s*[:：.—–-]?\s*\S.{3,}")
+_TOLD_ISSUE = re.compile(CHECKBOX.pattern + r"\s+\*\*\S.*?\*\*\s*[:：.—–-]?\s*\S.{3,}")
+
 
 class State:
     """A file's lines and blocks with the evidence counted over all of it; and the sinks
@@ -250,7 +248,8 @@ class State:
         return self.content_end
 
     def is_tick(self, block: Block) -> bool:
-        """A checkbox or a done mark: progress, not a lesson."""
+        """A checkbox or a done mark: progress, not a lesson; but a checkbox naming an issue in
+        bold and telling it is the issue."""
         line = self.lines[block.start]
         if "[" in line and CHECKBOX.match(line):  # a checkbox is bracketed
             # ``- [ ] **No cascade deletion** — orphans tasks …``: an issue named in bold and
