@@ -113,6 +113,9 @@ SHAPES: dict[str, str] = {
     ),
     # paragraphs
     "bold-colon": each("**{t}:** do it before timing.\n"),
+    "dated-lines": each(
+        "2026-05-1{n} — {t} before timing.\n", sep="", head="# Lessons\n\nOne dated line a lesson.\n\n"
+    ),
     "bold-period": each("**{t}.** Do it before timing.\n"),
     "bold-dash": each("**{t}** — do it before timing.\n"),
     "bold-fields": each("**{t}:** do it before timing.\ntasks: #{n}0\n"),

@@ -139,7 +139,9 @@ def lead_head(
         shown = styled_title(record, like, rest, new.title)
         plain = f"{opening}{shown} — {body[0]}"
         labelled = shown != new.title and split_title(shown).label is not None
-        if _SENTENCE.search(shown + " ") or (is_plain_field_line(plain) and not labelled):
+        # the date a title opens with ends no sentence (``2026-05-14 — Title``)
+        dated = split_title(shown).date if shown[:1].isdigit() else ""
+        if _SENTENCE.search(shown[len(dated) :] + " ") or (is_plain_field_line(plain) and not labelled):
             # a plain title must read back whole: not cut at a sentence end, not taken for a field
             shown = new.title
             plain = f"{opening}**{shown}** — {body[0]}"

@@ -136,6 +136,7 @@ _MAX_TITLE = 100
 _SENTENCE_END = re.compile(r"[.!?。](\s)|\s[—–]\s")
 _BOLD_LEAD = re.compile(r"^(\*\*|__)(?P<title>.+?)\1")
 _LINK_LEAD = re.compile(r"^\[(?P<title>[^\]]+)\]\([^)]*\)")
+_DATED_LEAD = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\s+[—–]\s+")
 
 
 def item_title(first_line: str) -> str:
@@ -190,7 +191,10 @@ def lead_title(text: str) -> str:
     link = _LINK_LEAD.match(text) if head == "[" else None
     if link:
         return link["title"].strip()
-    end = _SENTENCE_END.search(text, 0, _MAX_TITLE * 2)
+    # a line opening with its date (``2026-05-14 — Maximize the viewport …``): the title runs on
+    # past the date to the sentence it dates, not the date alone
+    dated = _DATED_LEAD.match(text) if head.isdigit() else None
+    end = _SENTENCE_END.search(text, dated.end() if dated else 0, _MAX_TITLE * 2)
     sentence = text[: _MAX_TITLE * 2 if end is None else end.start(1) if end.lastindex else end.start()]
     if len(sentence) > _MAX_TITLE:
         sentence = sentence[:_MAX_TITLE].rsplit(" ", 1)[0] + "…"

@@ -3,6 +3,7 @@ sees the outline of a file before deciding what any part of it is."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -40,7 +41,9 @@ class Section:
 def outline_blocks(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Block]:
     """The blocks as a reader outlines them: a heading line indented inside a field's text
     (``  # Safe zone implementation`` under ``### **Solution**``), where the file's other
-    headings start at the margin, is that text's line, not a section of the file."""
+    headings start at the margin, is that text's line, not a section of the file; a log of one
+    dated line an entry, with no blank line between them, is that many paragraphs."""
+    blocks = _dated_lines(blocks, lines)
     headings = [b for b in blocks if b.kind == "heading"]
     indented = [b for b in headings if lines[b.start][:1] == " "]
     if not indented or len(indented) * 10 > len(headings):
@@ -49,6 +52,31 @@ def outline_blocks(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Bl
     return [
         Block("paragraph", b.start, b.end) if b.kind == "heading" and b.start in starts else b for b in blocks
     ]
+
+
+def _dated_lines(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Block]:
+    """``2026-05-14 — Maximize the viewport …`` on each line of one paragraph: each dated line
+    opens a paragraph of its own, as the file's readers see them (a line without a date stays
+    with the one above it)."""
+    out: list[Block] | None = None
+    for index, block in enumerate(blocks):
+        if block.kind != "paragraph" or block.end - block.start < 2 or not _DATED.match(lines[block.start]):
+            if out is not None:
+                out.append(block)
+            continue
+        starts = [n for n in range(block.start, block.end) if _DATED.match(lines[n])]
+        if len(starts) < 2:
+            if out is not None:
+                out.append(block)
+            continue
+        if out is None:
+            out = list(blocks[:index])
+        out.extend(Block("paragraph", a, b) for a, b in zip(starts, [*starts[1:], block.end], strict=True))
+    return blocks if out is None else out
+
+
+# a line opening with a date and saying something after it: ``2026-05-14 — …``, ``[2026-10-04] | …``
+_DATED = re.compile(r"^\[?\d{4}-\d{2}-\d{2}\]?\s*[:—–|·-]?\s*\S")
 
 
 def section_tree(blocks: Sequence[Block], total: int) -> Section:

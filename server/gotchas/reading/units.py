@@ -117,7 +117,9 @@ def _is_lead(state: State, text: str) -> bool:
     if TIMESTAMP_LEAD.compiled.match(text):
         return True
     found = lead_label(text)
-    return bool(found and BOLD_LABEL.match(text) and not state.is_field_label(*found) and found[0])
+    if not (found and BOLD_LABEL.match(text) and not state.is_field_label(*found) and found[0]):
+        return False
+    return not vocabulary.is_meta(found[0])  # ``**Format**: `[date] | rule` ``: a note on the file
 
 
 def _told_in_fields(state: State, paragraphs: Sequence[Block]) -> bool:
@@ -280,7 +282,25 @@ def hr_unit(state: State, section: Section, body: Sequence[Block], end: int, why
     ]
     if len(firsts) < 2:  # one block left between the rules is the body's text, not a series
         return None
+    if _dated_log(state, body):
+        return None  # a log of dated lines below a rule: its lines are the lessons, not the runs
     return state.spans_from("block", firsts, end, section, why or "a block between --- rules", body)
+
+
+def _dated_log(state: State, body: Sequence[Block]) -> bool:
+    """Two or more paragraphs in a row opening with a date and no more than a line or two each
+    (``2026-05-14 — Maximize the viewport …``): a log of one line a lesson."""
+    run = 0
+    for block in body:
+        if block.kind == "paragraph" and block.end - block.start <= 2 and TIMESTAMP_LEAD.compiled.match(
+            state.lines[block.start]
+        ):
+            run += 1
+            if run >= 2:
+                return True
+        elif block.kind != "html":
+            run = 0
+    return False
 
 
 def paragraph_unit(
