@@ -3,11 +3,11 @@ sees the outline of a file before deciding what any part of it is."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gotchas.blockmap import Block
+from gotchas.reading.text import TIMESTAMP_LEAD
 
 
 @dataclass(slots=True)
@@ -60,11 +60,12 @@ def _dated_lines(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Bloc
     with the one above it)."""
     out: list[Block] | None = None
     for index, block in enumerate(blocks):
-        if block.kind != "paragraph" or block.end - block.start < 2 or not _DATED.match(lines[block.start]):
+        dated = TIMESTAMP_LEAD.compiled.match
+        if block.kind != "paragraph" or block.end - block.start < 2 or not dated(lines[block.start]):
             if out is not None:
                 out.append(block)
             continue
-        starts = [n for n in range(block.start, block.end) if _DATED.match(lines[n])]
+        starts = [n for n in range(block.start, block.end) if dated(lines[n])]
         if len(starts) < 2:
             if out is not None:
                 out.append(block)
@@ -73,10 +74,6 @@ def _dated_lines(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Bloc
             out = list(blocks[:index])
         out.extend(Block("paragraph", a, b) for a, b in zip(starts, [*starts[1:], block.end], strict=True))
     return blocks if out is None else out
-
-
-# a line opening with a date and saying something after it: ``2026-05-14 — …``, ``[2026-10-04] | …``
-_DATED = re.compile(r"^\[?\d{4}-\d{2}-\d{2}\]?\s*[:—–|·-]?\s*\S")
 
 
 def section_tree(blocks: Sequence[Block], total: int) -> Section:
