@@ -222,6 +222,14 @@ class State:
             found = self._names_file[block.start] = vocabulary.names_this_file(self.lines[block.start])
         return found
 
+    def empty_item(self, block: Block) -> bool:
+        """``- `` alone, no text on any of its lines: the bullet the next lesson will fill."""
+        return (
+            block.kind == "item"
+            and not self.first_text(block)
+            and not any(map(str.strip, self.lines[block.start + 1 : block.end]))
+        )
+
     def is_footer(self, block: Block) -> bool:
         """The file's closing line about itself, not prose of the section it happens to close: a
         stamp of when it was updated (``*Last updated: 2026-05-06*``), or a line wholly in italics

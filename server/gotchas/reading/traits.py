@@ -227,15 +227,15 @@ class Traits(State):
         lone = _only_content([b for b in section.body if not self.names_file(b)])
         if lone is None or lone.kind not in ("item", "paragraph"):
             return False
+        if self.empty_item(lone):
+            return True  # the bullet the next lesson will fill
         text = self.first_text(lone)
-        one_line = not any(line.strip() for line in self.lines[lone.start + 1 : lone.end])
-        if not text and one_line and lone.kind == "item":
-            return True  # ``- `` alone: the bullet the next lesson will fill
         if len(text) > 120:
             return False
         if lone.kind == "paragraph" and MOVED_TO.compiled.match(text):
             return True  # ``→ `archive/mistakes.md` に移動``: its entries live in another file now
         # or one line wholly in parentheses where the lessons would be: ``- (append here as …)``
+        one_line = not any(line.strip() for line in self.lines[lone.start + 1 : lone.end])
         return (
             vocabulary.is_placeholder(text)
             or (one_line and _ASIDE.match(text) is not None)

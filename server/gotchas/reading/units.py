@@ -54,8 +54,8 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
             continue
         if after_label or state.is_tick(block) or state.is_field_item(block) or state.asks_to_record(block):
             continue
-        if not state.first_text(block) and not any(map(str.strip, state.lines[block.start + 1 : block.end])):
-            continue  # ``- `` alone: the bullet the next lesson will fill
+        if state.empty_item(block):
+            continue  # the bullet the next lesson will fill
         if open_title and not BOLD_LABEL.match(state.first_text(block)):
             continue  # the body of the title-only item before it
         lessons.append(block)
