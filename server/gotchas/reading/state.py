@@ -48,7 +48,6 @@ from gotchas.vocabulary import words
 
 _JOINED = re.compile(r"\s+(?:&|and|\+)\s+")
 _ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
-_RULE_LINE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 # a checkbox item opening with a bold name and telling it: ``- [ ] **Title.** what happens``
 _TOLD_ISSUE = re.compile(CHECKBOX.pattern + r"\s+\*\*\S.*?\*\*\s*[:：.—–-]?\s*\S.{3,}")
 
@@ -241,10 +240,8 @@ class State:
             return True
         if _ITALIC_LINE.match(line) is None:
             return False
-        above = block.start - 1  # the line above it, past blank ones, is a ``---`` rule
-        while above >= 0 and not self.lines[above].strip():
-            above -= 1
-        return above >= 0 and _RULE_LINE.match(self.lines[above].strip()) is not None
+        at = bisect.bisect_left(self.blocks, block.start, key=_BLOCK_START)
+        return at > 0 and self.blocks[at - 1].kind == "hr"  # the block above it is a ``---`` rule
 
     def _content_end(self) -> int:
         """The line after the file's last line of text (found once, when first asked)."""
