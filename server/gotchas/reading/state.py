@@ -50,6 +50,7 @@ _JOINED = re.compile(r"\s+(?:&|and|\+)\s+")
 _ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
 # a checkbox item opening with a bold name and telling it: ``- [ ] **Title.** what happens``
 _TOLD_ISSUE = re.compile(CHECKBOX.pattern + r"\s+\*\*\S.*?\*\*\s*[:：.—–-]?\s*\S.{3,}")
+_SENTENCE_WORDS = 8  # the mean words a cell of a column that tells, not measures
 
 
 class State:
@@ -438,7 +439,12 @@ class State:
         if len(rows) < 2:
             return False
         width = min(len(r) for r in rows)
-        return any(all(MEASURE.compiled.match(r[c].strip()) for r in rows) for c in range(1, width))
+        if not any(all(MEASURE.compiled.match(r[c].strip()) for r in rows) for c in range(1, width)):
+            return False
+        # a column of sentences (``**Legal RAG stores vectors pickled.** Atlas cannot …``) tells
+        # lessons; a number beside it (a phase, a count) is one of their fields
+        told = _SENTENCE_WORDS * len(rows)
+        return not any(sum(len(r[c].split()) for r in rows) >= told for c in range(width))
 
     def parts_header(self, table: Block) -> bool:
         """A header row of which two cells or more name a lesson or its parts (``Gotcha``,
