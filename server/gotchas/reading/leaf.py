@@ -16,12 +16,14 @@ from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
-from gotchas.reading.text import MARK, item_text, lead_label, opens_bold_sentence
+from gotchas.reading.text import MARK, NUMBERED_TITLE, item_text, lead_label, opens_bold_sentence
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
 
 GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
+_NESTED = re.compile(r"^\s+(?:[-*+]|\d+[.)])\s")  # a bullet of a list nested in a bullet
+TOLD_WORDS = 20  # the mean length of units that each tell a lesson, not one lesson's facts
 # an id opening a bullet: ``**PITFALL-001**:``, ``L-007 —``, ``[BUG-12]``
 _ID_LEAD = re.compile(r"^(?:\*\*|__)?\[?[A-Z][A-Z0-9]{0,11}-\d{1,4}\]?(?:\*\*|__)?(?:[\s:]|$)")
 
@@ -55,6 +57,10 @@ def leaf_evidence(
     elif len(units) >= 2:
         score += 1.0
         reasons.append(f"its body is only a list of {len(units)} lessons")
+        told = _mean_words(state, units)
+        if told >= TOLD_WORDS and not NUMBERED_TITLE.match(vocabulary.plain(section.title)):
+            score += 1.0
+            reasons.append(f"its bullets run {told:.0f} words each: each tells a lesson")
     else:
         score += 0.5
         reasons.append("its body is one lesson bullet")
@@ -72,6 +78,19 @@ def leaf_evidence(
         score += 1.5
         reasons.append("its bullets open with bold sentences, as lessons do")
     return score, reasons
+
+
+def _mean_words(state: State, units: Sequence[Span]) -> float:
+    """The mean length of the units in words; characters of scripts written without spaces
+    count a quarter of a word each, as titles' words do."""
+    total = 0
+    for unit in units:
+        for n in range(unit.start, unit.end):
+            line = state.lines[n]
+            if n > unit.start and _NESTED.match(line):
+                break  # a nested list: the bullet's own details, not its telling
+            total += vocabulary.words(line) if not line.isascii() else len(line.split())
+    return total / len(units)
 
 
 def marked(state: State, section: Section) -> bool:
