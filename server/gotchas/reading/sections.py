@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.leaf import GROUP, leaf_evidence
-from gotchas.reading.model import Answer, Note, Prior, Reading, Span
+from gotchas.reading.leaf import GROUP, leaf_evidence, marked, touched, unmarked_units, weight_before_edits
+from gotchas.reading.model import Answer, Note, Prior, Reading, Span, SpanKind
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
 from gotchas.reading.text import (
@@ -213,12 +213,14 @@ class Reader(Traits):
         memo = self.memo
         known = memo.known(start, end, parent)
         if known is not None:
-            _, _, done, groups, left_out, pointer, _, _ = known
+            _, _, done, groups, left_out, pointer, _, _, weighed = known
             self.groups.extend(groups)
             self.left_out.extend(left_out)
+            self.weighed.extend(weighed)
             self.pointer = self.pointer or pointer
             return list(done)
         groups_before, left_before, pointer_before = len(self.groups), len(self.left_out), self.pointer
+        weighed_before = len(self.weighed)
         outer, lookup = memo.answers, memo.lookup
         inner: dict[int, Answer] | None = {} if section.children else None
         if inner is not None:
@@ -239,6 +241,7 @@ class Reader(Traits):
             found,
             inner,
             0,
+            tuple(self.weighed[weighed_before:]),
         )
         return spans
 
@@ -267,6 +270,14 @@ class Reader(Traits):
             return spans
         return self.read_leaf(section)
 
+    def _shape(self, leaf: Section, spans: Sequence[Span]) -> SpanKind | None:
+        """The kind of unit a leaf's entries are; a leaf this tool marked counts as it read
+        before the mark, so a correction leaves its siblings' reading as it was."""
+        if len(spans) == 1 and spans[0].kind == "heading" and marked(self, leaf):
+            units = unmarked_units(self, leaf)
+            return units[0].kind if units else "heading"
+        return spans[0].kind if spans else None
+
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
         blocks or lead-in paragraphs holding just one of them is a group of one."""
@@ -279,12 +290,12 @@ class Reader(Traits):
         read, notes = share_roles(self, read, notes)
         read = self.odd_groups(read, notes)
         shapes = Counter(
-            spans[0].kind
+            kind
             for child, spans in read
-            if spans and not child.children and spans[0].kind in ("block", "paragraph")
+            if not child.children and (kind := self._shape(child, spans)) in ("block", "paragraph")
         )
         item_groups = sum(
-            1 for child, spans in read if not child.children and spans and spans[0].kind == "item"
+            1 for child, spans in read if not child.children and self._shape(child, spans) == "item"
         )
         out: list[Span] = []
         for child, spans in read:
@@ -394,6 +405,11 @@ class Reader(Traits):
             units = unit_spans(self, section, body, section.end, "")
         finally:
             self.item_titles = True
+        if touched(self, section) and (not units or self.owns_fields(section, units)):
+            # one lesson now, by its mark; in the file, it weighs as it did before the mark
+            before = weight_before_edits(self, section, units or [], 0.0)
+            if before is not None:
+                self.weighed.append((section.start, before, True))
         if not units:
             return [self.heading_span(section, "a lesson: a heading with text of its own")]
         if self.owns_fields(section, units):
@@ -403,6 +419,9 @@ class Reader(Traits):
                 )
             ]
         score, reasons = leaf_evidence(self, section, body, units)
+        before = weight_before_edits(self, section, units, score)
+        if before is not None:
+            self.weighed.append((section.start, before, False))
         if score >= GROUP:
             why = "a group: " + "; ".join(reasons)
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))

@@ -150,12 +150,19 @@ def _replace(
     return out_read, out_added
 
 
-def _lone_table(section: Section) -> Block | None:
-    """The table a leaf's body is, and nothing else (rules and comments aside); else None."""
+def _lone_table(state: State, section: Section) -> Block | None:
+    """The table a leaf's body is, and nothing else (rules, comments and a red-herring mark
+    aside); else None."""
     if section.children:
         return None
-    blocks = [b for b in section.body if b.kind not in ("html", "hr")]
+    blocks = state.own_content(section)
     return blocks[0] if len(blocks) == 1 and blocks[0].kind == "table" else None
+
+
+def _table_role(section: Section, spans: Sequence[Span]) -> str | None:
+    if spans and all(s.kind == "row" for s in spans):
+        return "group"
+    return _role(section, spans)
 
 
 def _table_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
@@ -166,16 +173,21 @@ def _table_sections_agree(state: State, read: Read, added: Added) -> tuple[Read,
     tables = [
         (i, child, spans, table)
         for i, (child, spans) in enumerate(read)
-        if (table := _lone_table(child)) is not None and not state.data_table(table)
+        if (table := _lone_table(state, child)) is not None and not state.data_table(table)
     ]
-    groups = [i for i, _, spans, _ in tables if spans and all(s.kind == "row" for s in spans)]
-    lessons = [(i, child, table) for i, child, spans, table in tables if _role(child, spans) == "lesson"]
+    # a leaf this tool marked weighs as it read before the mark, and keeps its reading
+    roles = [
+        (i, child, table, unmarked_role(state, child) if marked(state, child) else _table_role(child, spans))
+        for i, child, spans, table in tables
+    ]
+    groups = [i for i, _, _, role in roles if role == "group"]
+    lessons = [(i, child, table) for i, child, table, role in roles if role == "lesson"]
     if not groups or not lessons or len(groups) < len(lessons):
         return read, added
     why = f"a group: {len(groups)} of its sibling headings over a table alone are groups of rows"
     flips: dict[int, tuple[list[Span], list[Note]]] = {}
     for i, child, table in lessons:
-        if _own_fields(state, child):
+        if _own_fields(state, child) or marked(state, child):
             continue
         rows = state.row_spans(table, child, f"a lesson in the group {child.title!r}")
         if rows:

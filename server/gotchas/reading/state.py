@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from gotchas import parts, status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blockmap import Block
-from gotchas.reading.model import Leaves, Note, Prior, Span, SpanKind
+from gotchas.reading.model import Leaves, Note, Prior, Span, SpanKind, Weighed
 from gotchas.reading.text import (
     ARTICLE,
     BOLD_LABEL,
@@ -74,6 +74,10 @@ class State:
         self.groups: list[Note] = []
         self.left_out: list[Note] = []
         self.pointer = False
+        # each leaf weighed between a group of its units and one lesson, by its first line, with
+        # the evidence (``leaf.leaf_evidence``) and whether its reading is settled (a leaf this
+        # tool marked weighs as before its mark): ``series.leaves_agree`` settles close calls
+        self.weighed: list[Weighed] = []
         self.leaves = Leaves(
             frozenset(k for k, n in self.labels.items() if n >= 2),
             frozenset(k for k, n in self.headings.items() if n >= 2),
@@ -200,8 +204,8 @@ class State:
             found = self._first_texts[block.start] = item_text(line) if block.kind == "item" else line.strip()
         return found
 
-    def writes_own(self, block: Block) -> bool:
-        """A block carrying this tool's own field line: a lesson it wrote (a successor)."""
+    def writes_own(self, block: Block | Span) -> bool:
+        """A block (or unit) carrying this tool's own field line: a lesson it wrote (a successor)."""
         lines = self.lines[block.start : block.end]
         return any(ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in lines)
 
@@ -365,7 +369,8 @@ class State:
 
     def own_content(self, section: Section) -> list[Block]:
         """The section's own blocks but comments, rules and a red-herring mark with the quote
-        that explains it: marking a lesson must not change how its section reads."""
+        that explains it (a mark on a paragraph lesson is its last line, the quote after it):
+        marking a lesson must not change how its section reads."""
         out: list[Block] = []
         marked = False
         for block in section.body:
@@ -377,7 +382,7 @@ class State:
             if marked and block.kind == "quote":
                 marked = False
                 continue
-            marked = False
+            marked = block.kind == "paragraph" and MARK.compiled.match(self.lines[block.end - 1]) is not None
             out.append(block)
         return out
 
