@@ -123,7 +123,7 @@ _PLAN_LEAD = r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?"  # a plan's title may be numbered
 META_TITLES = (
     r"when\s+to\s+add",
     r"how\s+to\s+(?:add|write|use|contribute)",
-    r"adding(?:\s+(?:or|and)\s+(?:updating|editing|removing))?\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)",
+    r"adding(?:\s+(?:or|and)\s+(?:updating|editing|removing))?\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|learnings?|gotchas?)",
     r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
     r"entry\s+(?:format|template)",
     r"^(?:the\s+)?format(?:\s*\([^()]*\))?$",
@@ -174,12 +174,13 @@ META_TITLES = (
     r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?通用(?:建议|原则|准则|避坑指南)",
     _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
     # the same in Japanese and Korean: how the file is run, its format, what comes next
-    r"^運用ルール$|^(?:[\w-]+\s*){0,2}형식$|^향후\s*(?:개선|계획)",
+    r"^運用ルール$|^(?:[\w-]+\s*){0,2}(?:형식|포맷)$|^향후\s*(?:개선|계획)",
     # and in Chinese: follow-up suggestions, to-dos, plans (``9. 后续建议``, ``六、后续待办``)
     r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?后续(?:建议|待办|计划|优化|工作|改进)",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
-    r"^(?:记录|條目|条目|日志|教训|经验)?格式(?:说明|规范)?$",  # ``记录格式``: the entries' format
+    # the entries' format: ``记录格式``, ``版本问题记录格式`` (the format of the version-issue records)
+    r"(?:^|记录)格式(?:说明|规范)?$|^(?:條目|条目|日志|教训|经验)格式(?:说明|规范)?$",
 )
 _META = LazyPattern("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
 # Advice for future work closing a file of lessons (``Recommendations for Future Projects``): a
@@ -363,6 +364,7 @@ _META_HINTS = (
         "履歴",
         "運用",
         "형식",
+        "포맷",
         "향후",
         "后续",
     ),
