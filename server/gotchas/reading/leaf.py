@@ -98,33 +98,6 @@ def marked(state: State, section: Section) -> bool:
     return any(b.kind == "paragraph" and MARK.compiled.match(state.lines[b.start]) for b in section.body)
 
 
-def touched(state: State, section: Section) -> bool:
-    """A leaf holding this tool's writing: a red-herring mark in a paragraph of its own (opening
-    it, or closing a paragraph lesson) or a successor it added."""
-    mark = MARK.compiled.match
-    lines = state.lines
-    return any(
-        (b.kind == "paragraph" and bool(mark(lines[b.start]) or mark(lines[b.end - 1])))
-        or (b.kind in ("paragraph", "item") and state.writes_own(b))
-        for b in section.body
-    )
-
-
-def weight_before_edits(state: State, section: Section, units: Sequence[Span], score: float) -> float | None:
-    """How a leaf weighs as it read before this tool corrected it: without a red-herring mark
-    of its own text and without the successors it added (units carrying its own field line).
-    ``None``: it had no units to weigh then."""
-    if not touched(state, section):
-        return score
-    content = [b for b in state.own_content(section) if not state.writes_own(b)]
-    state.item_titles = False  # as a leaf weighs its units, untitled
-    try:
-        before = unit_spans(state, section, content, section.end, "") or []
-    finally:
-        state.item_titles = True
-    return leaf_evidence(state, section, content, before)[0] if before else None
-
-
 def unmarked_units(state: State, section: Section) -> list[Span]:
     """The units a marked leaf grouped before its mark, from its own content; none when it
     was one lesson then."""

@@ -106,14 +106,10 @@ class Reading:
         return shapes.pop() if len(shapes) == 1 else "mixed"
 
 
-# a leaf weighed between a group and a lesson: (its first line, the evidence, whether its
-# reading is settled)
-Weighed = tuple[int, float, bool]
-
 # how a section read, by its first line: (its end, its parent's title, its spans, the groups
 # and left-out parts it added, whether it found a pointer index, the answers of its
-# sub-sections or None for a leaf, how far those lie behind this one's lines, and the leaves
-# it weighed), lines as they were in that reading
+# sub-sections or None for a leaf, and how far those lie behind this one's lines), lines as
+# they were in that reading
 Answer = tuple[
     int,
     str | None,
@@ -123,7 +119,6 @@ Answer = tuple[
     bool,
     "dict[int, Answer] | None",
     int,
-    tuple[Weighed, ...],
 ]
 
 

@@ -52,13 +52,12 @@ class Memo:
         lines = shift + behind
         if found is None or found[0] + lines != end or found[1] != parent:
             return None
-        _, _, spans, groups, left_out, pointer, inner, inner_behind, weighed = found
+        _, _, spans, groups, left_out, pointer, inner, inner_behind = found
         if lines:
             spans = moved_spans(spans, lines)
             groups = tuple(moved_note(n, lines) for n in groups)
             left_out = tuple(moved_note(n, lines) for n in left_out)
-            weighed = tuple((start + lines, score, settled) for start, score, settled in weighed)
-        answer = (end, parent, spans, groups, left_out, pointer, inner, inner_behind + lines, weighed)
+        answer = (end, parent, spans, groups, left_out, pointer, inner, inner_behind + lines)
         self.answers[start] = answer
         return answer
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.leaf import GROUP, leaf_evidence, marked, touched, unmarked_units, weight_before_edits
+from gotchas.reading.leaf import GROUP, leaf_evidence, marked, unmarked_units
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span, SpanKind
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
@@ -213,14 +213,12 @@ class Reader(Traits):
         memo = self.memo
         known = memo.known(start, end, parent)
         if known is not None:
-            _, _, done, groups, left_out, pointer, _, _, weighed = known
+            _, _, done, groups, left_out, pointer, _, _ = known
             self.groups.extend(groups)
             self.left_out.extend(left_out)
-            self.weighed.extend(weighed)
             self.pointer = self.pointer or pointer
             return list(done)
         groups_before, left_before, pointer_before = len(self.groups), len(self.left_out), self.pointer
-        weighed_before = len(self.weighed)
         outer, lookup = memo.answers, memo.lookup
         inner: dict[int, Answer] | None = {} if section.children else None
         if inner is not None:
@@ -241,7 +239,6 @@ class Reader(Traits):
             found,
             inner,
             0,
-            tuple(self.weighed[weighed_before:]),
         )
         return spans
 
@@ -405,11 +402,6 @@ class Reader(Traits):
             units = unit_spans(self, section, body, section.end, "")
         finally:
             self.item_titles = True
-        if touched(self, section) and (not units or self.owns_fields(section, units)):
-            # one lesson now, by its mark; in the file, it weighs as it did before the mark
-            before = weight_before_edits(self, section, units or [], 0.0)
-            if before is not None:
-                self.weighed.append((section.start, before, True))
         if not units:
             return [self.heading_span(section, "a lesson: a heading with text of its own")]
         if self.owns_fields(section, units):
@@ -419,9 +411,6 @@ class Reader(Traits):
                 )
             ]
         score, reasons = leaf_evidence(self, section, body, units)
-        before = weight_before_edits(self, section, units, score)
-        if before is not None:
-            self.weighed.append((section.start, before, False))
         if score >= GROUP:
             why = "a group: " + "; ".join(reasons)
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))

@@ -15,12 +15,10 @@ from collections.abc import Callable, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.leaf import GROUP
 from gotchas.reading.model import Note, Span, heading_runs
 from gotchas.reading.state import State
 from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, title_form
-from gotchas.reading.tree import Section, leaves, walk
-from gotchas.reading.units import unit_spans
+from gotchas.reading.tree import Section, leaves
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
 _MIN_SERIES = 5
@@ -172,65 +170,6 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     return out
 
 
-_MIN_LEAVES = 3
-_CLOSE = 1.0  # how near the line between a group and a lesson a leaf's evidence is a close call
-
-
-def leaves_agree(state: State, spans: list[Span]) -> list[Span]:
-    """A writer shapes the lessons of one file alike: either each heading is a lesson and its
-    bullets its facts, or each heading groups bullet lessons. When two thirds of the leaves
-    weighed between the two read one way, at least three, a close call among the others
-    (its evidence near the line) reads that way too. A leaf whose own text carries entry
-    fields was never weighed; one this tool marked weighs as it read before the mark, and
-    keeps its reading, so a correction changes no other leaf's."""
-    weighed = state.weighed
-    if len(weighed) < _MIN_LEAVES:
-        return spans
-    grouped = sum(1 for _, score, _ in weighed if score >= GROUP)
-    if grouped * 3 >= len(weighed) * 2:
-        major = "group"
-    elif grouped * 3 <= len(weighed):
-        major = "lesson"
-    else:
-        return spans
-    heads = {s.start for s in spans if s.kind == "heading"}
-    sections = {section.start: section for section in walk(state.tree)}
-    flips = [
-        sections[start]
-        for start, score, settled in weighed
-        if not settled
-        and abs(score - GROUP) <= _CLOSE
-        and (score >= GROUP) != (major == "group")
-        and (start in heads) == (major == "group")  # still as it was weighed
-    ]
-    if not flips:
-        return spans
-    ranges = sorted((leaf.start, leaf.end) for leaf in flips)
-    firsts = [start for start, _ in ranges]
-    out: list[Span] = []
-    for span in spans:
-        at = bisect_right(firsts, span.start) - 1  # the last flipped leaf starting at or before it
-        if at >= 0 and span.start < ranges[at][1]:
-            continue
-        out.append(span)
-    if major == "lesson":
-        state.groups[:] = [g for g in state.groups if g.start not in firsts]
-        for leaf in flips:
-            why = "a lesson: most headings weighed in this file are lessons, and this one was a close call"
-            out.append(state.heading_span(leaf, why))
-    else:
-        for leaf in flips:
-            units = unit_spans(state, leaf, leaf.body, leaf.end, "") or []
-            why = "a group: most headings weighed in this file are groups, and this one was a close call"
-            state.groups.append(Note(leaf.start, leaf.body_start, "group", leaf.title, why))
-            out.extend(
-                unit._replace(section=leaf.title, reason=f"a lesson in the group {leaf.title!r}")
-                for unit in units
-            )
-    out.sort(key=lambda s: s.start)
-    return out
-
-
 _MIN_RUN = 4
 _MAX_EDGE = 2
 
@@ -259,7 +198,6 @@ def odd_edges(state: State, spans: list[Span]) -> list[Span]:
 EntryRule = Callable[[State, list[Span]], list[Span]]
 
 ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
-    ("the leaves of a file share a role", leaves_agree),
     ("a numbered series of lessons", numbered_series),
     ("headings of one level share a role", cousins_agree),
     ("a heading at either end of a series written otherwise", odd_edges),

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from gotchas import parts, status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blockmap import Block
-from gotchas.reading.model import Leaves, Note, Prior, Span, SpanKind, Weighed
+from gotchas.reading.model import Leaves, Note, Prior, Span, SpanKind
 from gotchas.reading.text import (
     ARTICLE,
     BOLD_LABEL,
@@ -74,10 +74,6 @@ class State:
         self.groups: list[Note] = []
         self.left_out: list[Note] = []
         self.pointer = False
-        # each leaf weighed between a group of its units and one lesson, by its first line, with
-        # the evidence (``leaf.leaf_evidence``) and whether its reading is settled (a leaf this
-        # tool marked weighs as before its mark): ``series.leaves_agree`` settles close calls
-        self.weighed: list[Weighed] = []
         self.leaves = Leaves(
             frozenset(k for k, n in self.labels.items() if n >= 2),
             frozenset(k for k, n in self.headings.items() if n >= 2),
