@@ -373,6 +373,44 @@ FOUND = [
     ),
     # a one-lesson document: its successor follows it, after a rule
     (b"---\npaths: ['src/**']\n---\n# Lessons\n\n**Lesson 0 title** \xe2\x80\x94 text (#10)\n", 0),
+    # three heading lessons over two short lists: the successor heading is no lesson of their
+    # level, so the lists stay groups (counted, it made them lessons and the edit was refused)
+    (
+        b"# Lessons\n\n## The build cache survives a branch switch\n\n"
+        b"Clear it with `make clean` before you compare timings.\n\n"
+        b"## Migrations run in name order, not date order\n\n"
+        b"Prefix each new file with the next number.\n\n"
+        b"## The staging database is shared with the demo\n\nNever truncate a table there.\n\n"
+        b"## Releases\n\n- Tags come from the release job.\n- The team key signs them.\n\n"
+        b"## Emails\n\n- Sent from the worker.\n- Previewed at `/dev/mail`.\n",
+        0,
+    ),
+    # headings each over a table: a marked one counts among them as it read before its mark,
+    # so its sibling lesson is not made a group of rows
+    (
+        b"# Lessons\n\n## The build cache survives a switch to another branch\n\n"
+        b"| Step | What to do |\n|---|---|\n| Before timing | Run `make clean` first |\n"
+        b"| In CI | Expect an empty cache |\n\n"
+        b"## Migrations run in name order and never in date order\n\n| Step | What to do |\n"
+        b"|---|---|\n| New file | Prefix it with the next number |\n"
+        b"| Renamed file | Expect it to run again |\n\n## Releases\n\n| Step | What to do |\n"
+        b"|---|---|\n| Tagging | Only the release job tags |\n"
+        b"| Signing | The team key signs every tag |\n",
+        0,
+    ),
+    # a list made one lesson among heading lessons, then marked: it still counts as a list for
+    # the introduced list beside it, which stays a group
+    (
+        b"# Lessons\n\n## The build cache survives a branch switch\n\n"
+        b"Clear it with `make clean` before you compare timings.\n\n"
+        b"## Migrations run in name order, not date order\n\n"
+        b"Prefix each new file with the next number.\n\n"
+        b"## The staging database is shared with the demo\n\nNever truncate a table there.\n\n"
+        b"## Releases\n\n- Tags come from the release job.\n- The team key signs them.\n\n"
+        b"## Emails\n\nTwo things about mail:\n\n- Sent from the worker.\n"
+        b"- Previewed at `/dev/mail`.\n",
+        3,
+    ),
 ]
 
 
