@@ -160,6 +160,7 @@ def _lone_table(state: State, section: Section) -> Block | None:
 
 
 def _table_role(section: Section, spans: Sequence[Span]) -> str | None:
+    """``group`` for a leaf read as its table's rows, else as ``_role`` reads it."""
     if spans and all(s.kind == "row" for s in spans):
         return "group"
     return _role(section, spans)

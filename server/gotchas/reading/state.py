@@ -200,8 +200,8 @@ class State:
             found = self._first_texts[block.start] = item_text(line) if block.kind == "item" else line.strip()
         return found
 
-    def writes_own(self, block: Block | Span) -> bool:
-        """A block (or unit) carrying this tool's own field line: a lesson it wrote (a successor)."""
+    def writes_own(self, block: Block) -> bool:
+        """A block carrying this tool's own field line: a lesson it wrote (a successor)."""
         lines = self.lines[block.start : block.end]
         return any(ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in lines)
 
