@@ -89,7 +89,9 @@ def _mean_words(state: State, units: Sequence[Span]) -> float:
             line = state.lines[n]
             if n > unit.start and _NESTED.match(line):
                 break  # a nested list: the bullet's own details, not its telling
-            total += vocabulary.words(line) if not line.isascii() else len(line.split())
+            # most lines have no character of a script written without spaces: split them alone
+            plain = line.isascii() or max(line) < "\u3040"
+            total += len(line.split()) if plain else vocabulary.words(line)
     return total / len(units)
 
 

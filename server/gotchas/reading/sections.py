@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.leaf import GROUP, leaf_evidence, marked, unmarked_units
+from gotchas.reading.leaf import GROUP, leaf_evidence, unmarked_units
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span, SpanKind
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
@@ -268,12 +268,23 @@ class Reader(Traits):
         return self.read_leaf(section)
 
     def _shape(self, leaf: Section, spans: Sequence[Span]) -> SpanKind | None:
-        """The kind of unit a leaf's entries are; a leaf this tool marked counts as it read
-        before the mark, so a correction leaves its siblings' reading as it was."""
-        if len(spans) == 1 and spans[0].kind == "heading" and marked(self, leaf):
+        """The kind of unit a leaf's entries are; a leaf this tool marked (its mark and quote
+        open its text) counts as it read before the mark, so a correction leaves its siblings'
+        reading as it was."""
+        if not spans:
+            return None
+        body = leaf.body
+        if (
+            len(spans) == 1
+            and len(body) >= 2
+            and body[1].kind == "quote"  # the mark's quote: most leaves are settled here
+            and body[0].kind == "paragraph"
+            and spans[0].kind == "heading"
+            and MARK.compiled.match(self.lines[body[0].start])
+        ):
             units = unmarked_units(self, leaf)
             return units[0].kind if units else "heading"
-        return spans[0].kind if spans else None
+        return spans[0].kind
 
     def read_children(self, children: Sequence[Section]) -> list[Span]:
         """Sub-sections in order; siblings share a shape: a category heading among groups of
@@ -286,14 +297,9 @@ class Reader(Traits):
             notes.append((groups, len(self.groups), left, len(self.left_out)))
         read, notes = share_roles(self, read, notes)
         read = self.odd_groups(read, notes)
-        shapes = Counter(
-            kind
-            for child, spans in read
-            if not child.children and (kind := self._shape(child, spans)) in ("block", "paragraph")
-        )
-        item_groups = sum(
-            1 for child, spans in read if not child.children and self._shape(child, spans) == "item"
-        )
+        kinds = [self._shape(child, spans) for child, spans in read if not child.children]
+        shapes = Counter(kind for kind in kinds if kind in ("block", "paragraph"))
+        item_groups = kinds.count("item")
         out: list[Span] = []
         for child, spans in read:
             lone = len(spans) == 1 and spans[0].kind == "heading" and not child.children

@@ -123,8 +123,16 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
             continue
         first = starts.get(leaf.start)
         if first is not None and first.kind == "heading":
-            # a successor this tool wrote was not there before the correction: it counts for none
-            if not any(b.kind == "paragraph" and state.writes_own(b) for b in leaf.body):
+            # a successor this tool wrote (its field line right under its title) was not there
+            # before the correction: it counts for none
+            body = leaf.body
+            own = (
+                bool(body)
+                and body[0].kind == "paragraph"
+                and ":" in state.lines[body[0].start]  # a field line has its colon
+                and state.writes_own(body[0])
+            )
+            if not own:
                 lessons[leaf.level] += 1
             continue
         # the leaf as it read before this tool marked a bullet of it and added its successor:

@@ -155,7 +155,9 @@ def _lone_table(state: State, section: Section) -> Block | None:
     aside); else None."""
     if section.children:
         return None
-    blocks = state.own_content(section)
+    blocks = [b for b in section.body if b.kind not in ("html", "hr")]
+    if len(blocks) == 3 and blocks[1].kind == "quote" and blocks[2].kind == "table":
+        blocks = state.own_content(section)  # a mark and its quote above the table, perhaps
     return blocks[0] if len(blocks) == 1 and blocks[0].kind == "table" else None
 
 

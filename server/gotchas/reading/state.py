@@ -365,8 +365,7 @@ class State:
 
     def own_content(self, section: Section) -> list[Block]:
         """The section's own blocks but comments, rules and a red-herring mark with the quote
-        that explains it (a mark on a paragraph lesson is its last line, the quote after it):
-        marking a lesson must not change how its section reads."""
+        that explains it: marking a lesson must not change how its section reads."""
         out: list[Block] = []
         marked = False
         for block in section.body:
@@ -378,7 +377,7 @@ class State:
             if marked and block.kind == "quote":
                 marked = False
                 continue
-            marked = block.kind == "paragraph" and MARK.compiled.match(self.lines[block.end - 1]) is not None
+            marked = False
             out.append(block)
         return out
 
