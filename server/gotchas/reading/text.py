@@ -29,7 +29,7 @@ DONE_MARKS = ("✅", "✔", "☑", "✓")  # what ``DONE`` opens with: a cheap t
 LINK_ONLY = LazyPattern(r"^(?:\*\*|__)?\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)(?:\*\*|__)?\s*$")
 LEDGER_REF = LazyPattern(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
 # a bold label, code spans inside it kept whole (``**`/$count` needs `Accept: */*`.**``)
-BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,80}?)(?:\*\*|__)\s*(?P<after>.*)$")
+BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,200}?)(?:\*\*|__)\s*(?P<after>.*)$")
 # a full-width colon needs no space after it (``- 原因：…``)
 _PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*(?::\s+|：\s*)(?P<after>\S.*)$")
 # a label alone on its line (``- Validation:`` over the field's own list)
