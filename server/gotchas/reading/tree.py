@@ -58,14 +58,12 @@ def _dated_lines(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Bloc
     """``2026-05-14 — Maximize the viewport …`` on each line of one paragraph: each dated line
     opens a paragraph of its own, as the file's readers see them (a line without a date stays
     with the one above it)."""
-    out: list[Block] | None = None
+    dated = TIMESTAMP_LEAD.compiled.match
+    out: list[Block] | None = None  # made only when a paragraph splits: most files have none
     for index, block in enumerate(blocks):
-        dated = TIMESTAMP_LEAD.compiled.match
-        if block.kind != "paragraph" or block.end - block.start < 2 or not dated(lines[block.start]):
-            if out is not None:
-                out.append(block)
-            continue
-        starts = [n for n in range(block.start, block.end) if dated(lines[n])]
+        starts = []
+        if block.kind == "paragraph" and block.end - block.start >= 2 and dated(lines[block.start]):
+            starts = [n for n in range(block.start, block.end) if dated(lines[n])]
         if len(starts) < 2:
             if out is not None:
                 out.append(block)
