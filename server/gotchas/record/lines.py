@@ -94,13 +94,33 @@ def _strip_eol(line: str) -> str:
     return line.rstrip("\r\n")
 
 
+_YAML_LINE = re.compile(r"^(?:\s*$|\s|-\s|[\w.-]+\s*:)")  # a key, a nested or listed value
+
+
 def front_matter(lines: Sequence[str]) -> tuple[int, int] | None:
-    """YAML front matter: ``---`` on the first line up to a closing ``---`` or ``...``; 0-based [a, b)."""
+    """YAML front matter: ``---`` on the first line up to a closing ``---`` or ``...``; 0-based [a, b).
+
+    A second block of keys written right after the first (editors that add their own front
+    matter above an existing one leave two) belongs to it: read as text, its closing ``---``
+    would make its keys a heading."""
     if not lines or _strip_eol(lines[0]).rstrip() != "---":
         return None
-    for index in range(1, min(len(lines), 500)):
+    end = _closing(lines, 1)
+    if end is None:
+        return None
+    while end < len(lines) and _strip_eol(lines[end]).rstrip() == "---":
+        more = _closing(lines, end + 1)
+        if more is None or not all(_YAML_LINE.match(_strip_eol(line)) for line in lines[end + 1 : more - 1]):
+            break
+        end = more
+    return (0, end)
+
+
+def _closing(lines: Sequence[str], start: int) -> int | None:
+    """The line after the ``---`` or ``...`` closing a block of front matter opened before ``start``."""
+    for index in range(start, min(len(lines), start + 499)):
         if _strip_eol(lines[index]).rstrip() in ("---", "..."):
-            return (0, index + 1)
+            return index + 1
     return None
 
 
