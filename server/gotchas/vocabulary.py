@@ -131,10 +131,11 @@ META_TITLES = (
     r"^\W*(?:entry|entries|lessons?|learnings?|gotchas?|log|record|note|prompt|item|issue|bug|report)\s+format$",
     r"^format\s+(?:for|of|für|pour|para)\b",
     # the file's own template: alone, for its entries (``Entry template``, ``Template for new
-    # entries``, ``Template 1: …``), not the project's (``Django Templates``, ``Template literals``)
+    # entries``, ``Template per nuove lesson``, ``Template 1: …``), not the project's (``Django
+    # Templates``, ``Template literals``)
     r"^\W*\[?templates?\]?\W*(?:\([^()]*\))?$|^\W*\[?template\]?\s*[—–:-]|"
     r"\b(?:entry|entries|lessons?|learnings?|logs?|reports?|reporting|issues?|bugs?|notes?|records?|new|"
-    r"gotchas?|incidents?|postmortems?|retro(?:spective)?s?)\s+templates?\b|\btemplates?\s+(?:for|entry|entries|\d+\s*[:.])",
+    r"gotchas?|incidents?|postmortems?|retro(?:spective)?s?)\s+templates?\b|\btemplates?\s+(?:for|per|para|pour|für|voor|entry|entries|\d+\s*[:.])",
     r"table\s+of\s+contents",
     r"^contents$",
     r"^index$",

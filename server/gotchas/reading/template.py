@@ -139,6 +139,8 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
         return Reading("not-lessons", [], why, [], [], _with_template(reader, holder, root, []))
     if (not about and written is None) or any(s.children for s in sections):
         return None  # sections of the template's level that hold others: left to the section rules
+    if _written_otherwise(root, level, holder):
+        return None  # some lessons are rows or bullets: the section rules read both shapes
     if written is not None:
         sections = _from_first_written(reader, sections, written)
     why = f"the log's own template shows each lesson as an h{level} heading"
@@ -155,6 +157,18 @@ def _from_first_written(reader: Reader, sections: list[Section], written: re.Pat
         why = "above the first lesson written in the log's template, and written otherwise"
         reader.left_out.append(Note(section.start, section.end, "context", section.title, why))
     return sections[first:]
+
+
+def _written_otherwise(root: Section, level: int, holder: Section) -> bool:
+    """A section above the template's level, over none of its own, holding a table
+    (``## Anti-patterns to avoid`` over rows beside ``### …`` lessons); a list there may be
+    notes (``## Open questions``)."""
+    for section in walk(root):
+        if section is root or section is holder or section.children or section.level >= level:
+            continue
+        if not vocabulary.is_meta(section.title) and any(b.kind == "table" for b in section.body):
+            return True
+    return False
 
 
 def _holds_content(section: Section) -> bool:
