@@ -171,14 +171,19 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
     its sections) hold only a placeholder; any other section is a short note about the log.
     Settled at the first section that holds more (most files: their first)."""
     root = frame.root
-    if any(b.kind not in ("html", "hr", "paragraph", "quote") for b in root.body):
-        return None
     titled = root.heading is not None and vocabulary.names_lessons(root.title)
+    # under a lessons title the intro may show the entries' form in a fence
+    intro = ("html", "hr", "paragraph", "quote", "fence") if titled else ("html", "hr", "paragraph", "quote")
+    if any(b.kind not in intro for b in root.body):
+        return None
     empty: list[Section] = []
-    notes = short = placeholders = 0
+    notes = short = placeholders = bare = 0
     for section in leaves(root):
         placeholder = reader.placeholder_only(section)
-        if placeholder or reader.awaits_lessons(section):
+        if titled and not section.children and all(b.kind in ("html", "hr") for b in section.body):
+            empty.append(section)  # ``## Log`` over nothing: where the lessons will go
+            bare += 1
+        elif placeholder or reader.awaits_lessons(section):
             if not titled and not vocabulary.names_lessons(section.title):
                 return None
             empty.append(section)
@@ -194,7 +199,7 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
             return None
     if not empty or notes > _NOTES:
         return None
-    if short and not placeholders:
+    if short and (bare or not placeholders):
         return None  # short sections beside a comment only are short lessons, the comment a note
     for section in empty:
         reader.left_out.append(Note(section.start, section.end, "empty", section.title, "only a placeholder"))
