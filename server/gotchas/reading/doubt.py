@@ -20,7 +20,7 @@ from gotchas.blockmap import Block
 from gotchas.quoting import toml_string
 from gotchas.reading.model import Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
-from gotchas.reading.text import lead_label, opens_bold_sentence, title_form
+from gotchas.reading.text import blank_form, lead_label, opens_bold_sentence, title_form
 from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items
 from gotchas.vocabulary import words
@@ -370,6 +370,9 @@ def _problems_unread(found: Reading, state: State) -> str | None:
         if section.heading is None or section is document:
             continue
         if vocabulary.names_problems(section.title) and not vocabulary.names_lessons(section.title):
+            written = [b for s in walk(section) for b in s.body if b.kind in ("item", "paragraph")]
+            if written and all(blank_form(state.lines[b.start : b.end]) for b in written):
+                continue  # a template's blanks (``1. **Issue**: [Issue Name]``): nothing unread
             unit = _unit_within(list(walk(section)), section)
             return (
                 f"the reading is a guess: the file is read as holding no lessons, but {section.title!r} is "

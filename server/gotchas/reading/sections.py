@@ -122,6 +122,9 @@ class Reader(Traits):
                     )
                 )
                 return []
+        if not children and not top and self.placeholder_only(section):
+            self.left_out.append(Note(section.start, section.end, "empty", section.title, _PLACEHOLDER))
+            return []
         spans = self.own_units(section, body, end, top=top, container=True)
         spans.extend(self.read_children(children))
         content = [b for b in body if b.kind not in ("html", "hr")]
@@ -385,8 +388,7 @@ class Reader(Traits):
             and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
         )
         if self.placeholder_only(section) or self.awaits_lessons(section):
-            why = "only a placeholder: no lesson yet"
-            self.left_out.append(Note(section.start, section.end, "empty", section.title, why))
+            self.left_out.append(Note(section.start, section.end, "empty", section.title, _PLACEHOLDER))
             return []
         if ticks_only and any(b.kind == "item" for b in body):
             self.left_out.append(
@@ -469,6 +471,9 @@ class Reader(Traits):
                 pinned,
             )
         return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
+
+
+_PLACEHOLDER = "only a placeholder: no lesson yet"
 
 
 def _mark(title: str) -> str:

@@ -15,6 +15,8 @@ from gotchas.blockmap import Block
 from gotchas.pattern import LazyPattern
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gotchas.reading.model import SpanKind
 
 # a measured value in a table cell: ``314``, ``1,204``, ``12.5%``, ``$40``, ``~3 s``
@@ -248,3 +250,15 @@ def title_form(title: str) -> str | None:
         return None
     kind = found.lastgroup
     return f"prefixed {found['prefixed'].lower()!r}" if kind == "prefixed" else kind
+
+
+# a field waiting to be filled in: ``- **Issue**: [Issue Name]``, ``Fix: [how it was solved]``
+_BLANK_FIELD = re.compile(
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)?[^\[\]*_:]{1,40}:?(?:\*\*|__)?:?\s*\[[^\[\]]{1,60}\]\s*$"
+)
+
+
+def blank_form(lines: Sequence[str]) -> bool:
+    """An entry written as a form, every field a bracketed blank: a template, no lesson yet."""
+    filled = [line for line in lines if line.strip()]
+    return len(filled) >= 2 and all(_BLANK_FIELD.match(line) for line in filled)

@@ -23,6 +23,7 @@ from gotchas.reading.text import (
     MARK,
     MOVED_TO,
     NUMBERED_TITLE,
+    blank_form,
     lead_label,
 )
 from gotchas.reading.titles import title_evidence
@@ -240,6 +241,7 @@ class Traits(State):
             vocabulary.is_placeholder(text)
             or (one_line and _ASIDE.match(text) is not None)
             or self.asks_to_record(lone)
+            or blank_form(self.lines[lone.start : lone.end])
         )
 
     def awaits_lessons(self, section: Section) -> bool:
