@@ -310,6 +310,14 @@ def names_many_lessons(title: str) -> bool:
     return bool(_PLURAL.compiled.search(plain(title)))
 
 
+# where a log's entries go, named alone: ``## Log``, ``## Entries``, ``## Journal``
+_LOG_PLACE = LazyPattern(r"^\W*(?:the\s+)?(?:log|entries|journal)\W*$", re.IGNORECASE)
+
+
+def names_log_place(title: str) -> bool:
+    return bool(_LOG_PLACE.compiled.match(plain(title)))
+
+
 def names_one_lesson(title: str) -> bool:
     text = plain(title)
     return bool(_SINGULAR.search(text)) and not _PLURAL.compiled.search(text)

@@ -177,13 +177,10 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
     if any(b.kind not in intro for b in root.body):
         return None
     empty: list[Section] = []
-    notes = short = placeholders = bare = 0
+    notes = short = placeholders = 0
     for section in leaves(root):
         placeholder = reader.placeholder_only(section)
-        if titled and not section.children and all(b.kind in ("html", "hr") for b in section.body):
-            empty.append(section)  # ``## Log`` over nothing: where the lessons will go
-            bare += 1
-        elif placeholder or reader.awaits_lessons(section):
+        if placeholder or reader.awaits_lessons(section):
             if not titled and not vocabulary.names_lessons(section.title):
                 return None
             empty.append(section)
@@ -199,7 +196,7 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
             return None
     if not empty or notes > _NOTES:
         return None
-    if short and (bare or not placeholders):
+    if short and not placeholders:
         return None  # short sections beside a comment only are short lessons, the comment a note
     for section in empty:
         reader.left_out.append(Note(section.start, section.end, "empty", section.title, "only a placeholder"))

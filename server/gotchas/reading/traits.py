@@ -245,14 +245,14 @@ class Traits(State):
         )
 
     def awaits_lessons(self, section: Section) -> bool:
-        """A leaf titled as lessons that holds only a comment (``## Lessons`` over ``<!-- No
-        lessons yet -->``): the place lessons will go, none yet."""
-        body = section.body
+        """A leaf titled as lessons or as the log that holds nothing, or only a comment
+        (``## Lessons`` over ``<!-- No lessons yet -->``, ``## Log`` over nothing): the place
+        lessons will go, none yet. Its title alone decides, never its siblings, so a lesson
+        added beside it leaves it as it was."""
         return (
             not section.children
-            and any(self.comment(b) for b in body)
-            and all(b.kind in ("html", "hr") for b in body)
-            and vocabulary.names_many_lessons(section.title)
+            and all(b.kind in ("html", "hr") for b in section.body)
+            and (vocabulary.names_many_lessons(section.title) or vocabulary.names_log_place(section.title))
         )
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
