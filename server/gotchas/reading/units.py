@@ -284,9 +284,22 @@ def hr_unit(state: State, section: Section, body: Sequence[Block], end: int, why
     ]
     if len(firsts) < 2:  # one block left between the rules is the body's text, not a series
         return None
+    if _ruled_off_intro(state, body):
+        return None  # an introduction ruled off above lessons led in bold: those are the lessons
     if _dated_log(state, body):
         return None  # a log of dated lines below a rule: its lines are the lessons, not the runs
     return state.spans_from("block", firsts, end, section, why or "a block between --- rules", body)
+
+
+def _ruled_off_intro(state: State, body: Sequence[Block]) -> bool:
+    """One ``---`` rule, with no lead-in paragraph above it and two or more below it (``*One
+    lesson per entry, newest first.*`` / ``---`` / ``**S9 (2026-08-19) - …**``): the rule
+    closes an introduction; it does not separate two lessons."""
+    rules = [n for n, b in enumerate(body) if b.kind == "hr"]
+    if len(rules) != 1:
+        return False
+    before, after = body[: rules[0]], body[rules[0] + 1 :]
+    return len(lead_paragraphs(state, after)) >= 2 and not lead_paragraphs(state, before)
 
 
 def _dated_log(state: State, body: Sequence[Block]) -> bool:
