@@ -242,9 +242,7 @@ def _lead_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, 
         if len(units) < 2 or any(s.kind != "paragraph" for s in units):
             continue
         lesson = f"a lesson in the group {child.title!r}"
-        spans = [
-            Span(s.kind, s.start, s.body, s.end, s.title, s.level, s.marker, child.title, lesson) for s in units
-        ]
+        spans = [u._replace(section=child.title, reason=lesson) for u in units]
         flips[i] = (spans, [Note(child.start, child.body_start, "group", child.title, why)])
     if not flips:
         return read, added
