@@ -82,7 +82,7 @@ def leaf_evidence(
 
 def _mean_words(state: State, units: Sequence[Span]) -> float:
     """The mean length of the units in words; characters of scripts written without spaces
-    count a quarter of a word each, as titles' words do."""
+    count half a word each, as titles' words do."""
     total = 0
     for unit in units:
         for n in range(unit.start, unit.end):
