@@ -316,7 +316,7 @@ Key the cache on the lockfile hash, or stale modules come back after an upgrade.
 
 Refresh the token before each chunk, not once per upload.
 
-## Log
+## Sync markers
 
 <!-- LOG_START -->
 <!-- LOG_END -->
@@ -339,7 +339,7 @@ def _titles(root: Path, home: Path) -> tuple[list[str], str]:
         (ODD_FIELDS, "none of the fields its sibling lessons share (cause, fix)", "Progress", None),
         (WITHIN, "5 of its units open with a bold sentence", "What shipping the importer taught us", 5),
         (CROWDED, "it holds 8 list items", "Packaging the wheel", 8),
-        (EMPTY, "holds next to nothing", "Log", None),
+        (EMPTY, "holds next to nothing", "Sync markers", None),
     ],
     ids=[
         "a-title-written-otherwise",
