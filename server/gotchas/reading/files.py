@@ -79,7 +79,13 @@ def _introduces(reader: Reader, section: Section) -> bool:
     title = section.title
     if not (vocabulary.names_lessons(title) or vocabulary.names_problems(title)) or section.children:
         return False
-    return reader.introduces(section.body)
+    if reader.introduces(section.body):
+        return True
+    # under a title naming lessons (``# Anti-patterns``), a few paragraphs saying what each
+    # entry holds introduce the entries that follow at its level
+    content = [b for b in section.body if b.kind not in ("html", "hr")]
+    prose = all(b.kind == "paragraph" for b in content)
+    return vocabulary.names_lessons(title) and 0 < len(content) <= 3 and prose
 
 
 def _empty(section: Section) -> bool:
