@@ -145,7 +145,9 @@ META_TITLES = (
     r"roadmap",
     r"see\s+also|^also\s+see$",
     # where to turn when the file does not answer: a closing note, not a lesson
-    r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+help\W*$|^(?:contact\s+)?support$",
+    r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+help\W*$|^(?:contact\s+)?support$|^\W*contact(?:\s+us)?$",
+    # how to report a new one: the file's intake, not a lesson (``🐛 Reporting New Issues``)
+    r"^\W*(?:reporting|how\s+to\s+report|report(?:ing)?\s+an?)\s+(?:new\s+)?(?:issues?|bugs?|problems?)\W*$",
     r"^related(?:\s+\w+)?$",
     r"^references?$",
     r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
@@ -327,7 +329,7 @@ def names_one_lesson(title: str) -> bool:
 _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
-    *("planned", "upcoming"),
+    *("planned", "upcoming", "contact", "report"),
     *(
         "related",
         "help",
@@ -434,7 +436,8 @@ _REPORT_PARTS = re.compile(
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
     r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference|"
     # its statistics and the tracker table summing up the issues above
-    r"key\s+takeaways?|statistics|stats|统计|統計|estatísticas|statistiken|issue\s+tracking|status\s+(?:overview|table))$",
+    r"key\s+takeaways?|(?:(?:issues?|bugs?)\s+)?(?:statistics|stats)|统计|統計|estatísticas|statistiken|issue\s+tracking|"
+    r"status\s+(?:overview|table))$",
     re.IGNORECASE,
 )
 # what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
