@@ -180,6 +180,11 @@ META_TITLES = (
     r"^運用ルール$|^(?:[\w-]+\s*){0,2}(?:형식|포맷)$|^향후\s*(?:개선|계획)",
     # and in Chinese: follow-up suggestions, to-dos, plans (``9. 后续建议``, ``六、后续待办``)
     r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?后续(?:建议|待办|计划|优化|工作|改进)",
+    # how to add an entry and what belongs here, in Spanish and Portuguese (``Cómo añadir nuevas
+    # lecciones``, ``Qué debe guardarse aquí``), and the instructions to the agent keeping the file
+    r"^c[oó]mo\s+(?:a[nñ]adir|agregar|adicionar|registrar|usar)\b|^qu[eé]\s+(?:debe\s+)?(?:guardar|registrar)|"
+    r"^\W*instrucci(?:[oó]n|ones)\s+para\s+(?:la\s+)?(?:ia|ai)$|^\W*instructions?\s+for\s+(?:the\s+)?(?:ai|agents?)$|"
+    r"^reglas?\s+de\s+uso$",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
     # the entries' format: ``记录格式``, ``版本问题记录格式`` (the format of the version-issue records)
@@ -329,7 +334,7 @@ def names_one_lesson(title: str) -> bool:
 _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
-    *("planned", "upcoming", "contact", "report"),
+    *("planned", "upcoming", "contact", "report", "cómo", "como", "qué", "que", "instruc", "regla"),
     *(
         "related",
         "help",
