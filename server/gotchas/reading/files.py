@@ -13,13 +13,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gotchas import parts, vocabulary
+from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
-from gotchas.reading.text import TEMPLATE, lead_label
+from gotchas.reading.text import TEMPLATE
 from gotchas.reading.tree import Section, leaves, walk
 from gotchas.reading.units import unit_spans
 
@@ -79,13 +79,7 @@ def _introduces(reader: Reader, section: Section) -> bool:
     title = section.title
     if not (vocabulary.names_lessons(title) or vocabulary.names_problems(title)) or section.children:
         return False
-    if reader.introduces(section.body):
-        return True
-    # under a title naming lessons (``# Anti-patterns``), a few paragraphs saying what each
-    # entry holds introduce the entries that follow at its level
-    content = [b for b in section.body if b.kind not in ("html", "hr")]
-    prose = all(b.kind == "paragraph" for b in content)
-    return vocabulary.names_lessons(title) and 0 < len(content) <= 3 and prose
+    return reader.introduces(section.body)
 
 
 def _empty(section: Section) -> bool:
@@ -293,8 +287,6 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
     if not _untitled_lessons(frame) or not root.children:
         return None
     tops = root.children
-    if _told_in_fields(reader, root):
-        return None  # sections telling a bug and its fix are lessons, whatever their titles name
     guide = sum(1 for s in tops if vocabulary.GUIDE_WORDS.compiled.search(vocabulary.plain(s.title)))
     titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.compiled.search(root.title))
     if guide >= 2 and (guide * 3 >= len(tops) or titled):
@@ -306,25 +298,6 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
         why = f"rules: the title {root.title!r} names rules to follow, and no section is titled as lessons"
         return Reading("not-lessons", [], why)
     return None
-
-
-def _told_in_fields(reader: Reader, root: Section) -> bool:
-    """Half the file's leaves or more, three at least, each telling a lesson in two fields or
-    more (``**Bug:**``, ``**Fix:**``, ``**Lesson Learned:**``)."""
-    told = total = 0
-    for leaf in leaves(root):
-        if leaf is root:
-            continue
-        total += 1
-        named = set()
-        for block in leaf.body:
-            if block.kind in ("paragraph", "item"):
-                found = lead_label(reader.first_text(block))
-                field = parts.field_of(parts.field_base(found[0])) if found is not None and found[1] else ""
-                if field in parts.FIELDS:
-                    named.add(field)
-        told += len(named) >= 2
-    return told >= 3 and told * 2 >= total
 
 
 def _whole_file(reader: Reader, frame: Frame) -> Reading:

@@ -21,7 +21,7 @@ from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
 from gotchas.reading.text import ENTRY_FIELD, MARK
 from gotchas.reading.tree import Section
-from gotchas.reading.units import lead_paragraphs, unit_spans
+from gotchas.reading.units import unit_spans
 
 Read = list[tuple[Section, list[Span]]]
 # for each child, the groups and left-out notes it added: [g0, g1) and [l0, l1)
@@ -200,60 +200,10 @@ def _table_sections_agree(state: State, read: Read, added: Added) -> tuple[Read,
     return _replace(state, read, added, flips)
 
 
-def _leads_only(state: State, section: Section) -> bool:
-    """A leaf whose own content is two or more paragraphs, each opening with a lead-in
-    (``**Disabling must never equal deleting.** …``), and nothing else."""
-    if section.children:
-        return False
-    content = state.own_content(section)
-    if len(content) < 2 or any(b.kind != "paragraph" for b in content):
-        return False
-    return len(lead_paragraphs(state, content)) == len(content)
-
-
-def _lead_role(section: Section, spans: Sequence[Span]) -> str | None:
-    if spans and all(s.kind == "paragraph" and s.start > section.start for s in spans):
-        return "group"
-    return _role(section, spans)
-
-
-def _lead_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
-    """Among three or more sibling headings over lead-in paragraphs alone, at least two thirds
-    read as groups of paragraph lessons: the others are groups of theirs too, whatever their
-    titles say (``## Enable / disable — verify the round trip`` beside ``## Security and
-    I/O``), unless one carries this tool's entry fields or its mark."""
-    roles = [
-        # a leaf this tool marked weighs as it read before the mark
-        (i, unmarked_role(state, child) if marked(state, child) else _lead_role(child, spans))
-        for i, (child, spans) in enumerate(read)
-        if _leads_only(state, child)
-    ]
-    roles = [(i, role) for i, role in roles if role is not None]
-    groups = sum(role == "group" for _, role in roles)
-    if len(roles) < 3 or groups * 3 < len(roles) * 2 or groups == len(roles):
-        return read, added
-    why = f"a group: {groups} of its {len(roles)} sibling headings over lead-in paragraphs alone are groups"
-    flips: dict[int, tuple[list[Span], list[Note]]] = {}
-    for i, role in roles:
-        child, _ = read[i]
-        if role == "group" or _own_fields(state, child) or marked(state, child):
-            continue
-        units = unit_spans(state, child, child.body, child.end, "") or []
-        if len(units) < 2 or any(s.kind != "paragraph" for s in units):
-            continue
-        lesson = f"a lesson in the group {child.title!r}"
-        spans = [u._replace(section=child.title, reason=lesson) for u in units]
-        flips[i] = (spans, [Note(child.start, child.body_start, "group", child.title, why)])
-    if not flips:
-        return read, added
-    return _replace(state, read, added, flips)
-
-
 # (name, rule), each applied in turn to the children as the previous one left them
 SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (
     ("list sections agree", _list_sections_agree),
     ("table sections agree", _table_sections_agree),
-    ("lead-in sections agree", _lead_sections_agree),
 )
 
 
