@@ -334,7 +334,8 @@ def names_one_lesson(title: str) -> bool:
 _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
-    *("planned", "upcoming", "contact", "report", "cómo", "como", "qué", "que", "instruc", "regla"),
+    *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),
+    *("instruc", "regla"),
     *(
         "related",
         "help",
