@@ -42,11 +42,11 @@ def test_reading_a_plain_record_leaves_the_rules_it_never_meets_uncompiled() -> 
     assert again.stdout.split() == ["[]", "cjk"]
 
 
-def test_a_title_in_a_script_without_spaces_counts_four_characters_a_word() -> None:
+def test_a_title_in_a_script_without_spaces_counts_two_characters_a_word() -> None:
     from gotchas.vocabulary import words
 
-    assert words("缓存 清除") == 1  # four CJK characters
-    assert words("キャッシュを消す") == 2  # eight kana
-    assert words("한국어 cache fix") == 3  # three hangul, then two words
-    assert words("\u303f\u3040") == 2  # below the ranges a word of its own, then a quarter word
+    assert words("缓存 清除") == 2  # four CJK characters
+    assert words("キャッシュを消す") == 4  # eight kana
+    assert words("한국어 cache fix") == 4  # three hangul (rounded up), then two words
+    assert words("\u303f\u3040") == 2  # below the ranges a word of its own, then half a word
     assert words("**Cache** clear") == 2
