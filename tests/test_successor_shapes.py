@@ -117,6 +117,8 @@ SHAPES: dict[str, str] = {
         "2026-05-1{n} — {t} before timing.\n", sep="", head="# Lessons\n\nOne dated line a lesson.\n\n"
     ),
     "bold-period": each("**{t}.** Do it before timing.\n"),
+    # a dated bold lead-in wrapped onto the next line: the successor is dated the day of the change
+    "bold-dated-wrapped": each("**2026-09-1{n} · {t} or the numbers\ndrift.** Do it before timing.\n"),
     "bold-dash": each("**{t}** — do it before timing.\n"),
     "bold-fields": each("**{t}:** do it before timing.\ntasks: #{n}0\n"),
     "bold-number-alone": each("**{n}.** {t}.\nDo it before timing.\n"),

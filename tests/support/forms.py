@@ -31,6 +31,10 @@ def form(line: str) -> str:
     assert opening is not None
     rest = line[opening.end() :]
     bold = re.match(r"^(\*\*|__)(.+?)\1", rest)
+    if not bold and rest[:2] in ("**", "__"):
+        # a bold lead-in wrapped onto the next line: the form of one closing on its own, as a
+        # successor writes it (a sentence, closed with its full stop)
+        bold = re.match(r"^(\*\*|__)(.+?)\1", f"{rest.rstrip(' .')}.{rest[:2]}")
     if bold:
         rest = bold[0]
     elif not opening[0].lstrip().startswith("#"):

@@ -126,8 +126,9 @@ def lead_head(
             first, more = [head], body
     elif rest[:2] in ("**", "__") and rest[:2] not in rest[2:]:
         # a bold lead-in wrapped onto the next line (``**Reproduce the case before you``): the
-        # successor's is a sentence that closes on its own line
-        shown = new.title
+        # successor's is a sentence that closes on its own line, led as the target's is (its
+        # date, its id: ``**2026-09-11 · A slice-and-replace edit removes …``)
+        shown = styled_title(record, like, rest[2:], new.title)
         first, more = [f"{opening}{rest[:2]}{shown.rstrip('.')}.{rest[:2]} {body[0]}"], body[1:]
     elif stamp := _STAMP_LEAD.match(rest):
         # ``[2030-01-02 10:00] Title: text``: the edit has no clock, so the successor reuses the
