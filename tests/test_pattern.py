@@ -47,6 +47,6 @@ def test_a_title_in_a_script_without_spaces_counts_two_characters_a_word() -> No
 
     assert words("缓存 清除") == 2  # four CJK characters
     assert words("キャッシュを消す") == 4  # eight kana
-    assert words("한국어 cache fix") == 4  # three hangul (rounded up), then two words
+    assert words("한국어 cache fix") == 3  # Korean is spaced: a word, then two
     assert words("\u303f\u3040") == 2  # below the ranges a word of its own, then half a word
     assert words("**Cache** clear") == 2

@@ -278,15 +278,14 @@ _ASIDE_END = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)$")
 
 def words(title: str) -> int:
     """How many words a title has; characters of scripts written without spaces (Chinese,
-    Japanese, Korean) count half a word each, as a word there runs to about two of them
-    (``日期判定不要用應用伺服器時間`` states a claim, as a seven-word English title does)."""
+    Japanese) count half a word each, as a word there runs to about two of them
+    (``日期判定不要用應用伺服器時間`` states a claim, as a seven-word English title does).
+    Korean is written with spaces between its words, and counted by them."""
     text = plain(title)
     if text.isascii() or max(text) < "\u3040":  # below every range read by character
         return len(text.split())
     # each character read by its range: a pattern over these ranges costs milliseconds to compile
-    marks = [
-        "\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" for c in text
-    ]
+    marks = ["\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" for c in text]
     cjk = sum(marks)
     spaced = "".join(" " if mark else c for c, mark in zip(text, marks, strict=True))
     return len(spaced.split()) + (cjk + 1) // 2
