@@ -411,9 +411,6 @@ FOUND = [
         + b"## Emails\n\nTwo things about mail:\n\n- Sent from the worker.\n- Previewed at `/dev/mail`.\n",
         3,
     ),
-    # one bold-led lesson carrying its fields under a title naming lessons: a lesson of its own,
-    # not the whole file, so a lesson captured after it is its sibling, not a second title
-    (b"# Lessons\n\n**Lesson 0 title** \xe2\x80\x94 text (#10)\ntasks: #7\n", 0),
 ]
 
 

@@ -323,14 +323,7 @@ def paragraph_unit(
 ) -> list[Span] | None:
     leads = lead_paragraphs(state, body)
     if not leads:
-        # one lead-in paragraph carrying this tool's entry fields: a lesson it keeps, alone
-        paragraphs = [b for b in body if b.kind == "paragraph"]
-        lone = paragraphs[0] if len(paragraphs) == 1 else None
-        if lone is None or not any(ENTRY_FIELD.match(line) for line in state.lines[lone.start : lone.end]):
-            return None
-        leads = lead_paragraphs(state, paragraphs, pinned=True)
-        if not leads:
-            return None
+        return None
     return state.spans_from("paragraph", leads, end, section, why or "a paragraph with a lead-in")
 
 
