@@ -411,6 +411,16 @@ FOUND = [
         + b"## Emails\n\nTwo things about mail:\n\n- Sent from the worker.\n- Previewed at `/dev/mail`.\n",
         3,
     ),
+    # one bold-led lesson carrying its fields under a title naming lessons: a lesson of its own,
+    # not the whole file, so a lesson captured after it is its sibling, not a second title
+    (b"# Lessons\n\n**Lesson 0 title** \xe2\x80\x94 text (#10)\ntasks: #7\n", 0),
+    # the same under a group heading, prose on after its fields: marked, the caveat splits the
+    # prose off into a paragraph of its own, which stays the lesson's
+    (
+        b"# Lessons\n\n## Area 0\n\n**Lesson 0 title:** text (#10)\n\n**Lesson 1 title:** text (#11)\n\n"
+        b"## Area 2\n\n**Lesson 2 title:** text (#12)\ntasks: #7\nmore text\n",
+        2,
+    ),
 ]
 
 

@@ -138,10 +138,12 @@ def _holds_entries(section: Section) -> bool:
 
 
 def _one_with_fields(reader: Reader, frame: Frame) -> Reading | None:
-    """A titled file whose text carries this tool's entry fields: one lesson, its heading."""
+    """A titled file whose text carries this tool's entry fields: one lesson, its heading. Not
+    under a title naming lessons in the plural (``# Lessons``): a lesson there is its own."""
     root = frame.root
     if (
         root.heading is not None
+        and not vocabulary.names_many_lessons(root.title)
         and reader.has_entry_fields(root)
         and not any(b.kind == "item" for b in root.body)
         and reader.owns_fields(root, unit_spans(reader, root, root.body, root.own_end, ""))

@@ -323,7 +323,17 @@ def paragraph_unit(
 ) -> list[Span] | None:
     leads = lead_paragraphs(state, body)
     if not leads:
-        return None
+        # one lead-in paragraph carrying this tool's entry fields, the others its prose (a red
+        # herring's caveat splits what followed it off): a lesson it keeps, alone
+        paragraphs = [b for b in body if b.kind == "paragraph"]
+        first = paragraphs[0] if paragraphs else None
+        if first is None or not any(ENTRY_FIELD.match(line) for line in state.lines[first.start : first.end]):
+            return None
+        if any(_is_lead(state, state.lines[b.start].strip()) for b in paragraphs[1:]):
+            return None
+        leads = lead_paragraphs(state, paragraphs[:1], pinned=True)
+        if not leads:
+            return None
     return state.spans_from("paragraph", leads, end, section, why or "a paragraph with a lead-in")
 
 
