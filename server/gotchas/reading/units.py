@@ -325,10 +325,12 @@ def paragraph_unit(
     if not leads:
         # one lead-in paragraph carrying this tool's entry fields, the others its prose (a red
         # herring's caveat splits what followed it off): a lesson it keeps, alone
-        paragraphs = [b for b in body if b.kind == "paragraph"]
-        first = paragraphs[0] if paragraphs else None
-        if first is None or not any(ENTRY_FIELD.match(line) for line in state.lines[first.start : first.end]):
+        first = next((b for b in body if b.kind == "paragraph"), None)
+        if first is None or state.lines[first.start].lstrip()[:1] not in _LEAD_FIRSTS:
+            return None  # most bodies: prose, no lead-in to carry fields
+        if not any(ENTRY_FIELD.match(line) for line in state.lines[first.start : first.end]):
             return None
+        paragraphs = [b for b in body if b.kind == "paragraph"]
         if any(_is_lead(state, state.lines[b.start].strip()) for b in paragraphs[1:]):
             return None
         leads = lead_paragraphs(state, paragraphs[:1], pinned=True)
