@@ -175,7 +175,7 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
     root = frame.root
     titled = root.heading is not None and vocabulary.names_lessons(root.title)
     # under a lessons title the intro may show the entries' form in a fence
-    intro = ("html", "hr", "paragraph", "quote", "fence") if titled else ("html", "hr", "paragraph", "quote")
+    intro = ("html", "hr", "paragraph", "quote", *(("fence",) if titled else ()))
     if any(b.kind not in intro for b in root.body):
         return None
     empty: list[Section] = []

@@ -321,22 +321,24 @@ def _dated_log(state: State, body: Sequence[Block]) -> bool:
 def paragraph_unit(
     state: State, section: Section, body: Sequence[Block], end: int, why: str
 ) -> list[Span] | None:
-    leads = lead_paragraphs(state, body)
+    leads = lead_paragraphs(state, body) or _lone_kept_lead(state, body)
     if not leads:
-        # one lead-in paragraph carrying this tool's entry fields, the others its prose (a red
-        # herring's caveat splits what followed it off): a lesson it keeps, alone
-        first = next((b for b in body if b.kind == "paragraph"), None)
-        if first is None or state.lines[first.start].lstrip()[:1] not in _LEAD_FIRSTS:
-            return None  # most bodies: prose, no lead-in to carry fields
-        if not any(ENTRY_FIELD.match(line) for line in state.lines[first.start : first.end]):
-            return None
-        paragraphs = [b for b in body if b.kind == "paragraph"]
-        if any(_is_lead(state, state.lines[b.start].strip()) for b in paragraphs[1:]):
-            return None
-        leads = lead_paragraphs(state, paragraphs[:1], pinned=True)
-        if not leads:
-            return None
+        return None
     return state.spans_from("paragraph", leads, end, section, why or "a paragraph with a lead-in")
+
+
+def _lone_kept_lead(state: State, body: Sequence[Block]) -> list[Block]:
+    """One lead-in paragraph carrying this tool's entry fields, the others its prose (a red
+    herring's caveat splits what followed it off): a lesson this tool keeps, alone."""
+    first = next((b for b in body if b.kind == "paragraph"), None)
+    if first is None or state.lines[first.start].lstrip()[:1] not in _LEAD_FIRSTS:
+        return []  # most bodies: prose, no lead-in to carry fields
+    if not any(ENTRY_FIELD.match(line) for line in state.lines[first.start : first.end]):
+        return []
+    others = [b for b in body if b.kind == "paragraph" and b is not first]
+    if any(_is_lead(state, state.lines[b.start].strip()) for b in others):
+        return []
+    return lead_paragraphs(state, [first], pinned=True)
 
 
 def callout_unit(
