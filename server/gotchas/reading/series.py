@@ -107,6 +107,17 @@ def _successor(state: State, block: Block) -> bool:
     return state.writes_own(block)
 
 
+def _written_here(state: State, leaf: Section) -> bool:
+    """A heading lesson whose field line sits right under its title, as this tool writes one."""
+    body = leaf.body
+    return (
+        bool(body)
+        and body[0].kind == "paragraph"
+        and ":" in state.lines[body[0].start]  # a field line has its colon
+        and state.writes_own(body[0])
+    )
+
+
 def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     """Headings of one level read as lessons across the file, at least three and two thirds of
     that level's leaves: a leaf of that level read as a group of a few bullets alone (``###
@@ -116,24 +127,14 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     starts = {s.start: s for s in spans}
     ordered = sorted(spans, key=lambda s: s.start)
     positions = [s.start for s in ordered]  # in line order: the spans inside a leaf by bisection
-    lessons: Counter[int] = Counter()
+    read: list[Section] = []  # leaves read as one heading lesson, counted only if a group asks
     groups: dict[int, list[Section]] = {}
     for leaf in leaves(state.tree):
         if leaf.heading is None:
             continue
         first = starts.get(leaf.start)
         if first is not None and first.kind == "heading":
-            # a successor this tool wrote (its field line right under its title) was not there
-            # before the correction: it counts for none
-            body = leaf.body
-            own = (
-                bool(body)
-                and body[0].kind == "paragraph"
-                and ":" in state.lines[body[0].start]  # a field line has its colon
-                and state.writes_own(body[0])
-            )
-            if not own:
-                lessons[leaf.level] += 1
+            read.append(leaf)
             continue
         # the leaf as it read before this tool marked a bullet of it and added its successor:
         # a correction must not change how the leaf's siblings read
@@ -154,6 +155,11 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
             and not vocabulary.names_lessons(leaf.title)
         ):
             groups.setdefault(leaf.level, []).append(leaf)
+    if not groups:
+        return spans
+    # a successor this tool wrote (its field line right under its title) was not there before
+    # the correction: it counts for none
+    lessons = Counter(leaf.level for leaf in read if leaf.level in groups and not _written_here(state, leaf))
     flipped: dict[int, Section] = {}
     for level, found in groups.items():
         count = lessons[level]

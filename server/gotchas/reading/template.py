@@ -69,7 +69,8 @@ def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
             if heading and _PLACEHOLDER.search(heading[2]) and _explains_form(section, root, len(heading[1])):
                 return len(heading[1]), heading[2].strip().rstrip("#").strip(), section
     for section in walk(root):
-        if section is root or not vocabulary.is_meta(section.title):
+        # most sections have no sub-section: asked first, it spares a title's reading
+        if section is root or not section.children or not vocabulary.is_meta(section.title):
             continue
         for child in section.children:
             if _PLACEHOLDER.search(child.title) and _form(child.title) is not None:
