@@ -18,7 +18,7 @@ from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
-from gotchas.reading.template import own_template
+from gotchas.reading.template import blank_title, own_template
 from gotchas.reading.text import TEMPLATE
 from gotchas.reading.tree import Section, leaves, walk
 from gotchas.reading.units import unit_spans
@@ -131,8 +131,12 @@ def _holds_entries(section: Section) -> bool:
     sub-headings, ``## Log`` over bullets): not one about recording, nor an entry template
     (``## <title>``)."""
     title = section.title
-    if vocabulary.about_recording(title) or TEMPLATE.compiled.search(title):
+    if TEMPLATE.compiled.search(title):
         return False
+    if vocabulary.about_recording(title):
+        # ``## Template`` over a fence, then lessons written in its form (``### 2026-06-01 — …``):
+        # their level puts them under it
+        return any(not blank_title(child.title) for child in section.children)
     items = sum(1 for b in section.body if b.kind == "item")
     return bool(section.children) or vocabulary.names_lessons(title) or items >= 2
 

@@ -23,6 +23,14 @@ _PLACEHOLDER = re.compile(
     r"<[^<>]{1,40}>|\[[^\[\]]{1,40}\]|YYYY|NNN|XXX|\bshort (?:title|description)\b", re.IGNORECASE
 )
 
+
+
+def blank_title(title: str) -> bool:
+    """A heading written as the entries' form, placeholders not filled in (``## YYYY-MM-DD
+    <title>``, ``### [DATE] — [TITLE]``): no digit of a real date or number in it."""
+    return _PLACEHOLDER.search(title) is not None and not any(c.isdigit() for c in title)
+
+
 # how a template writes an entry's title, and how a written title shows it follows that form
 _FORMS = (
     # ``N. <title>``, ``Lesson N: <title>``: a number first, or after one word
