@@ -244,4 +244,8 @@ def written_title(record: Record, entry: Entry) -> str:
     item = ITEM_LINE.match(first)
     rest = item["rest"] if item else first.strip()
     bold = BOLD_LEAD.match(rest)
-    return bold["inner"] if bold else rest
+    if bold:
+        return bold["inner"]
+    if rest[:2] in ("**", "__") and rest[:2] not in rest[2:]:
+        return rest[2:]  # a bold lead-in wrapped onto the next line (``**L-014: A null is …``)
+    return rest
