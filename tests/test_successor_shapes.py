@@ -70,6 +70,12 @@ SHAPES: dict[str, str] = {
     "h3-ruled": each("### {t}\n\nDo it before timing.\n", sep="\n---\n\n"),
     "h2-bold-fields": each("## {t}\n\n**Date:** 2026-01-0{n}\n**Severity:** high\n\nDo it before timing.\n"),
     "h3-bracket-id": each("### [P-0{n}] {t}\n\nDo it before timing.\n"),
+    # a status mark most siblings carry is their form (one ``❌`` among ``✅``, not superseded here)
+    "h4-status-marked": "# Lessons\n\n"
+    + "\n".join(
+        f"#### {'❌' if n == 2 else '✅'} **{t}**\n\nDo it before timing.\n"
+        for n, t in enumerate(WORDS, start=1)
+    ),
     "h3-dated-field-bullets": each(
         "### {t}\n\n- **Date:** 2026-01-0{n}\n- **Problem:** it hangs\n- **Fix:** the {w}\n"
     ),
@@ -470,3 +476,16 @@ def test_a_correction_does_not_change_how_sibling_sections_read(
     old, new = _supersede(tmp_path, data, chosen[pick].id)
     assert {e.id for e in old.entries} < {e.id for e in new.entries}
     assert len(new.entries) == len(old.entries) + 1
+
+
+def test_a_mark_only_the_target_carries_is_its_own_not_the_successors() -> None:
+    """``## ✅ … — closed`` among unmarked siblings is that entry's status: a new lesson has not
+    earned it."""
+    data = ("# Lessons\n\n## ✅ Warm the cache — closed\n\nDone.\n\n"
+            + "".join(f"## {t}\n\nDo it before timing.\n\n" for t in WORDS[1:])).encode()
+    before = record.parse(data)
+    plan = edit.plan_supersede(before, target=before.entries[0], task=TASK, new=LESSON)
+    after = record.parse(plan.data)
+    new = after.get(plan.new_id)
+    assert plan.data.decode().splitlines()[new.start_line - 1] == "## Confirmed cause"
+

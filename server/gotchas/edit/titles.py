@@ -204,8 +204,11 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
         return f"{mine.date}{title}"  # the common case: nothing to compare with the siblings
     siblings = [split_title(written_title(record, e)) for e in _siblings(record, like)] or [mine]
     symbol = mine.symbol if mine.symbol and all(s.symbol == mine.symbol for s in siblings) else ""
-    if symbol.strip() in _STATUS_SYMBOLS:
-        symbol = ""
+    if mine.symbol.strip() in _STATUS_SYMBOLS:
+        # a status mark is one entry's (``## ✅ … — closed``) unless most siblings carry it:
+        # then it is their form (``#### ✅ **Title**`` over a few ``#### ❌ …``)
+        marked = sum(1 for s in siblings if s.symbol == mine.symbol)
+        symbol = mine.symbol if len(siblings) >= 3 and marked * 3 >= len(siblings) * 2 else ""
     outer = mine.outer if all(s.outer == mine.outer for s in siblings) else ""
     inner = mine.inner if all(s.inner == mine.inner for s in siblings) else ""
     label = ""
