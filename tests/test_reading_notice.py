@@ -276,36 +276,6 @@ We shipped three broken releases before the build was made repeatable. What we d
 Stale modules came back after every upgrade.
 """
 
-FIELD_STEPS = b"""# Sharp edges
-
-## Subprocess output breaks on Windows
-
-### Problem
-
-Scripts that print emoji fail under `subprocess.run()` on a cp1252 console.
-
-### Solution
-
-- Pass `encoding="utf-8"` with `text=True`.
-- Set `PYTHONIOENCODING` for child processes.
-- Run the tests on Windows in CI.
-- Keep the emoji; fix the encoding.
-- Decode the child's bytes yourself when it writes binary.
-- Log the encoding the child reports.
-- Fail the build on a decode warning.
-- Document the variable in the README.
-
-## Imports break when a script runs from another folder
-
-### Problem
-
-A tool imported a sibling module by its bare name.
-
-### Solution
-
-- Import through the package name.
-"""
-
 EMPTY = b"""# Pitfalls
 
 ## Builds break when the cache outlives the lockfile
@@ -336,16 +306,10 @@ def _titles(root: Path, home: Path) -> tuple[list[str], str]:
     ("data", "says", "chosen", "runner_up"),
     [
         (ODD_TITLE, "most of them prefixed 'gotcha'", 'Where "things" stand', None),
-        (ODD_FIELDS, "none of the fields its sibling lessons share (cause, fix)", "Progress", None),
-        (WITHIN, "5 of its units open with a bold sentence", "What shipping the importer taught us", 5),
-        (CROWDED, "it holds 8 list items", "Packaging the wheel", 8),
         (EMPTY, "holds next to nothing", "Sync markers", None),
     ],
     ids=[
         "a-title-written-otherwise",
-        "a-section-without-the-shared-fields",
-        "lessons-inside-a-lesson",
-        "a-lesson-crowded-with-items",
         "a-lesson-with-nothing-in-it",
     ],
 )
@@ -370,35 +334,14 @@ def test_a_sibling_unlike_the_others_is_a_guess_and_its_pin_reads_the_runner_up(
         assert len(pinned) == len(titles) - 1 + runner_up
 
 
-def test_a_lesson_whose_solution_lists_many_steps_is_not_a_guess() -> None:
-    """Items under a lesson's field sub-heading (``### Solution``) are that field's steps: a long
-    list there does not make them the lessons."""
-    parsed = record.parse(FIELD_STEPS)
-    assert parsed.reading is not None and len(parsed.entries) == 2
+@pytest.mark.parametrize(("data", "entries"), [(ODD_FIELDS, 5), (WITHIN, 2), (CROWDED, 3)])
+def test_signs_that_spoke_on_more_right_readings_than_wrong_say_nothing(data: bytes, entries: int) -> None:
+    """A heading lesson without its siblings' fields, or holding many items or bold sentences:
+    on real files these spoke for readings that were right more often than for wrong ones, so
+    they no longer make a reading a guess (``docs/reading.md``)."""
+    parsed = record.parse(data)
+    assert parsed.reading is not None and len(parsed.entries) == entries
     assert parsed.reading.notice is None
-    unfielded = FIELD_STEPS.replace(b"### Problem\n\nScripts", b"Scripts", 1).replace(
-        b"### Solution\n\n- Pass", b"What we do now:\n\n- Pass"
-    )
-    again = record.parse(unfielded)
-    assert again.reading is not None and len(again.entries) == 2
-    assert again.reading.notice is not None and "it holds 8 list items" in again.reading.notice
-
-
-def test_a_lesson_titled_as_a_sentence_is_not_a_guess_however_many_items_argue_it() -> None:
-    """A title that states one lesson in a sentence (an aside in parentheses not counted) is
-    that lesson, and the list under it is its argument; a short title over the same list is
-    the guess."""
-    stated = CROWDED.replace(
-        b"## Packaging the wheel",
-        b"## A wheel is only as repeatable as the tree it is built from (three broken releases)",
-    )
-    parsed = record.parse(stated)
-    assert parsed.reading is not None and len(parsed.entries) == 3
-    assert parsed.reading.notice is None
-    aside = CROWDED.replace(b"## Packaging the wheel", b"## Packaging the wheel (what we do now, in order)")
-    again = record.parse(aside)
-    assert again.reading is not None and again.reading.notice is not None
-    assert "it holds 8 list items" in again.reading.notice
 
 
 def test_siblings_written_alike_say_nothing() -> None:
@@ -440,80 +383,6 @@ def test_bullets_written_otherwise_than_the_dated_log_are_a_guess() -> None:
     )
     again = record.parse(alike)
     assert again.reading is not None and again.reading.notice is None
-
-
-PARAGRAPH_FIELDS = b"""# Known issues
-
-## Uploads stall behind the proxy
-
-**Cause:** the proxy buffers the whole body.
-
-**Fix:** turn request buffering off for the upload route.
-
-## Safari drops the session cookie
-
-**Cause:** the cookie is set during a redirect.
-
-**Fix:** set it on the page the redirect lands on.
-
-## Exports time out
-
-**Cause:** the export runs inside the request.
-
-**Fix:** move it to a background job.
-
-## Search misses new rows
-
-**Cause:** the index refreshes once an hour.
-
-**Fix:** refresh the index after each import.
-
-## Where things stand
-
-Most of this is waiting on the proxy upgrade.
-"""
-
-
-def test_fields_written_as_bold_paragraphs_are_fields_as_bullets_are() -> None:
-    """``**Cause:**`` opening a paragraph is the same field as ``- **Cause:**`` opening an item:
-    the section without those fields stands out either way."""
-    for data in (PARAGRAPH_FIELDS, PARAGRAPH_FIELDS.replace(b"\n**", b"\n- **")):
-        parsed = record.parse(data)
-        assert parsed.reading is not None and len(parsed.entries) == 5
-        notice = parsed.reading.notice
-        assert notice is not None and "'Where things stand'" in notice and "cause, fix" in notice
-
-
-def _solution_steps(lessons: int) -> bytes:
-    """``lessons`` heading lessons, each with a ``### Solution`` of eight steps."""
-    steps = "".join(f"- Step {n} of the fix.\n" for n in range(8))
-    return "# Sharp edges\n\n".join(
-        ["", *(f"## Edge {n} breaks the build\n\n### Solution\n\n{steps}\n" for n in range(lessons))]
-    ).encode()
-
-
-def test_looking_for_crowded_lessons_reads_the_sections_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Counted, not timed: the sections under field sub-headings are found once per reading, so
-    four times the lessons cost four times the section visits, not sixteen."""
-    from gotchas.reading.tree import walk
-
-    visits = 0
-
-    def counted(section):  # type: ignore[no-untyped-def]
-        nonlocal visits
-        for found in walk(section):
-            visits += 1
-            yield found
-
-    monkeypatch.setattr("gotchas.reading.doubt.walk", counted)
-    costs = []
-    for lessons in (40, 160):
-        visits = 0
-        parsed = record.parse(_solution_steps(lessons))
-        assert parsed.reading is not None and len(parsed.entries) == lessons
-        assert parsed.reading.notice is None
-        costs.append(visits)
-    assert 0 < costs[1] <= costs[0] * 5
 
 
 ONE_OF_MANY = b"""# Pitfalls

@@ -11,16 +11,15 @@ function in ``DOUBTS``; the first that speaks gives the one-line notice.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.quoting import toml_string
 from gotchas.reading.model import Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
-from gotchas.reading.text import blank_form, lead_label, opens_bold_sentence, title_form
+from gotchas.reading.text import blank_form, lead_label, title_form
 from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items
 from gotchas.vocabulary import words
@@ -216,96 +215,6 @@ def _leave_out(odd: Sequence[Span], run: Sequence[Span], state: State) -> str:
     return "no pin leaves out single entries"
 
 
-def _fields(state: State, span: Span) -> set[str]:
-    """The field labels (``**Fix:**``, ``- Cause:``) an entry's body opens its blocks with."""
-    names: set[str] = set()
-    for block in starting_within(state.blocks, span.body, span.end):
-        if block.kind in ("item", "paragraph"):
-            label = lead_label(state.first_text(block))
-            if label is not None and label[1]:
-                names.add(label[0])
-    return names
-
-
-def _odd_fields(found: Reading, state: State) -> str | None:
-    """Heading lessons that mostly share a field (``Cause:``, ``Fix:``), and one at either end of
-    them with none of those fields: it may be a log or notes beside the lessons."""
-    for run in heading_runs(found.spans):
-        edges, sample = _edges_and_sample(run)
-        counts = Counter(name for span in sample for name in _fields(state, span))
-        shared = {name for name, count in counts.items() if count * 5 >= len(sample) * 4}
-        if not shared:
-            continue
-        odd = [span for span in edges if not _fields(state, span) & shared]
-        if odd:
-            named = ", ".join(sorted(shared)[:3])
-            more = f" (and {len(odd) - 1} more)" if len(odd) > 1 else ""
-            return (
-                f"the reading is a guess: {odd[0].title!r}{more} has none of the fields its sibling "
-                f"lessons share ({named}); runner-up: it is not a lesson; to choose it, "
-                + _pin_section(odd[0].title, "none")
-            )
-    return None
-
-
-def _stated(state: State, block: Block) -> bool:
-    return opens_bold_sentence(state.first_text(block))
-
-
-def _lessons_within(found: Reading, state: State) -> str | None:
-    """A heading lesson holding units that may be the lessons, and the heading their group
-    (unless its title is a sentence, which states one lesson): five or more bullets that open
-    with a bold sentence, in a reading of a few lessons (a whole file read as one lesson argues
-    its one point in such units), or eight or more list items that are not fields, in any
-    reading (a lesson's own steps and notes rarely run that long)."""
-    few = len(found.spans) <= 6
-    fielded: set[int] | None = None  # blocks under a field sub-heading, found once when asked
-    for span, items in _heading_bodies(found, state):
-        if items < 5:
-            continue  # most lessons stop here
-        if words(_ASIDES.sub(" ", span.title)) > 7:
-            continue  # a title that is a sentence states one lesson: its units argue it
-        body = starting_within(state.blocks, span.body, span.end)
-        stated = [b for b in body if b.kind == "item" and _stated(state, b)] if few else []
-        if len(stated) >= 5:
-            said = f"{len(stated)} of its units open with a bold sentence"
-        else:
-            if items < _CROWDED:
-                continue
-            if fielded is None:
-                fielded = _under_fields(state)
-            lessons, _ = lesson_items(state, [b for b in body if b.start not in fielded])
-            if len(lessons) < _CROWDED:
-                continue
-            said = f"it holds {len(lessons)} list items"
-        return (
-            f"the reading is a guess: {span.title!r} is read as one lesson, but {said}; "
-            f"runner-up: those are the lessons; to choose it, " + _pin_section(span.title, "list")
-        )
-    return None
-
-
-def _heading_bodies(found: Reading, state: State) -> Iterator[tuple[Span, int]]:
-    """Each heading entry and how many list items its body holds, by bisection over the items'
-    first lines (found once): the blocks themselves only where a doubt looks closer."""
-    items = [b.start for b in state.blocks if b.kind == "item"]
-    for span in found.spans:
-        if span.kind == "heading":
-            yield span, bisect_left(items, span.end) - bisect_left(items, span.body)
-
-
-def _under_fields(state: State) -> set[int]:
-    """The first lines of the blocks under a field sub-heading (``### Solution`` listing steps):
-    a field's items are that field's, not lessons crowding the one above it."""
-    fielded: set[int] = set()
-    for section in walk(state.tree):
-        if section.heading is not None and state.is_field_heading(section.title):
-            fielded.update(b.start for b in starting_within(state.blocks, section.start, section.end))
-    return fielded
-
-
-_ASIDES = re.compile(r"\([^()]*\)")  # ``(enforced in code, not memory)``: a remark, not the title's words
-_CROWDED = 8  # list items in one heading lesson that make its items the likelier lessons
 _WORD = re.compile(r"\w+")
 
 
@@ -415,8 +324,6 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("paragraphs run on after a list of lessons", _loose_paragraphs),
     ("a few bullets read as the fields of the bullet before", _folded_bullets),
     ("a lesson at either end titled otherwise than most of its kind", _odd_title),
-    ("a heading lesson without the fields its siblings share", _odd_fields),
-    ("a lesson holding units that may be the lessons", _lessons_within),
     ("a short-titled lesson with next to nothing in it", _empty_lesson),
     ("a file titled as lessons read as one lesson", _one_of_many),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
