@@ -98,9 +98,15 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
     # every byte before the target, and after the inserted entry, is unchanged; lessons written
     # under the target's heading (``## A`` over ``### A.1``) stay its, the successor after them
     at = before.entries.index(target)
+    closing = [  # 0-based lines of the headings that close the target's section
+        b.start
+        for b in (before.block_map.blocks if before.block_map is not None else ())
+        if b.kind == "heading" and b.start >= target.start_line and b.level <= target.level
+    ]
+    section_end = closing[0] if closing else len(data.splitlines())
     nested = 0
     for entry in before.entries[at + 1 :]:
-        if target.kind != "heading" or entry.kind != "heading" or entry.level <= target.level:
+        if target.kind != "heading" or entry.kind != "heading" or entry.start_line - 1 >= section_end:
             break
         nested += 1
     stop = before.entries[at + nested].end
