@@ -151,8 +151,8 @@ META_TITLES = (
     r"^related(?:\s+\w+)?$",
     r"^references?$",
     r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
-    r"^usage$",
-    r"^cách\s+sử\s+dụng$|^使い方$|^使用(?:方法|说明|説明)$",
+    r"^usage(?:\s+rules)?$",
+    r"^cách\s+sử\s+dụng$|^使い方$|^使用(?:方法|说明|説明|规则|規則)$",
     r"^about(?:\s+this\s+(?:file|doc(?:ument)?))?$|^this\s+(?:file|doc(?:ument)?)\W*$",
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
@@ -610,7 +610,7 @@ def is_meta(title: str) -> bool:
     quoted = title.count("`") // 2  # each code span is a word of the title's length
     if quoted:
         title = _CODE.compiled.sub(" ", title)
-    text = plain(title)
+    text = _SYMBOL_LEAD.sub("", plain(title))  # ``🔄 Maintenance`` as ``Maintenance``
     if not _META.compiled.search(text) and (not _LATER.compiled.search(text) or names_lessons(text)):
         return False
     # a long title mentioning a template or a roadmap states a lesson about one; only how to add
@@ -618,6 +618,9 @@ def is_meta(title: str) -> bool:
     core = _ASIDE_END.sub("", text) or text  # less an aside, in either script's parentheses
     return words(core) + quoted <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
 
+
+# the symbols a title may open with (``🔄 ``, ``→ ``), before its first word, number or bracket
+_SYMBOL_LEAD = re.compile(r"^[^\w(\[]+(?=[\w(\[])")
 
 _META_AT_LENGTH = LazyPattern(
     r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
