@@ -295,9 +295,10 @@ SHORT_GROUPS = b"""# Pitfalls
 
 Stale modules come back after an upgrade unless the key includes the lockfile.
 
-### 1.2 Builds run as root in the container
+### 1.2 Build user
 
-Files in the shared volume end up owned by root; run the build as the app user.
+- The app user, not root
+- Owns the shared volume
 
 ### 1.3 Deploy keys
 
@@ -451,7 +452,7 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
 @pytest.mark.parametrize(
     ("data", "kind", "targets", "entries", "pick"),
     [
-        (SHORT_GROUPS, "item", 6, 10, 0),
+        (SHORT_GROUPS, "item", 8, 11, 0),
         (LIST_SECTIONS, "heading", 3, 13, 0),
         (VOTING_LEAF, "heading", 5, 13, 3),
     ],
@@ -464,8 +465,8 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
 def test_a_correction_does_not_change_how_sibling_sections_read(
     tmp_path: Path, data: bytes, kind: str, targets: int, entries: int, pick: int
 ) -> None:
-    """Siblings short of the two thirds that would make them agree: four heading lessons beside
-    three headings over short bullets (groups), five category headings over bullets (groups)
+    """Siblings short of the half that would make them agree: three heading lessons beside
+    four headings over short bullets (groups), five category headings over bullets (groups)
     beside three long claims over bullets (lessons), or a heading lesson whose short bullets
     vote as a group among its siblings. Correcting an entry of the kind in question adds a mark,
     a quote and a successor with entry fields; the siblings still read as before, so the edit

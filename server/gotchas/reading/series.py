@@ -118,12 +118,23 @@ def _written_here(state: State, leaf: Section) -> bool:
     )
 
 
+def _leads_in(state: State, block: Block) -> bool:
+    """A one-line paragraph ending in a colon (``Created `icons.js` with:``): the lead-in of the
+    list below it."""
+    return (
+        block.kind == "paragraph"
+        and block.end - block.start == 1
+        and state.lines[block.start].rstrip().endswith((":", "："))
+    )
+
+
 def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
-    """Headings of one level read as lessons across the file, at least three and two thirds of
-    that level's leaves: a leaf of that level read as a group of a few bullets alone (``###
-    When debugging:`` over four steps; ``## Canonical repo`` over three facts) is a lesson too,
-    its bullets its facts. Bullets of a sentence or more each are lessons of a group; a section
-    titled as lessons, or carrying entry fields, keeps its bullets."""
+    """Headings of one level read as lessons across the file, at least two and half of that
+    level's leaves: a leaf of that level read as a group of a few bullets alone, or under a
+    one-line lead-in (``### When debugging:`` over four steps; ``## Canonical repo`` over three
+    facts) is a lesson too, its bullets its facts. Bullets of a sentence or more each are
+    lessons of a group; a section titled as lessons, or carrying entry fields, keeps its
+    bullets."""
     starts = {s.start: s for s in spans}
     ordered = sorted(spans, key=lambda s: s.start)
     positions = [s.start for s in ordered]  # in line order: the spans inside a leaf by bisection
@@ -141,6 +152,8 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
         content = [b for b in leaf.body if b.kind not in ("html", "hr")]
         added = {b.start for b in content if b.kind == "item" and _successor(state, b)}
         content = [b for b in content if b.start not in added]
+        if len(content) > 1 and _leads_in(state, content[0]):
+            content = content[1:]  # ``Distinguish between:`` over the facts: their lead-in
         inside = [
             s
             for s in ordered[bisect_right(positions, leaf.start) : bisect_left(positions, leaf.end)]
@@ -163,7 +176,7 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     flipped: dict[int, Section] = {}
     for level, found in groups.items():
         count = lessons[level]
-        if count >= 3 and count * 3 >= (count + len(found)) * 2:
+        if count >= 2 and count * 2 >= count + len(found):
             for leaf in found:  # a leaf carrying entry fields keeps its bullets
                 if not any(ENTRY_FIELD.match(line) for line in state.lines[leaf.start : leaf.end]):
                     flipped[leaf.start] = leaf
