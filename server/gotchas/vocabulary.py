@@ -145,7 +145,7 @@ META_TITLES = (
     r"roadmap",
     r"see\s+also|^also\s+see$",
     # where to turn when the file does not answer: a closing note, not a lesson
-    r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+help\W*$|^(?:contact\s+)?support$|^\W*contact(?:\s+us)?$",
+    r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+(?:additional\s+|further\s+)?help\W*$|^(?:contact\s+)?support$|^\W*contact(?:\s+us)?$",
     # how to report a new one: the file's intake, not a lesson (``🐛 Reporting New Issues``)
     r"^\W*(?:reporting|how\s+to\s+report|report(?:ing)?\s+an?)\s+(?:new\s+)?(?:issues?|bugs?|problems?)\W*$",
     r"^related(?:\s+\w+)?$",
@@ -437,9 +437,12 @@ _REPORT_PARTS = re.compile(
     r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
     r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|"
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
-    # a reference of commands kept beside the lessons
+    # a reference of commands kept beside the lessons, and general advice on debugging
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
-    r"(?:\s+to\s+remember)?|cheat\s*sheet|quick\s+reference|"
+    r"(?:\s+to\s+remember|\s+for\s+[\w\s]{1,30})?|cheat\s*sheet|quick\s+reference|"
+    r"general\s+debugging|debug(?:ging)?\s+(?:tips|techniques|tools)|デバッグ\s*(?:tips|のコツ)|调试(?:技巧|方法)|"
+    # a checklist distilled from the lessons, to run before work (not an audit's findings)
+    r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|checklist(?:\s+for\s+.+)?|"
     # its statistics and the tracker table summing up the issues above
     r"key\s+takeaways?|(?:(?:issues?|bugs?)\s+)?(?:statistics|stats)|统计|統計|estatísticas|statistiken|issue\s+tracking|"
     r"status\s+(?:overview|table))$",
