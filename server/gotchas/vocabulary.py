@@ -534,13 +534,17 @@ _PLACEHOLDER = LazyPattern(
     r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
     r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)|"
     r"no\s+(?:lessons|entries|gotchas|pitfalls|issues|mistakes|items)(?:\s+(?:recorded|logged|captured|added))?"
-    r"\s+yet)(?!\w))",
+    r"\s+yet|"
+    # ``There aren't any at the moment``, ``There are none yet``
+    r"there\s+(?:aren'?t|are\s+no|is\s+no|isn'?t)\s*(?:any|none|one|(?:known\s+)?(?:issues|lessons|entries|"
+    r"problems|bugs|gotchas))?\s*(?:yet|currently|so\s+far|"
+    r"at\s+the\s+moment|for\s+now)\W*$|there\s+are\s+none(?:\s+(?:yet|so\s+far|at\s+the\s+moment))?\W*$)(?!\w))",
     re.IGNORECASE,
 )
 
 
 # the words a placeholder opens with: a cheap test before the pattern, met by few texts
-_PLACEHOLDER_FIRST = frozenset("tbd tbd. todo none n/a na nothing to review fill add no".split())
+_PLACEHOLDER_FIRST = frozenset("tbd tbd. todo none n/a na nothing to review fill add no there".split())
 
 
 def is_placeholder(text: str) -> bool:

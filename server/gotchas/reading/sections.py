@@ -177,6 +177,11 @@ class Reader(Traits):
                 )
             )
             return []
+        if section.children and self.links_only(body):
+            # ``- [Troubleshooting](#troubleshooting)`` above the sections it links: contents
+            why = "only links or files' names: a pointer to where things are written, no lesson"
+            self.left_out.append(Note(section.body_start, end, "references", section.title, why))
+            return []
         found = unit_spans(self, section, body, end, "a lesson written directly in its section")
         if found:
             return found
