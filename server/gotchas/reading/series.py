@@ -119,19 +119,15 @@ def _written_here(state: State, leaf: Section) -> bool:
 
 
 def _leads_in(state: State, block: Block) -> bool:
-    """A one-line paragraph ending in a colon (``Created `icons.js` with:``): the lead-in of the
-    list below it."""
-    return (
-        block.kind == "paragraph"
-        and block.end - block.start == 1
-        and state.lines[block.start].rstrip().endswith((":", "："))
-    )
+    """A one-line paragraph (``Created `icons.js` with:``, ``**Rule**: never ask twice``): the
+    lead-in of the list below it."""
+    return block.kind == "paragraph" and block.end - block.start == 1
 
 
 def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
     """Headings of one level read as lessons across the file, at least two and half of that
     level's leaves: a leaf of that level read as a group of a few bullets alone, or under a
-    one-line lead-in (``### When debugging:`` over four steps; ``## Canonical repo`` over three
+    one-line lead-in (``### When debugging`` over four steps; ``## Canonical repo`` over three
     facts) is a lesson too, its bullets its facts. Bullets of a sentence or more each are
     lessons of a group; a section titled as lessons, or carrying entry fields, keeps its
     bullets."""
