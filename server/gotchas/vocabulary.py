@@ -317,6 +317,28 @@ def names_many_lessons(title: str) -> bool:
     return bool(_PLURAL.compiled.search(plain(title)))
 
 
+# the parts of a compound title (``Gotchas, Data Flow & Quick Reference``, ``已知问题与分支价值记录``)
+_TITLE_PARTS = re.compile(r"\s*(?:&|\+|,|;|\band\b|\bund\b|\bet\b|与|和|及|、|\s[-—–]\s)\s*", re.IGNORECASE)
+# a part of such a title naming what a guide holds besides lessons: its workflow, context,
+# reference, history or data flow, or a record of something else
+_GUIDE_PART = LazyPattern(
+    r"(?<![\w-])(?:(?:workflow\s+)?guide|context|(?:quick\s+)?reference|(?:project\s+)?history|data\s+flow|"
+    r"overview|architecture)(?![\w-])|指南|背景|记录$|ガイド|가이드",
+    re.IGNORECASE,
+)
+
+
+def names_lessons_beside_guide(title: str) -> bool:
+    """A title naming lessons and, as another part of it, a guide's contents (``Common Mistakes &
+    Workflow Guide``, ``Learnings & Context``): lessons are one part of the file, not all of it."""
+    parts = [part for part in _TITLE_PARTS.split(plain(title)) if part.strip()]
+    named = [names_lessons(part) or names_problems(part) for part in parts]
+    if len(parts) < 2 or not any(named):
+        return False
+    pairs = zip(parts, named, strict=True)
+    return any(not lessons and _GUIDE_PART.compiled.search(part) for part, lessons in pairs)
+
+
 # where a log's entries go, named alone: ``## Log``, ``## Entries``, ``## Journal``
 _LOG_PLACE = LazyPattern(r"^\W*(?:the\s+)?(?:log|entries|journal)\W*$", re.IGNORECASE)
 

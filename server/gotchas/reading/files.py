@@ -230,10 +230,16 @@ def _untitled_lessons(frame: Frame) -> bool:
     return frame.root.heading is None or not vocabulary.names_lessons(frame.root.title)
 
 
+def _lessons_in_part(frame: Frame) -> bool:
+    """A title naming lessons as one part of a guide (``Gotchas, Data Flow & Quick Reference``):
+    its sections titled as lessons hold them, as an untitled guide's do."""
+    return frame.root.heading is not None and vocabulary.names_lessons_beside_guide(frame.root.title)
+
+
 def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
     """A guide (or an untitled file) with sections titled as lessons: those hold them."""
     root = frame.root
-    if not _untitled_lessons(frame):
+    if not (_untitled_lessons(frame) or _lessons_in_part(frame)):
         return None
     titled = _titled_lessons(frame)
     tops = root.children
