@@ -219,7 +219,7 @@ _NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGN
 # Group headings that name a stretch of work or time: ``Phase 1 — Inventory``, ``Sprint 14``,
 # ``v2.3``, ``Week 3``, ``Q2 2026``.
 _PERIOD = re.compile(
-    r"^(?:(?:phase|stage|sprint|iteration|milestone|release|week|month|quarter|part|chapter|round|"
+    r"^(?:(?:phase|stage|sprint|iteration|milestone|release|build|week|month|quarter|part|chapter|round|"
     r"phase|etappe|fase|étape|этап|спринт)\s*[\d.]+[a-z]?\b|v?\d+\.\d+(?:\.\d+)*\b|q[1-4]\b)",
     re.IGNORECASE,
 )
