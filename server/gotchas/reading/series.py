@@ -118,7 +118,7 @@ def _written_here(state: State, leaf: Section) -> bool:
     )
 
 
-def _leads_in(state: State, block: Block) -> bool:
+def _leads_in(block: Block) -> bool:
     """A one-line paragraph (``Created `icons.js` with:``, ``**Rule**: never ask twice``): the
     lead-in of the list below it."""
     return block.kind == "paragraph" and block.end - block.start == 1
@@ -148,7 +148,7 @@ def cousins_agree(state: State, spans: list[Span]) -> list[Span]:
         content = [b for b in leaf.body if b.kind not in ("html", "hr")]
         added = {b.start for b in content if b.kind == "item" and _successor(state, b)}
         content = [b for b in content if b.start not in added]
-        if len(content) > 1 and _leads_in(state, content[0]):
+        if len(content) > 1 and _leads_in(content[0]):
             content = content[1:]  # ``Distinguish between:`` over the facts: their lead-in
         inside = [
             s

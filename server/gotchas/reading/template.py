@@ -24,7 +24,6 @@ _PLACEHOLDER = re.compile(
 )
 
 
-
 def blank_title(title: str) -> bool:
     """A heading written as the entries' form, placeholders not filled in (``## YYYY-MM-DD
     <title>``, ``### [DATE] — [TITLE]``): no digit of a real date or number in it."""
