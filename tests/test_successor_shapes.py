@@ -371,6 +371,56 @@ LIST_SECTIONS = b"""# Lessons
 """
 
 
+# five numbered lessons beside four headings over short facts: one short of a numbered series
+# that would leave the facts out; a successor numbered 6 (or 1.1) must not tip it over
+NUMBERED_BESIDE = b"""# Troubleshooting
+
+## Common issues
+
+### 1. The map is empty after a reload
+
+Nodes are kept in a Map; restore them as one.
+
+### 2. Shortcuts fire inside text fields
+
+Ignore key events whose target is editable.
+
+### 3. Panning stops after a resize
+
+Recompute the offset on resize.
+
+### 4. Centering misses the root
+
+A map needs one root node; check for it first.
+
+### 5. Positions jump on every render
+
+Compute them in a memo, not in state.
+
+## Practices
+
+### State
+- Keep nodes in a Map
+- Keep UI state apart
+- Save the map as a list
+
+### Layout
+- Position in the layout engine
+- Pan while rendering
+- Keep the root first
+
+### Events
+- Clean up listeners
+- Debounce resizes
+- Skip editable targets
+
+### Speed
+- Memoise positions
+- Skip hidden nodes
+- Batch the updates
+"""
+
+
 # a heading over short field bullets reads as their group, and the file's other heading
 # lessons make it one lesson (``series.cousins_agree``); marked, it is one lesson by its mark,
 # and its vote among its list-only siblings must stay the group it read as, or the last
@@ -455,11 +505,15 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
         (SHORT_GROUPS, "item", 8, 11, 0),
         (LIST_SECTIONS, "heading", 3, 13, 0),
         (VOTING_LEAF, "heading", 5, 13, 3),
+        (NUMBERED_BESIDE, "heading", 9, 9, 4),
+        (NUMBERED_BESIDE, "heading", 9, 9, 0),
     ],
     ids=[
         "a-bullet-in-a-group-of-short-bullets",
         "a-heading-lesson-over-a-list",
         "a-leaf-that-votes-as-a-group",
+        "the-last-of-a-numbered-run-one-short-of-a-series",
+        "the-first-of-a-numbered-run-one-short-of-a-series",
     ],
 )
 def test_a_correction_does_not_change_how_sibling_sections_read(
@@ -468,7 +522,8 @@ def test_a_correction_does_not_change_how_sibling_sections_read(
     """Siblings short of the half that would make them agree: three heading lessons beside
     four headings over short bullets (groups), five category headings over bullets (groups)
     beside three long claims over bullets (lessons), or a heading lesson whose short bullets
-    vote as a group among its siblings. Correcting an entry of the kind in question adds a mark,
+    vote as a group among its siblings, or a run of numbered lessons one short of a series that
+    would leave the facts beside them out. Correcting an entry of the kind in question adds a mark,
     a quote and a successor with entry fields; the siblings still read as before, so the edit
     verifies and every other entry keeps its place."""
     before = record.parse(data)

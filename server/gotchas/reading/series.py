@@ -46,7 +46,12 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     a third of the entries: those are the lessons, and an entry elsewhere (a summary's heading, a
     research note, a row of a changelog) is the report around them."""
     numbered = [(s, n) for s in spans if (n := _number(s)) is not None]
-    if len(numbered) < _MIN_SERIES or len(numbered) * 3 < len(spans) or len(numbered) == len(spans):
+    # a successor this tool wrote (``### 1.1. …``, ``### 6. …`` with its fields) was not there
+    # before the correction: it does not tip the file into a series, or the lessons beside it
+    # would change
+    ours = sum(1 for s, _ in numbered if _own_fields(state, s))
+    count, total = len(numbered) - ours, len(spans) - ours
+    if count < _MIN_SERIES or count * 3 < total or count == total:
         return spans
     levels = {s.level for s, _ in numbered}
     numbers = [n for _, (n, sub) in numbered if not sub]
