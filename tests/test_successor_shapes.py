@@ -371,6 +371,39 @@ LIST_SECTIONS = b"""# Lessons
 """
 
 
+# five numbered lessons, a series: the facts beside them are the report around it; the marked
+# target still counts in the series, so the correction keeps it one
+NUMBERED_SERIES = b"""# Troubleshooting
+
+### 1. The map is empty after a reload
+
+Nodes are kept in a Map; restore them as one.
+
+### 2. Shortcuts fire inside text fields
+
+Ignore key events whose target is editable.
+
+### 3. Panning stops after a resize
+
+Recompute the offset on resize.
+
+### 4. Centering misses the root
+
+A map needs one root node; check for it first.
+
+### 5. Positions jump on every render
+
+Compute them in a memo, not in state.
+
+### Practices
+- Keep nodes in a Map
+- Keep UI state apart
+- Save the map as a list
+- Debounce resizes
+- Skip hidden nodes
+"""
+
+
 # five numbered lessons beside four headings over short facts: one short of a numbered series
 # that would leave the facts out; a successor numbered 6 (or 1.1) must not tip it over
 NUMBERED_BESIDE = b"""# Troubleshooting
@@ -507,6 +540,8 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
         (VOTING_LEAF, "heading", 5, 13, 3),
         (NUMBERED_BESIDE, "heading", 9, 9, 4),
         (NUMBERED_BESIDE, "heading", 9, 9, 0),
+        (NUMBERED_SERIES, "heading", 5, 5, 4),
+        (NUMBERED_SERIES, "heading", 5, 5, 0),
     ],
     ids=[
         "a-bullet-in-a-group-of-short-bullets",
@@ -514,6 +549,8 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
         "a-leaf-that-votes-as-a-group",
         "the-last-of-a-numbered-run-one-short-of-a-series",
         "the-first-of-a-numbered-run-one-short-of-a-series",
+        "the-last-of-a-numbered-series",
+        "the-first-of-a-numbered-series",
     ],
 )
 def test_a_correction_does_not_change_how_sibling_sections_read(

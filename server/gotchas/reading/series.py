@@ -46,10 +46,10 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     a third of the entries: those are the lessons, and an entry elsewhere (a summary's heading, a
     research note, a row of a changelog) is the report around them."""
     numbered = [(s, n) for s in spans if (n := _number(s)) is not None]
-    # a successor this tool wrote (``### 1.1. …``, ``### 6. …`` with its fields) was not there
-    # before the correction: it does not tip the file into a series, or the lessons beside it
-    # would change
-    ours = sum(1 for s, _ in numbered if _own_fields(state, s))
+    # a successor this tool wrote (``### 1.1. …``, ``### 6. …`` whose fields say what it
+    # supersedes) was not there before the correction: it does not tip the file into a series,
+    # or the lessons beside it would change; the marked target counts as it did
+    ours = sum(1 for s, _ in numbered if _supersedes(state, s))
     count, total = len(numbered) - ours, len(spans) - ours
     if count < _MIN_SERIES or count * 3 < total or count == total:
         return spans
@@ -91,6 +91,12 @@ def _titled_lessons(span: Span, title: str | None) -> bool:
 def _own_fields(state: State, span: Span) -> bool:
     """An entry carrying this tool's field lines (a successor it wrote) stays, numbered or not."""
     return any(ENTRY_FIELD.match(line) for line in state.lines[span.body : min(span.end, span.body + 4)])
+
+
+def _supersedes(state: State, span: Span) -> bool:
+    """An entry whose own field lines say what it supersedes: a successor this tool wrote."""
+    lines = state.lines[span.body : min(span.end, span.body + 4)]
+    return any(ENTRY_FIELD.match(line) and "supersedes:" in line for line in lines)
 
 
 _MAX_FLIPPED_ITEMS = 4
