@@ -371,11 +371,11 @@ LIST_SECTIONS = b"""# Lessons
 """
 
 
-# five numbered lessons, a series: the facts beside them are the report around it; the marked
-# target still counts in the series, so the correction keeps it one
-NUMBERED_SERIES = b"""# Troubleshooting
-
-### 1. The map is empty after a reload
+# five numbered lessons: alone under the title they are a series, and the list beside them is
+# the report around it (the marked target still counts, so the correction keeps the series);
+# beside four headings over short facts they are one short of it, and a successor numbered 6
+# (or 1.1) must not tip them over
+NUMBERED_RUN = b"""### 1. The map is empty after a reload
 
 Nodes are kept in a Map; restore them as one.
 
@@ -394,7 +394,11 @@ A map needs one root node; check for it first.
 ### 5. Positions jump on every render
 
 Compute them in a memo, not in state.
-
+"""
+NUMBERED_SERIES = (
+    b"# Troubleshooting\n\n"
+    + NUMBERED_RUN
+    + b"""
 ### Practices
 - Keep nodes in a Map
 - Keep UI state apart
@@ -402,34 +406,11 @@ Compute them in a memo, not in state.
 - Debounce resizes
 - Skip hidden nodes
 """
-
-
-# five numbered lessons beside four headings over short facts: one short of a numbered series
-# that would leave the facts out; a successor numbered 6 (or 1.1) must not tip it over
-NUMBERED_BESIDE = b"""# Troubleshooting
-
-## Common issues
-
-### 1. The map is empty after a reload
-
-Nodes are kept in a Map; restore them as one.
-
-### 2. Shortcuts fire inside text fields
-
-Ignore key events whose target is editable.
-
-### 3. Panning stops after a resize
-
-Recompute the offset on resize.
-
-### 4. Centering misses the root
-
-A map needs one root node; check for it first.
-
-### 5. Positions jump on every render
-
-Compute them in a memo, not in state.
-
+)
+NUMBERED_BESIDE = (
+    b"# Troubleshooting\n\n## Common issues\n\n"
+    + NUMBERED_RUN
+    + b"""
 ## Practices
 
 ### State
@@ -452,6 +433,7 @@ Compute them in a memo, not in state.
 - Skip hidden nodes
 - Batch the updates
 """
+)
 
 
 # a heading over short field bullets reads as their group, and the file's other heading
