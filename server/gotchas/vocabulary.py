@@ -31,6 +31,7 @@ LESSONS_WORDS = (
     r"quirks?",
     r"non-obvious",
     r"things\s+to\s+watch",
+    r"(?:things|patterns|what)\s+to\s+avoid",
     r"anti-?patterns",
     # Russian
     r"уроки",
