@@ -140,7 +140,7 @@ META_TITLES = (
     r"table\s+of\s+contents",
     r"^contents$",
     r"^index$",
-    r"appendix",
+    r"appendix|附录|付録|부록",
     r"changelog",
     r"change\s+log",
     r"roadmap",
@@ -407,6 +407,9 @@ _META_HINTS = (
         "포맷",
         "향후",
         "后续",
+        "附录",
+        "付録",
+        "부록",
     ),
 )
 
@@ -467,7 +470,7 @@ _REPORT_PARTS = re.compile(
     # a checklist distilled from the lessons, to run before work (not an audit's findings)
     r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|checklist(?:\s+for\s+.+)?|"
     # its statistics and the tracker table summing up the issues above
-    r"key\s+takeaways?|(?:(?:issues?|bugs?)\s+)?(?:statistics|stats)|统计|統計|estatísticas|statistiken|issue\s+tracking|"
+    r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?)\s+)?(?:statistics|stats)|统计|統計|estatísticas|statistiken|issue\s+tracking|"
     r"status\s+(?:overview|table))$",
     re.IGNORECASE,
 )
