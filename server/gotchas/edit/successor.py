@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from gotchas.edit.caveat import INTERRUPTS
 from gotchas.edit.lesson import Lesson
 from gotchas.edit.lines import ATX, BOLD_LEAD, block_tokens
-from gotchas.edit.titles import is_label_only, split_title, styled_title
+from gotchas.edit.titles import is_label_only, split_title, styled_title, wraps_bold
 from gotchas.fields import SEPARATOR, is_plain_field_line
 from gotchas.reading.text import after_mark
 from gotchas.record import Entry, Record, slugify
@@ -124,7 +124,7 @@ def lead_head(
             more = body[1:]
         else:
             first, more = [head], body
-    elif rest[:2] in ("**", "__") and rest[:2] not in rest[2:]:
+    elif wraps_bold(rest):
         # a bold lead-in wrapped onto the next line (``**Reproduce the case before you``): the
         # successor's is a sentence that closes on its own line, led as the target's is (its
         # date, its id: ``**2026-09-11 · A slice-and-replace edit removes …``)

@@ -249,6 +249,9 @@ def written_title(record: Record, entry: Entry) -> str:
     bold = BOLD_LEAD.match(rest)
     if bold:
         return bold["inner"]
-    if rest[:2] in ("**", "__") and rest[:2] not in rest[2:]:
-        return rest[2:]  # a bold lead-in wrapped onto the next line (``**L-014: A null is …``)
-    return rest
+    return rest[2:] if wraps_bold(rest) else rest
+
+
+def wraps_bold(rest: str) -> bool:
+    """A bold lead-in that opens on this line and closes on a later one (``**L-014: A null is``)."""
+    return rest[:2] in ("**", "__") and rest[:2] not in rest[2:]

@@ -299,7 +299,6 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
     if not _untitled_lessons(frame) or not root.children:
         return None
     tops = root.children
-    # ``## Build 3 — Gated onboarding`` names a period of the work, not how to build the project
     guide = sum(1 for s in tops if _guide_section(s.title))
     titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.compiled.search(root.title))
     if guide >= 2 and (guide * 3 >= len(tops) or titled):

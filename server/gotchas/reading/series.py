@@ -88,15 +88,19 @@ def _titled_lessons(span: Span, title: str | None) -> bool:
     return span.section is not None and span.section != title and vocabulary.names_lessons(span.section)
 
 
+def _field_lines(state: State, span: Span) -> list[str]:
+    """This tool's field lines opening an entry's body (``tasks: … · supersedes: …``)."""
+    return [line for line in state.lines[span.body : min(span.end, span.body + 4)] if ENTRY_FIELD.match(line)]
+
+
 def _own_fields(state: State, span: Span) -> bool:
     """An entry carrying this tool's field lines (a successor it wrote) stays, numbered or not."""
-    return any(ENTRY_FIELD.match(line) for line in state.lines[span.body : min(span.end, span.body + 4)])
+    return bool(_field_lines(state, span))
 
 
 def _supersedes(state: State, span: Span) -> bool:
     """An entry whose own field lines say what it supersedes: a successor this tool wrote."""
-    lines = state.lines[span.body : min(span.end, span.body + 4)]
-    return any(ENTRY_FIELD.match(line) and "supersedes:" in line for line in lines)
+    return any("supersedes:" in line for line in _field_lines(state, span))
 
 
 _MAX_FLIPPED_ITEMS = 4
