@@ -134,6 +134,29 @@ def test_the_pin_the_notice_names_written_with_one_command_chooses_the_runner_up
     assert "guess" in gotchas(root, "list").stderr
 
 
+def test_with_no_unit_it_shows_what_each_pin_would_read_and_writes_nothing(tmp_path: Path) -> None:
+    root = _project(tmp_path, GUESSED.replace("Docker", "Docker \x1b[31m"))
+    (root / ".claude" / "gotchas.toml").write_text("# mine\n", encoding="utf-8")
+    shown = run_gotchas(root, "pin").stdout.splitlines()
+    assert shown[0].startswith("read .claude/rules/gotchas.md: 3 lessons (entries of mixed shapes)")
+    rows = {line.split()[0]: line for line in shown if line.startswith("  ")}
+    assert set(rows) == {"h1", "h2", "list", "paragraph", "hr-block"}
+    assert rows["list"].split()[1:4] == ["2", "lessons", "+0"], "the notice's runner-up: the two bullets"
+    assert rows["h2"].split()[1:5] == ["2", "lessons", "+1", "-2"] and "Docker \\x1b[31m" in rows["h2"]
+    assert "\x1b" not in "\n".join(shown), "a title cannot drive the terminal"
+    assert shown[-2] == "nothing read by: h3, h4, h5, h6, table-row"
+    chosen = json.loads(run_gotchas(root, "pin", "--json").stdout)
+    assert chosen["now"]["lessons"] == 3 and chosen["section"] is None
+    by_unit = {c["unit"]: c for c in chosen["choices"]}
+    assert by_unit["list"] == {"unit": "list", "lessons": 2, "added": 0, "dropped": 1, "first_added": []}
+    after = json.loads(run_gotchas(root, "pin", "list", "--dry-run", "--json").stdout)["after"]
+    assert after["lessons"] == by_unit["list"]["lessons"], "the same reading `pin list` gives"
+    section = run_gotchas(root, "pin", "--section", "The CI runner has two cores and `-n 8` thrashes")
+    assert "nothing read in the section by:" in section.stdout
+    assert section.stdout.endswith("none leaves the section out\n")
+    assert (root / ".claude" / "gotchas.toml").read_text("utf-8") == "# mine\n", "it writes nothing"
+
+
 def test_a_section_pin_leaves_a_section_out(tmp_path: Path) -> None:
     root = _project(tmp_path, GUESSED)
     done = run_gotchas(root, "pin", "--section", "The CI runner has two cores and `-n 8` thrashes", "none")
@@ -146,7 +169,6 @@ def test_a_section_pin_leaves_a_section_out(tmp_path: Path) -> None:
     ("argv", "code"),
     [
         (["pin", "bogus"], 2),
-        (["pin"], 2),
         (["pin", "list", "--clear"], 2),
         (["pin", "--section", "Docker", "sideways"], 2),
     ],

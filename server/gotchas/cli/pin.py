@@ -4,7 +4,8 @@ The notice of a guessed reading names a pin; ``gotchas pin`` writes it (``gotcha
 ``gotchas pin --section "Architecture decisions" none``) and prints the reading before and
 after, so the person sees at once whether the pin chose what they meant. The file is edited
 line by line (:mod:`gotchas.pin`), only at its fixed path, under its lock, and only if it is
-still the version read.
+still the version read. With no unit it writes nothing and shows what each pin would read,
+so a person who finds the reading wrong can choose without trying them one by one.
 """
 
 from __future__ import annotations
@@ -43,14 +44,16 @@ def run_pin(args: argparse.Namespace) -> int:
     from gotchas.layout import CONFIG_PATH
     from gotchas.workspace import write_atomic
 
-    if args.clear == bool(args.unit):
-        raise InvalidArgument(f"pin takes a unit ({_UNITS}) or --clear, one of them")
+    if args.clear and args.unit:
+        raise InvalidArgument(f"pin takes a unit ({_UNITS}) or --clear, not both")
     styles = SECTION_STYLES if args.section is not None else ENTRY_STYLES
     if args.unit and args.unit not in styles:
         raise InvalidArgument(f"pin: the unit must be one of {', '.join(styles)}, got {args.unit!r}")
     section = None if args.section is None else " ".join(args.section.split())
     if section is not None and (not section or len(section) > 200 or "@" in section):
         raise InvalidArgument(f"pin: --section must be a section's title, got {args.section!r}")
+    if not args.unit and not args.clear:
+        return _choices(args, section)
     ws = workspace(args)
     path = confine.fixed(ws.root, CONFIG_PATH, doing="pin writes")
     found = ws.snapshot(path, missing_ok=True)
@@ -91,3 +94,78 @@ def _decision(ws: Workspace, path: Path, pin: str | None) -> Decision:
     parsed = parse(ws.read(path), pin, task_keys=ws.task_keys)
     assert parsed.reading is not None  # a record read from a file always has its reading
     return outline.describe(parsed.reading, [e.id for e in parsed.entries])
+
+
+def _choices(args: argparse.Namespace, section: str | None) -> int:
+    """What each pin would read beside the reading now: how many lessons, how many it adds and
+    drops, and the first titles it adds. Reads the config and the record; writes nothing."""
+    from gotchas import confine, outline, pin
+    from gotchas.cli.output import columns
+    from gotchas.config import ENTRY_STYLES, SECTION_STYLES, parse_config
+    from gotchas.errors import ConfigError
+    from gotchas.layout import CONFIG_PATH
+    from gotchas.quoting import toml_string
+
+    ws = workspace(args)
+    path = confine.fixed(ws.root, CONFIG_PATH, doing="pin reads")
+    found = ws.snapshot(path, missing_ok=True)
+    try:
+        text = found.data.decode("utf-8") if found.signature is not None else ""
+    except UnicodeDecodeError:
+        raise ConfigError(f"{CONFIG_PATH} is not UTF-8") from None
+    record = ws.record_path()
+    now = _decision(ws, record, ws.entry_style)
+    read_now = {e["line"] for e in now["entries"]}
+    choices: list[tuple[str, int, list[str], int]] = []  # unit, lessons, titles added, dropped
+    nothing: list[str] = []
+    for unit in SECTION_STYLES if section is not None else ENTRY_STYLES:
+        if unit in ("single", "none"):
+            continue  # the same for every file: said once below
+        after, _ = pin.edit(text, unit, section)
+        entries = _decision(ws, record, parse_config(after, ws.root).entries)["entries"]
+        if not entries:
+            nothing.append(unit)
+            continue
+        added = [e["title"] for e in entries if e["line"] not in read_now]
+        dropped = len(read_now - {e["line"] for e in entries})
+        if section is not None and not added and dropped:
+            nothing.append(unit)  # reads nothing of the section: as ``none`` does
+            continue
+        choices.append((unit, len(entries), added, dropped))
+    name = ws.name(record)
+    command = "gotchas pin" + (f" --section {toml_string(section)}" if section is not None else "")
+    of = f"pin of the section {section!r}" if section is not None else "pin"
+    text_lines = outline.summary(now, name, hint=False)
+    text_lines.append(f"what each {of} would read (`{command} UNIT` writes one; --dry-run looks first):")
+    rows: list[tuple[str, ...]] = [
+        (
+            f"  {unit}",
+            f"{lessons} lesson" + ("s" if lessons != 1 else ""),
+            f"+{len(added)} -{dropped}" if added or dropped else "as now",
+            " · ".join(_clipped(title) for title in added[:2]),
+        )
+        for unit, lessons, added, dropped in choices
+    ]
+    text_lines += columns(rows) if rows else []
+    if nothing:
+        where = " in the section" if section is not None else ""
+        text_lines.append(f"nothing read{where} by: " + ", ".join(nothing))
+    if section is None:
+        text_lines.append("single reads the whole file as one lesson; none reads no lesson")
+    else:
+        text_lines.append("none leaves the section out")
+    view = {
+        "now": outline.brief(now),
+        "section": section,
+        "choices": [
+            {"unit": u, "lessons": n, "added": len(added), "dropped": dropped, "first_added": added[:3]}
+            for u, n, added, dropped in choices
+        ],
+        "nothing": nothing,
+    }
+    emit(view, args.json, "\n".join(text_lines))
+    return 0
+
+
+def _clipped(title: str, most: int = 40) -> str:
+    return title if len(title) <= most else title[: most - 1] + "…"
