@@ -36,10 +36,10 @@ BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,200}?)
 _PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*(?::\s+|：\s*)(?P<after>\S.*)$")
 # a label alone on its line (``- Validation:`` over the field's own list)
 _BARE_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*[:：]\s*$")
-# an item opening with a file's own name, in code or as a link's text (``- `deploy.md` — …``):
-# a line of an index of files, whatever it says of the file
+# an item opening with a file's own name, in code or as a link's text (``- `deploy.md` — …``),
+# or a folder's (``- `PLAYBOOKS/` — …``): a line of an index of files, whatever it says of them
 NAMED_FILE = LazyPattern(
-    r"^(?:\*\*|__)?(?:`[^`\s]+\.(?:md|mdc|txt)`|\[[^\]\s]+\.(?:md|mdc|txt)\]\([^)\s]+\))"
+    r"^(?:\*\*|__)?(?:`[^`\s]+\.(?:md|mdc|txt)`|`[^`\s]+/`|\[[^\]\s]+\.(?:md|mdc|txt)\]\([^)\s]+\))"
 )
 # an item opening with a link into a folder of lessons (``- [Cache keys](lessons/cache-keys.md) —
 # area:build``): a catalog's line pointing at a lesson kept in a file of its own
