@@ -136,7 +136,7 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
     lines = out.decode("utf-8").removeprefix("\ufeff").splitlines()
     first, mine = lines[marked.start_line - 1], lines[new.start_line - 1]
     if target.kind != "document":
-        assert forms.form(mine) == forms.form(first), (first, mine)
+        assert forms.form(mine) == forms.successor_form(first), (first, mine)
     if forms.label(first) is not None:
         assert forms.label(mine) is not None, (first, mine)
     assert verification.check_unique_label(after, new) == []

@@ -48,6 +48,14 @@ def form(line: str) -> str:
     return _NUMBER.sub("9", opening[0]) + "".join(parts) + words + "".join(tail)
 
 
+def successor_form(line: str) -> str:
+    """The form a successor of ``line`` takes: the same, but a heading that is a date alone
+    (``## 2026-02-07``) gains the successor's title after a dash, as a dated title carries one."""
+    if re.fullmatch(r"\s*#{1,6}[ \t]+\d{4}-\d{2}-\d{2}[ \t]*", line.removeprefix("\ufeff").rstrip("\r\n")):
+        return form(line.rstrip() + " — title")
+    return form(line)
+
+
 _LABEL = re.compile(
     r"^\s*(?:#{1,6}\s+|\|\s*|(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?)?+"  # a heading, row or item opening
     r"(?:\*\*|__)?(?:⚠️ )?(?:([A-Z]+-)(\d+(?:\.\d+)*)(?=\s*[.·:)|—–]|\s+-\s|\*\*)"

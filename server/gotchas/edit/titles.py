@@ -16,6 +16,8 @@ _WRAP = re.compile(r"^(?P<w>\*\*|__|`)(?P<text>(?:(?!(?P=w)).)+)(?P=w)$")
 
 
 _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2}(?:\s*[—–·:|-]\s*|\s+))(?=\S)")
+# a title that is its date alone (``## 2026-02-07`` over that day's lessons)
+_DATE_ALONE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 _LABEL = re.compile(
@@ -89,6 +91,9 @@ def split_title(written: str) -> TitleParts:
     date_match = _DATE.match(text)
     date = date_match[1] if date_match else ""
     text = text[len(date) :]
+    if not date and _DATE_ALONE.fullmatch(text):
+        # its words, when it gains some, follow a dash, as in a dated title (``2026-02-07 — …``)
+        return TitleParts(outer, symbol, f"{text} — ", None, "", "")
     label = None
     found = _LABEL.match(text)
     alone = None if found else _LABEL_ALONE.fullmatch(text)
