@@ -149,8 +149,9 @@ def test_with_no_unit_it_shows_what_each_pin_would_read_and_writes_nothing(tmp_p
     assert chosen["now"]["lessons"] == 3 and chosen["section"] is None
     by_unit = {c["unit"]: c for c in chosen["choices"]}
     assert by_unit["list"] == {"unit": "list", "lessons": 2, "added": 0, "dropped": 1, "first_added": []}
-    after = json.loads(run_gotchas(root, "pin", "list", "--dry-run", "--json").stdout)["after"]
-    assert after["lessons"] == by_unit["list"]["lessons"], "the same reading `pin list` gives"
+    for unit in [*by_unit, *chosen["nothing"]]:  # each the reading `gotchas pin UNIT` gives
+        after = json.loads(run_gotchas(root, "pin", unit, "--dry-run", "--json").stdout)["after"]
+        assert after["lessons"] == (by_unit[unit]["lessons"] if unit in by_unit else 0), unit
     section = run_gotchas(root, "pin", "--section", "The CI runner has two cores and `-n 8` thrashes")
     assert "nothing read in the section by:" in section.stdout
     assert section.stdout.endswith("none leaves the section out\n")

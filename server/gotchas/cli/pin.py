@@ -17,10 +17,16 @@ from gotchas.cli.options import json_flag, workspace
 from gotchas.cli.output import emit
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
+    from gotchas.blockmap import Block
     from gotchas.outline import Decision
     from gotchas.workspace import Workspace
+
+# units that read nothing in a file without their own block (a ``list`` pin reads a numbered
+# paragraph, an ``hr-block`` pin the sections of a file without rules)
+_NEEDS_ITS_BLOCK = frozenset(("h1", "h2", "h3", "h4", "h5", "h6", "table-row"))
 
 _UNITS = "h1…h6, list, paragraph, table-row, hr-block, single or none (a section also: auto)"
 
@@ -96,6 +102,17 @@ def _decision(ws: Workspace, path: Path, pin: str | None) -> Decision:
     return outline.describe(parsed.reading, [e.id for e in parsed.entries])
 
 
+def _reading(ws: Workspace, data: bytes, pin: str | None) -> tuple[Decision, Sequence[Block]]:
+    """How ``data`` reads under ``pin``, and its blocks."""
+    from gotchas import outline
+    from gotchas.record import parse
+
+    parsed = parse(data, pin, task_keys=ws.task_keys, reuse=False)
+    assert parsed.reading is not None  # a record read from bytes always has its reading
+    blocks = parsed.block_map.blocks if parsed.block_map is not None else ()
+    return outline.describe(parsed.reading, [e.id for e in parsed.entries]), blocks
+
+
 def _choices(args: argparse.Namespace, section: str | None) -> int:
     """What each pin would read beside the reading now: how many lessons, how many it adds and
     drops, and the first titles it adds. Reads the config and the record; writes nothing."""
@@ -114,15 +131,22 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
     except UnicodeDecodeError:
         raise ConfigError(f"{CONFIG_PATH} is not UTF-8") from None
     record = ws.record_path()
-    now = _decision(ws, record, ws.entry_style)
+    data = ws.read(record)
+    now, blocks = _reading(ws, data, ws.entry_style)
     read_now = {e["line"] for e in now["entries"]}
+    # headings of a level, or table rows, that the file has none of read nothing: no need to
+    # read the file for them (a 10,000-lesson record is read once a unit)
+    present = {f"h{b.level}" if b.kind == "heading" else f"{b.kind}-row" for b in blocks}
     choices: list[tuple[str, int, list[str], int]] = []  # unit, lessons, titles added, dropped
     nothing: list[str] = []
     for unit in SECTION_STYLES if section is not None else ENTRY_STYLES:
         if unit in ("single", "none"):
             continue  # the same for every file: said once below
+        if unit in _NEEDS_ITS_BLOCK and unit not in present:
+            nothing.append(unit)
+            continue
         after, _ = pin.edit(text, unit, section)
-        entries = _decision(ws, record, parse_config(after, ws.root).entries)["entries"]
+        entries = _reading(ws, data, parse_config(after, ws.root).entries)[0]["entries"]
         if not entries:
             nothing.append(unit)
             continue
