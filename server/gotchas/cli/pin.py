@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from gotchas.blockmap import Block
     from gotchas.outline import Decision
-    from gotchas.workspace import Workspace
+    from gotchas.workspace import Snapshot, Workspace
 
 # units that read nothing in a file without their own block (a ``list`` pin reads a numbered
 # paragraph, an ``hr-block`` pin the sections of a file without rules)
@@ -46,7 +46,7 @@ def add_pin(cmd: argparse.ArgumentParser) -> None:
 def run_pin(args: argparse.Namespace) -> int:
     from gotchas import confine, outline, pin
     from gotchas.config import ENTRY_STYLES, SECTION_STYLES, parse_config
-    from gotchas.errors import ConfigError, InvalidArgument
+    from gotchas.errors import InvalidArgument
     from gotchas.layout import CONFIG_PATH
     from gotchas.workspace import write_atomic
 
@@ -61,17 +61,13 @@ def run_pin(args: argparse.Namespace) -> int:
     if not args.unit and not args.clear:
         return _choices(args, section)
     ws = workspace(args)
-    path = confine.fixed(ws.root, CONFIG_PATH, doing="pin writes")
-    found = ws.snapshot(path, missing_ok=True)
-    try:
-        text = found.data.decode("utf-8") if found.signature is not None else ""
-    except UnicodeDecodeError:
-        raise ConfigError(f"{CONFIG_PATH} is not UTF-8; nothing was written") from None
+    path, found, text = _config(ws)
     after, said = pin.edit(text, None if args.clear else args.unit, section)
     settings = parse_config(after, ws.root)  # the unit, the title, the rest of the file: all valid
     record = ws.record_path()
-    before = _decision(ws, record, ws.entry_style)
-    then = _decision(ws, record, settings.entries)
+    data = ws.read(record)
+    before, _ = _reading(ws, data, ws.entry_style)
+    then, _ = _reading(ws, data, settings.entries)
     if not args.dry_run and after != text:
         confine.fixed(ws.root, CONFIG_PATH, doing="pin writes")  # again, at the last moment
         with ws.lock(path):
@@ -92,14 +88,20 @@ def run_pin(args: argparse.Namespace) -> int:
     return 0
 
 
-def _decision(ws: Workspace, path: Path, pin: str | None) -> Decision:
-    """How the record reads under ``pin`` (the pin string a config gives)."""
-    from gotchas import outline
-    from gotchas.record import parse
+def _config(ws: Workspace) -> tuple[Path, Snapshot, str]:
+    """``.claude/gotchas.toml`` at its fixed path (never through a symlink), the version read
+    and its text; empty when there is none yet."""
+    from gotchas import confine
+    from gotchas.errors import ConfigError
+    from gotchas.layout import CONFIG_PATH
 
-    parsed = parse(ws.read(path), pin, task_keys=ws.task_keys)
-    assert parsed.reading is not None  # a record read from a file always has its reading
-    return outline.describe(parsed.reading, [e.id for e in parsed.entries])
+    path = confine.fixed(ws.root, CONFIG_PATH, doing="pin reads or writes")
+    found = ws.snapshot(path, missing_ok=True)
+    try:
+        text = found.data.decode("utf-8") if found.signature is not None else ""
+    except UnicodeDecodeError:
+        raise ConfigError(f"{CONFIG_PATH} is not UTF-8; nothing was written") from None
+    return path, found, text
 
 
 def _reading(ws: Workspace, data: bytes, pin: str | None) -> tuple[Decision, Sequence[Block]]:
@@ -116,20 +118,13 @@ def _reading(ws: Workspace, data: bytes, pin: str | None) -> tuple[Decision, Seq
 def _choices(args: argparse.Namespace, section: str | None) -> int:
     """What each pin would read beside the reading now: how many lessons, how many it adds and
     drops, and the first titles it adds. Reads the config and the record; writes nothing."""
-    from gotchas import confine, outline, pin
+    from gotchas import outline, pin
     from gotchas.cli.output import columns
     from gotchas.config import ENTRY_STYLES, SECTION_STYLES, parse_config
-    from gotchas.errors import ConfigError
-    from gotchas.layout import CONFIG_PATH
     from gotchas.quoting import toml_string
 
     ws = workspace(args)
-    path = confine.fixed(ws.root, CONFIG_PATH, doing="pin reads")
-    found = ws.snapshot(path, missing_ok=True)
-    try:
-        text = found.data.decode("utf-8") if found.signature is not None else ""
-    except UnicodeDecodeError:
-        raise ConfigError(f"{CONFIG_PATH} is not UTF-8") from None
+    _, _, text = _config(ws)
     record = ws.record_path()
     data = ws.read(record)
     now, blocks = _reading(ws, data, ws.entry_style)
