@@ -164,7 +164,7 @@ def text(decision: Decision) -> str:
     return "\n".join(out)
 
 
-CHECK_IT = "check it: `gotchas outline` shows each part and why; `gotchas pin` chooses another reading"
+CHECK_IT = "check it: `gotchas outline` shows each part and why; `gotchas pin` shows each other reading"
 
 
 def summary(decision: Decision, record: str, *, hint: bool = True) -> list[str]:
