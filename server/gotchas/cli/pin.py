@@ -122,6 +122,7 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
     from gotchas.cli.output import columns
     from gotchas.config import ENTRY_STYLES, SECTION_STYLES, parse_config
     from gotchas.quoting import toml_string
+    from gotchas.terminal import clip
 
     ws = workspace(args)
     _, _, text = _config(ws)
@@ -161,7 +162,7 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
             f"  {unit}",
             f"{lessons} lesson" + ("s" if lessons != 1 else ""),
             f"+{len(added)} -{dropped}" if added or dropped else "as now",
-            " · ".join(_clipped(title) for title in added[:2]),
+            " · ".join(clip(title, 40) for title in added[:2]),
         )
         for unit, lessons, added, dropped in choices
     ]
@@ -184,7 +185,3 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
     }
     emit(view, args.json, "\n".join(text_lines))
     return 0
-
-
-def _clipped(title: str, most: int = 40) -> str:
-    return title if len(title) <= most else title[: most - 1] + "…"
