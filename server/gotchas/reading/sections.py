@@ -182,6 +182,12 @@ class Reader(Traits):
             why = "only links or files' names: a pointer to where things are written, no lesson"
             self.left_out.append(Note(section.body_start, end, "references", section.title, why))
             return []
+        if section.children and self.opens_by_naming_file(body):
+            # ``This page lists common problems …`` over ``The general rule is: 1. … 2. …``:
+            # how to use the file, above the sections that hold its lessons
+            why = "the introduction: it opens by naming the file, above the sections of lessons"
+            self.left_out.append(Note(section.body_start, end, "intro", section.title, why))
+            return []
         found = unit_spans(self, section, body, end, "a lesson written directly in its section")
         if found:
             return found

@@ -58,6 +58,11 @@ class Traits(State):
             return False
         return len(content) == 1 or self.names_file(content[0])
 
+    def opens_by_naming_file(self, body: Sequence[Block]) -> bool:
+        """A body whose first text is a paragraph naming the file (``This file captures …``)."""
+        first = next((b for b in body if b.kind not in ("html", "hr")), None)
+        return first is not None and self.names_file(first)
+
     def describes_file(self, section: Section) -> bool:
         """A section of one paragraph that opens by naming the file (``This document captures
         …``): what the file is for, not a lesson. A numbered one stays one of a series."""
