@@ -180,7 +180,9 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
     titled = root.heading is not None and vocabulary.names_lessons(root.title)
     # under a lessons title the intro may show the entries' form in a fence
     intro = ("html", "hr", "paragraph", "quote", *(("fence",) if titled else ()))
-    if any(b.kind not in intro for b in root.body):
+    # an introduction that opens by naming the file may also list how to add to it
+    named = titled and reader.opens_by_naming_file(root.body)
+    if any(b.kind not in intro for b in root.body) and not named:
         return None
     empty: list[Section] = []
     notes = short = placeholders = 0

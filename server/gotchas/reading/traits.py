@@ -252,13 +252,17 @@ class Traits(State):
     def awaits_lessons(self, section: Section) -> bool:
         """A leaf titled as lessons or as the log that holds nothing, or only a comment
         (``## Lessons`` over ``<!-- No lessons yet -->``, ``## Log`` over nothing): the place
-        lessons will go, none yet. Its title alone decides, never its siblings, so a lesson
-        added beside it leaves it as it was."""
-        return (
-            not section.children
-            and all(b.kind in ("html", "hr") for b in section.body)
-            and (vocabulary.names_many_lessons(section.title) or vocabulary.names_log_place(section.title))
-        )
+        lessons will go, none yet. A leaf of any title over comments alone (``## User
+        Preferences`` over ``<!-- Template: … -->``) shows a reader nothing: it waits too. Its
+        own title and body decide, never its siblings, so a lesson added beside it leaves it as
+        it was."""
+        if section.children or not all(b.kind in ("html", "hr") for b in section.body):
+            return False
+        if any(self.comment(b) for b in section.body) and all(
+            b.kind == "hr" or self.comment(b) for b in section.body
+        ):
+            return True
+        return vocabulary.names_many_lessons(section.title) or vocabulary.names_log_place(section.title)
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
         """Entry fields before the section's first unit, or opening it: the section is one lesson.
