@@ -122,8 +122,9 @@ def _at_level(root: Section, level: int, holder: Section, written: re.Pattern[st
 
 def _appended(title: str, written: re.Pattern[str] | None) -> bool:
     """A heading in the template's own section written in its definite form, placeholders
-    filled in (``### 2026-03-24 — Sessions hang on commit`` below ``### [DATE] — [TITLE]``)."""
-    return written is not None and written.search(title) is not None and not _PLACEHOLDER.search(title)
+    filled in (``### 2026-03-24 — Sessions hang on commit`` below ``### [DATE] — [TITLE]``; a
+    bracket may stay, filled with the date: ``### [2026-04-14] …`` below ``### [Date] …``)."""
+    return written is not None and written.search(title) is not None and not blank_title(title)
 
 
 def own_template(reader: Reader, root: Section) -> Reading | None:
@@ -172,7 +173,7 @@ def _written_otherwise(root: Section, level: int, holder: Section) -> bool:
     (``## Anti-patterns to avoid`` over rows beside ``### …`` lessons); a list there may be
     notes (``## Open questions``)."""
     for section in walk(root):
-        if section is root or section is holder or section.children or section.level >= level:
+        if section is root or section is holder or section.children or section.level > level:
             continue
         if not vocabulary.is_meta(section.title) and any(b.kind == "table" for b in section.body):
             return True
