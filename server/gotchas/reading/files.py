@@ -102,6 +102,39 @@ def _pinned_section(reader: Reader, frame: Frame) -> Reading | None:
     return reader.read_scopes(found, "pinned lessons section", pinned=True)
 
 
+# front matter that scopes a rule to the files it applies to: Cursor's ``globs``, Copilot's
+# ``applyTo``, Claude Code's ``paths`` (a value, or a list on the lines below)
+_SCOPE_KEY = re.compile(r"^(?:applyTo|globs|paths)\s*:(.*)$")
+_SCOPE_ITEM = re.compile(r"^\s+-\s+(.*)$")
+_LESSONS_PATH = re.compile(r"(?<![^\W_])(?:lessons?|learnings?|gotchas?|pitfalls?)(?![^\W_])", re.IGNORECASE)
+
+
+def _scoped_to_lessons(reader: Reader, frame: Frame) -> Reading | None:
+    """A rule its front matter applies to lessons kept elsewhere (``applyTo:
+    ".copilot/lessons/**"``): how to write those files, with none of its own."""
+    if reader.matter is None:
+        return None
+    lines = reader.lines[reader.matter[0] : reader.matter[1]]
+    values = []
+    for n, line in enumerate(lines):
+        key = _SCOPE_KEY.match(line)
+        if key is None:
+            continue
+        values.append(key[1])
+        for item in lines[n + 1 :]:
+            listed = _SCOPE_ITEM.match(item)
+            if listed is None:
+                break
+            values.append(listed[1])
+    scoped = next((v.strip() for v in values if _LESSONS_PATH.search(v)), None)
+    if scoped is None:
+        return None
+    why = f"its front matter applies it to lessons kept elsewhere ({scoped}): a rule for writing them"
+    if frame.title_note:
+        reader.left_out.append(frame.title_note)
+    return Reading("not-lessons", [], why, [], [], reader.left_out)
+
+
 def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
     """A title naming a changelog, a plan, tasks, terms or a decision: no lessons."""
     root = frame.root
@@ -389,6 +422,7 @@ def _substantial(reader: Reader, root: Section) -> bool:
 FILE_RULES: tuple[tuple[str, FileRule], ...] = (
     ("pinned unit", _pinned_unit),
     ("pinned lessons section", _pinned_section),
+    ("scoped to lessons kept elsewhere", _scoped_to_lessons),
     ("titled as something else", _titled_otherwise),
     ("one lesson with entry fields", _one_with_fields),
     ("titled as one lesson", _titled_one),
