@@ -416,6 +416,10 @@ class Reader(Traits):
             why = "only links or files' names: a pointer to where things are written, no lesson"
             self.left_out.append(Note(section.start, section.end, "references", section.title, why))
             return []
+        if self.file_map_only(body):
+            why = "a table of where things are: a column of files' names, no lesson"
+            self.left_out.append(Note(section.start, section.end, "references", section.title, why))
+            return []
         self.item_titles = False  # most leaves are one lesson: their items need no titles
         try:
             units = unit_spans(self, section, body, section.end, "")

@@ -176,7 +176,8 @@ def _table_sections_agree(state: State, read: Read, added: Added) -> tuple[Read,
     tables = [
         (i, child, spans, table)
         for i, (child, spans) in enumerate(read)
-        if (table := _lone_table(state, child)) is not None and not state.data_table(table)
+        if (table := _lone_table(state, child)) is not None
+        and not (state.data_table(table) or state.file_map(table))
     ]
     # a leaf this tool marked weighs as it read before the mark, and keeps its reading
     roles = [

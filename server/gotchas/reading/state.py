@@ -23,9 +23,11 @@ from gotchas.reading.text import (
     ARTICLE,
     BOLD_LABEL,
     CHECKBOX,
+    CODE_OR_LINK,
     DONE,
     DONE_MARKS,
     ENTRY_FIELD,
+    FILE_REF,
     LABELLED,
     LEDGER_REF,
     LESSON_LINK,
@@ -51,6 +53,15 @@ _ITALIC_LINE = re.compile(r"^\s*(?:\*(?!\*)|_(?!_)).+(?<![*_])[*_]\s*$")
 # a checkbox item opening with a bold name and telling it: ``- [ ] **Title.** what happens``
 _TOLD_ISSUE = re.compile(CHECKBOX.pattern + r"\s+\*\*\S.*?\*\*\s*[:：.—–-]?\s*\S.{3,}")
 _SENTENCE_WORDS = 8  # the mean words a cell of a column that tells, not measures
+
+
+def _file_column(cells: Sequence[str]) -> bool:
+    """Cells of code or links with two words beside them at most, half of them or more naming a
+    file (`` `rules/db.md` ``; a skill's name in code beside them is one more place)."""
+    code = CODE_OR_LINK.compiled
+    if not all(code.search(c) and words(code.sub(" ", c)) <= 2 for c in cells):
+        return False
+    return sum(FILE_REF.compiled.search(c) is not None for c in cells) * 2 >= len(cells)
 
 
 class State:
@@ -445,6 +456,21 @@ class State:
         # lessons; a number beside it (a phase, a count) is one of their fields
         told = _SENTENCE_WORDS * len(rows)
         return not any(sum(len(r[c].split()) for r in rows) >= told for c in range(width))
+
+    def file_map(self, table: Block) -> bool:
+        """A table of where things are (``| DB schema | `scripts/init.sql` |``): a column that
+        names a file in every row and little else, and no column of sentences. A lessons table
+        may name files too, inside what it tells."""
+        stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
+        lines = self.lines
+        rows = [table_rows.cells(lines[n]) for n in range(table.start + 2, stop) if lines[n].strip()]
+        if len(rows) < 2:
+            return False
+        width = min(len(r) for r in rows)
+        if not any(_file_column([r[c] for r in rows]) for c in range(width)):
+            return False
+        told = _SENTENCE_WORDS * len(rows)
+        return not any(sum(words(r[c]) for r in rows) >= told for c in range(width))
 
     def parts_header(self, table: Block) -> bool:
         """A header row of which two cells or more name a lesson or its parts (``Gotcha``,

@@ -208,6 +208,18 @@ class Traits(State):
             return key.table_is_key(self, body[0])
         return all(b.kind == "item" for b in body) and key.list_is_key(self, body)
 
+    def file_map_only(self, body: Sequence[Block]) -> bool:
+        """A table of where things are (``| Types | `src/types/db.ts` |``) and a paragraph or two
+        around it: references, no lesson."""
+        tables = [b for b in body if b.kind == "table"]
+        rest = [b for b in body if b.kind not in ("table", "html", "hr")]
+        return (
+            len(tables) == 1
+            and len(rest) <= 2
+            and all(b.kind == "paragraph" for b in rest)
+            and self.file_map(tables[0])
+        )
+
     def links_only(self, body: Sequence[Block]) -> bool:
         """Two or more items, each only a link or opening with a file's name, and nothing else
         but rules: references. One item linking into a folder of lessons is a catalog's line

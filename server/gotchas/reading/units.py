@@ -254,7 +254,7 @@ def table_unit(
     state: State, section: Section, body: Sequence[Block], end: int, why: str
 ) -> list[Span] | None:
     table = lessons_table(body, state.parts_header)
-    if table is None or state.data_table(table):
+    if table is None or state.data_table(table) or state.file_map(table):
         return None
     if key.table_is_key(state, table):
         return None  # ``| tag | means |`` over the tags the lessons below carry
