@@ -321,10 +321,10 @@ def names_many_lessons(title: str) -> bool:
 # the parts of a compound title (``Gotchas, Data Flow & Quick Reference``, ``已知问题与分支价值记录``)
 _TITLE_PARTS = re.compile(r"\s*(?:&|\+|,|;|\band\b|\bund\b|\bet\b|与|和|及|、|\s[-—–]\s)\s*", re.IGNORECASE)
 # a part of such a title naming what a guide holds besides lessons: its workflow, context,
-# reference, history or data flow, or a record of something else
+# reference, history or data flow, or a record of something else (its decisions)
 _GUIDE_PART = LazyPattern(
     r"(?<![\w-])(?:(?:workflow\s+)?guide|context|(?:quick\s+)?reference|(?:project\s+)?history|data\s+flow|"
-    r"overview|architecture)(?![\w-])|指南|背景|记录$|ガイド|가이드",
+    r"overview|architecture|decision\s+log)(?![\w-])|指南|背景|记录$|ガイド|가이드",
     re.IGNORECASE,
 )
 
@@ -461,7 +461,7 @@ _REPORT_PARTS = re.compile(
     # a summary in other languages (``Zusammenfassung``, ``最佳实践总结``, ``요약``)
     r"(?:[\w-]+\s+)?(?:zusammenfassung|résumé|resumen|resumo|итоги|резюме)|\w{0,8}(?:总结|小结|まとめ|要約|요약)|"
     r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
-    r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|"
+    r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|decision\s+log|"
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
     # a reference of commands kept beside the lessons, and general advice on debugging
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
