@@ -375,10 +375,27 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
         return Reading(
             "not-lessons", [], "a checklist: its items are progress, not lessons", [], [], reader.left_out
         )
+    if _about_itself(root):
+        why = f"no lesson yet: the sections under {root.title!r} are about the log itself"
+        return Reading("not-lessons", [], why, [], reader.groups, reader.left_out)
     if _substantial(reader, root) and not reader.pointer and not _template_only(reader, root):
         return reader.single("no lesson structure, but one body of text: the file is one lesson")
     return Reading(
         "not-lessons", [], "nothing in the file reads as a lesson", [], reader.groups, reader.left_out
+    )
+
+
+def _about_itself(root: Section) -> bool:
+    """A log titled as lessons whose every section is about the log (``## How to Use``) and
+    holds no other: the file says how lessons will be kept, and keeps none yet."""
+    return (
+        root.heading is not None
+        and bool(root.children)
+        and vocabulary.names_many_lessons(root.title)
+        and all(
+            not c.children and (vocabulary.is_meta(c.title) or vocabulary.about_recording(c.title))
+            for c in root.children
+        )
     )
 
 
