@@ -11,11 +11,13 @@ to record lessons, with none recorded yet.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from gotchas import vocabulary
 from gotchas.reading import series
 from gotchas.reading.model import Note, Reading
 from gotchas.reading.sections import Reader
+from gotchas.reading.text import lead_label
 from gotchas.reading.tree import Section, walk
 
 _HEADING = re.compile(r"^ {0,3}(#{2,6})[ \t]+(\S.*)$")
@@ -59,6 +61,7 @@ def _form(title: str) -> re.Pattern[str] | None:
 
 
 _BRACKETS = re.compile(r"\[[^\[\]]{1,40}\]")
+_MARKER = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?")
 
 
 def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
@@ -83,6 +86,35 @@ def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
             if _PLACEHOLDER.search(child.title) and _form(child.title) is not None:
                 return child.level, child.title, section
     return None
+
+
+def _fields(reader: Reader, root: Section) -> frozenset[str]:
+    """The field labels the first fenced template writes under its heading (``**Symptom:**``,
+    ``**Root cause:**``): a lesson opening with two of them is written in its form."""
+    for section in walk(root):
+        for block in section.body:
+            if block.kind != "fence":
+                continue
+            lines = [line for line in reader.lines[block.start + 1 : block.end - 1] if line.strip()]
+            if not lines or not _HEADING.match(lines[0]):
+                continue
+            found = (lead_label(_MARKER.sub("", line)) for line in lines[1:])
+            return frozenset(label for label, field in filter(None, found) if field)
+    return frozenset()
+
+
+def _filled(reader: Reader, section: Section, fields: frozenset[str]) -> bool:
+    """A section whose own text opens two or more of the template's fields: a lesson written in
+    its form under a title of its own (``## Seed: …`` beside ``## YYYY-MM-DD: <title>``)."""
+    if len(fields) < 2:
+        return False
+    opened = set()
+    for block in section.body:
+        for line in reader.lines[block.start : block.end]:
+            found = lead_label(_MARKER.sub("", line))
+            if found is not None and found[1] and found[0] in fields:
+                opened.add(found[0])
+    return len(opened) >= 2
 
 
 def _explains_form(section: Section, root: Section, level: int) -> bool:
@@ -141,7 +173,14 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
     # one in a section of its own (``## Format for new entries``) counts where its form is
     # definite (dated, numbered, bracketed) and written below it, not to empty a file
     about = holder is root or vocabulary.is_meta(holder.title)
-    if not sections or (written is not None and not any(written.search(s.title) for s in sections)):
+    fields = _fields(reader, root)
+
+    def in_form(section: Section) -> bool:
+        """Titled in the template's form, or opening its fields under a title of its own."""
+        titled = written is not None and written.search(section.title) is not None
+        return titled or _filled(reader, section, fields)
+
+    if not sections or (written is not None and not any(map(in_form, sections))):
         if not about or any(map(_holds_content, sections)):
             return None  # a section of notes beside the template (``## Current Notes``) is read as such
         why = "no lesson yet: the log shows an entry's form in a template, and no section is written in it"
@@ -151,17 +190,19 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
     if _written_otherwise(root, level, holder):
         return None  # some lessons are rows or bullets: the section rules read both shapes
     if written is not None:
-        sections = _from_first_written(reader, sections, written)
+        sections = _from_first_written(reader, sections, in_form)
     why = f"the log's own template shows each lesson as an h{level} heading"
     spans = series.settle(reader, [reader.heading_span(s, why) for s in sections])
     return Reading("lessons", spans, why, [], reader.groups, _with_template(reader, holder, root, sections))
 
 
-def _from_first_written(reader: Reader, sections: list[Section], written: re.Pattern[str]) -> list[Section]:
+def _from_first_written(
+    reader: Reader, sections: list[Section], in_form: Callable[[Section], bool]
+) -> list[Section]:
     """The sections from the first written in the template's definite form on: those above it
     written otherwise (``## Hard Cap: 15 entries``, ``## Hygiene Rules`` over the first
     ``## [2026-03-28] …``) are the log's own rules, not lessons."""
-    first = next((n for n, s in enumerate(sections) if written.search(s.title)), 0)
+    first = next((n for n, s in enumerate(sections) if in_form(s)), 0)
     for section in sections[:first]:
         why = "above the first lesson written in the log's template, and written otherwise"
         reader.left_out.append(Note(section.start, section.end, "context", section.title, why))
