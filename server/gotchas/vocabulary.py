@@ -461,7 +461,7 @@ _REPORT_PARTS = re.compile(
     # a summary in other languages (``Zusammenfassung``, ``最佳实践总结``, ``요약``)
     r"(?:[\w-]+\s+)?(?:zusammenfassung|résumé|resumen|resumo|итоги|резюме)|\w{0,8}(?:总结|小结|まとめ|要約|요약)|"
     r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
-    r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|decision\s+log|"
+    r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|recommendations(?:\s+for\s+[\w\s-]{1,40})?|decision\s+log|"
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
     # a reference of commands kept beside the lessons, and general advice on debugging
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
