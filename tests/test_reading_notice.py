@@ -288,8 +288,7 @@ Refresh the token before each chunk, not once per upload.
 
 ## Sync markers
 
-<!-- LOG_START -->
-<!-- LOG_END -->
+`LOG_START` `LOG_END`
 """
 
 PIN = re.compile(r'pin \[sections\] (".+?") = "([a-z-]+)" in \.claude/gotchas\.toml')
