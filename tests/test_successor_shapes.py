@@ -62,6 +62,8 @@ SHAPES: dict[str, str] = {
     "h2-numbered": each("## {n}. {t}\n\nDo it before timing.\n"),
     "h3-step-id": each("### STEP-0{n} — {t}\n\nDo it before timing.\n"),
     "h3-dated": each("### 2026-01-0{n} — {t}\n\nDo it before timing.\n"),
+    # a date in brackets before the title: the successor's date is bracketed too
+    "h3-bracket-dated": each("### [2026-01-0{n}] {t}\n\nDo it before timing.\n"),
     # a heading that is a date alone: the successor's title follows its date after a dash
     "h2-date-alone": each("## 2026-01-0{n}\n\n{t} before timing the {w}.\n"),
     "h3-fields": each("### {t}\n\ntasks: #{n}0 · root-cause: suspected\n\nDo it before timing.\n"),

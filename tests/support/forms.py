@@ -9,7 +9,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 # a title's decoration around its words: a bold wrapper, a symbol, a date, a number or id with
 # its separator, the punctuation that closes a bold lead-in, closing hashes
 _TITLE = re.compile(
-    r"^(?P<open>\*\*|__)?(?P<symbol>(?:[^\w\s*_`#\[(]+\s+)?)(?P<date>(?:DATE\s*[—–·:|-]?\s*)?)"
+    r"^(?P<open>\*\*|__)?(?P<symbol>(?:[^\w\s*_`#\[(]+\s+)?)(?P<date>(?:(?:DATE|\[DATE\])\s*[—–·:|-]?\s*)?)"
     r"(?P<label>(?:(?:[^\W\d_]{1,12}[-_ ]|#)?\d+(?:\.\d+)*"
     r"(?:\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t]+|[ \t]+-[ \t]+)"
     r"|\d+\.\d+(?:\.\d+)*[ \t]+)?)"
