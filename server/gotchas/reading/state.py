@@ -64,6 +64,12 @@ def _file_column(cells: Sequence[str]) -> bool:
     return sum(FILE_REF.compiled.search(c) is not None for c in cells) * 2 >= len(cells)
 
 
+def _tells(rows: Sequence[Sequence[str]]) -> bool:
+    """A column of sentences: ``_SENTENCE_WORDS`` words a cell or more, on average."""
+    told = _SENTENCE_WORDS * len(rows)
+    return any(sum(len(r[c].split()) for r in rows) >= told for c in range(min(len(r) for r in rows)))
+
+
 class State:
     """A file's lines and blocks with the evidence counted over all of it; and the sinks
     (``groups``, ``left_out``, ``pointer``) the rules add to as they read."""
@@ -443,34 +449,31 @@ class State:
 
     def data_table(self, table: Block) -> bool:
         """A table of measurements (``| errcheck | 314 | Low |``): a column past the first that
-        is a number in every row. A lessons table says things in words."""
-        stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
-        lines = self.lines
-        rows = [table_rows.cells(lines[n]) for n in range(table.start + 2, stop) if lines[n].strip()]
+        is a number in every row. A lessons table says things in words: a column of sentences
+        (``**Legal RAG stores vectors pickled.** Atlas cannot …``) tells lessons, and a number
+        beside it (a phase, a count) is one of their fields."""
+        rows = self.table_rows(table)
         if len(rows) < 2:
             return False
         width = min(len(r) for r in rows)
-        if not any(all(MEASURE.compiled.match(r[c].strip()) for r in rows) for c in range(1, width)):
-            return False
-        # a column of sentences (``**Legal RAG stores vectors pickled.** Atlas cannot …``) tells
-        # lessons; a number beside it (a phase, a count) is one of their fields
-        told = _SENTENCE_WORDS * len(rows)
-        return not any(sum(len(r[c].split()) for r in rows) >= told for c in range(width))
+        measured = any(all(MEASURE.compiled.match(r[c].strip()) for r in rows) for c in range(1, width))
+        return measured and not _tells(rows)
 
     def file_map(self, table: Block) -> bool:
         """A table of where things are (``| DB schema | `scripts/init.sql` |``): a column that
         names a file in every row and little else, and no column of sentences. A lessons table
         may name files too, inside what it tells."""
-        stop = table_rows.rows_end(self.lines, table.start + 2, table.end)
-        lines = self.lines
-        rows = [table_rows.cells(lines[n]) for n in range(table.start + 2, stop) if lines[n].strip()]
+        rows = self.table_rows(table)
         if len(rows) < 2:
             return False
         width = min(len(r) for r in rows)
-        if not any(_file_column([r[c] for r in rows]) for c in range(width)):
-            return False
-        told = _SENTENCE_WORDS * len(rows)
-        return not any(sum(words(r[c]) for r in rows) >= told for c in range(width))
+        return any(_file_column([r[c] for r in rows]) for c in range(width)) and not _tells(rows)
+
+    def table_rows(self, table: Block) -> list[list[str]]:
+        """The cells of each row under the header, up to where the table's rows stop."""
+        lines = self.lines
+        stop = table_rows.rows_end(lines, table.start + 2, table.end)
+        return [table_rows.cells(lines[n]) for n in range(table.start + 2, stop) if lines[n].strip()]
 
     def parts_header(self, table: Block) -> bool:
         """A header row of which two cells or more name a lesson or its parts (``Gotcha``,
