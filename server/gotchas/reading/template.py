@@ -88,15 +88,16 @@ def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
     return None
 
 
-def _fields(reader: Reader, root: Section) -> frozenset[str]:
-    """The field labels the first fenced template writes under its heading (``**Symptom:**``,
+def _fields(reader: Reader, root: Section, title: str) -> frozenset[str]:
+    """The field labels the template titled ``title`` writes under its heading (``**Symptom:**``,
     ``**Root cause:**``): a lesson opening with two of them is written in its form."""
     for section in walk(root):
         for block in section.body:
             if block.kind != "fence":
                 continue
             lines = [line for line in reader.lines[block.start + 1 : block.end - 1] if line.strip()]
-            if not lines or not _HEADING.match(lines[0]):
+            heading = _HEADING.match(lines[0]) if lines else None
+            if heading is None or heading[2].strip().rstrip("#").strip() != title:
                 continue
             found = (lead_label(_MARKER.sub("", line)) for line in lines[1:])
             return frozenset(label for label, field in filter(None, found) if field)
@@ -173,7 +174,7 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
     # one in a section of its own (``## Format for new entries``) counts where its form is
     # definite (dated, numbered, bracketed) and written below it, not to empty a file
     about = holder is root or vocabulary.is_meta(holder.title)
-    fields = _fields(reader, root)
+    fields = _fields(reader, root, title)
 
     def in_form(section: Section) -> bool:
         """Titled in the template's form, or opening its fields under a title of its own."""
