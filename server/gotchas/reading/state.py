@@ -99,6 +99,7 @@ class State:
         )
         self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
         self._names_file: dict[int, bool] = {}  # whether a paragraph opens by naming the file, by line
+        self._file_maps: dict[int, bool] = {}  # whether a table maps to files, by line
         # whether ``spans_from`` titles list items now: off while a leaf only weighs its units
         # (``sections.Reader.read_leaf``), which titles them once they are its entries
         self.item_titles = True
@@ -462,12 +463,18 @@ class State:
     def file_map(self, table: Block) -> bool:
         """A table of where things are (``| DB schema | `scripts/init.sql` |``): a column that
         names a file in every row and little else, and no column of sentences. A lessons table
-        may name files too, inside what it tells."""
-        rows = self.table_rows(table)
-        if len(rows) < 2:
-            return False
-        width = min(len(r) for r in rows)
-        return any(_file_column([r[c] for r in rows]) for c in range(width)) and not _tells(rows)
+        may name files too, inside what it tells. Asked of one table by several rules."""
+        found = self._file_maps.get(table.start)
+        if found is None:
+            first = self.lines[table.start + 2] if table.start + 2 < table.end else ""
+            if "`" not in first and "](" not in first:
+                found = self._file_maps[table.start] = False  # most tables: no file in the first row
+                return found
+            rows = self.table_rows(table)
+            width = min((len(r) for r in rows), default=0)
+            mapped = len(rows) >= 2 and any(_file_column([r[c] for r in rows]) for c in range(width))
+            found = self._file_maps[table.start] = mapped and not _tells(rows)
+        return found
 
     def table_rows(self, table: Block) -> list[list[str]]:
         """The cells of each row under the header, up to where the table's rows stop."""

@@ -211,14 +211,18 @@ class Traits(State):
     def file_map_only(self, body: Sequence[Block]) -> bool:
         """A table of where things are (``| Types | `src/types/db.ts` |``) and a paragraph or two
         around it: references, no lesson."""
-        tables = [b for b in body if b.kind == "table"]
-        rest = [b for b in body if b.kind not in ("table", "html", "hr")]
-        return (
-            len(tables) == 1
-            and len(rest) <= 2
-            and all(b.kind == "paragraph" for b in rest)
-            and self.file_map(tables[0])
-        )
+        table = None
+        prose = 0
+        for block in body:  # settled at the first block of another kind in most bodies
+            if block.kind == "table":
+                if table is not None:
+                    return False
+                table = block
+            elif block.kind not in ("html", "hr"):
+                if block.kind != "paragraph" or prose == 2:
+                    return False
+                prose += 1
+        return table is not None and self.file_map(table)
 
     def links_only(self, body: Sequence[Block]) -> bool:
         """Two or more items, each only a link or opening with a file's name, and nothing else
