@@ -226,10 +226,10 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
                 return None
             empty.append(section)
             placeholders += placeholder
+        elif vocabulary.about_recording(section.title):
+            notes += 1  # how to use the log, however long, though it names lessons (``## Lesson Format``)
         elif vocabulary.names_lessons(section.title):
             return None
-        elif vocabulary.about_recording(section.title):
-            notes += 1  # how to use the log, however long
         elif _short_note(section):
             notes += 1
             short += 1
