@@ -77,7 +77,9 @@ def explicit_id(fields: Sequence[Field]) -> str | None:
     return None
 
 
-_MARKUP = re.compile(r"<[^>]*>|\]\([^)]*\)")
+# a tag or a link's target runs to the first ``>`` or ``)``, as far as a real one may run: a
+# run of ``](`` with no ``)`` after it is then read in linear time, not from each of its starts
+_MARKUP = re.compile(r"<[^>]{0,256}>|\]\([^)]{0,2048}\)")
 _NON_WORD = re.compile(r"[\W_]+")
 # ``_NON_WORD`` over ASCII: every character but a letter or a digit becomes a gap
 _ASCII_GAPS = bytes(c if c < 128 and chr(c).isalnum() else 32 for c in range(256))
