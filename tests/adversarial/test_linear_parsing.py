@@ -61,6 +61,20 @@ def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> No
         assert [entry.id for entry in parsed.entries]  # ids are made from titles, on first use
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_megabyte_table_cell_reads_in_linear_time(shape: str) -> None:
+    """A cell is read by the table rules: a table of where things are is asked of every column
+    once its first row names a file."""
+    cell = SHAPES[shape].replace("|", "/")
+    data = (
+        "# Lessons\n\n## Where things are\n\n| Change | File |\n|---|---|\n"
+        f"| Types | `src/types.ts` |\n| {cell} | `src/{cell}` |\n"
+    ).encode()
+    with finishes_within(30, f"reading a table with a 1 MB cell of {shape}"):
+        parsed = record.parse(data)
+        assert [entry.id for entry in parsed.entries]
+
+
 def test_a_long_inner_space_run_keeps_the_value_whole() -> None:
     [field] = fields.parse_line("key: a" + " " * 1000 + "b   ", 3)
     assert (field.key, field.value, field.line) == ("key", "a" + " " * 1000 + "b", 3)

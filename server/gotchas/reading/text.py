@@ -58,8 +58,10 @@ MD_REFERENCE = LazyPattern(r"[\w./-]+\.mdc?\b")
 # a cell of a table that maps to files: a file's or folder's name in code (`` `src/lib/db.ts` ``,
 # `` `rules/` ``) or a link to one in the repository; what is left beside those (``+ migration``)
 # is a word or two
-FILE_REF = LazyPattern(r"`[^`\s]*(?:\w\.[A-Za-z]{1,5}|\w/)`|\[[^\]]*\]\((?!https?:)[^)\s]+\)")
-CODE_OR_LINK = LazyPattern(r"`[^`]*`|\[[^\]]*\]\([^)]*\)")
+# (a link's text holds no bracket and its target no parenthesis, so a run of ``[`` or ``](`` is
+# read once, not once from each of its characters)
+FILE_REF = LazyPattern(r"`[^`\s]*(?:\w\.[A-Za-z]{1,5}|\w/)`|\[[^\[\]]*\]\((?!https?:)[^()\s]+\)")
+CODE_OR_LINK = LazyPattern(r"`[^`]*`|\[[^\[\]]*\]\([^()]*\)")
 TIMESTAMP_LEAD = LazyPattern(r"^\[?\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\]?\s*[:—–-]?\s*\S")
 # ``2030-01-02``, ``2.1.2030``, ``2030/01/02``: the first digit outside the alternation, so a
 # search skips to digits instead of trying each form at every character
