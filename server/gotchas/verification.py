@@ -124,6 +124,10 @@ def located(record: Record, problems: Sequence[Problem], by_id: Mapping[str, Ent
     them in order), else the field's key; the entry's first line when no field says it."""
     entries = {(e.id, e.start_line): e for e in record.entries} if problems else {}
     seen: Counter[tuple[str | None, str, int | None]] = Counter()
+    # an entry's faulty targets and a line's text, each found once: a hostile entry may name
+    # thousands of missing targets on one long line
+    targets_of: dict[tuple[str | None, str, int | None], list[str]] = {}
+    texts: dict[int, str] = {}
     out = []
     for problem in problems:
         entry = entries.get((problem.entry or "", problem.line or 0))
@@ -131,16 +135,25 @@ def located(record: Record, problems: Sequence[Problem], by_id: Mapping[str, Ent
         if entry is None or key is None:
             out.append(problem)
             continue
-        nth = seen[(problem.entry, problem.code, problem.line)]
-        seen[(problem.entry, problem.code, problem.line)] += 1
-        targets = _targets(entry, problem.code, by_id)
-        where = field_position(record, entry, key, targets[nth] if nth < len(targets) else None)
+        which = (problem.entry, problem.code, problem.line)
+        nth = seen[which]
+        seen[which] += 1
+        if which not in targets_of:
+            targets_of[which] = _targets(entry, problem.code, by_id)
+        targets = targets_of[which]
+        # past the first few, a problem is placed at its field's key: finding each of thousands
+        # of targets in one long line would cost the line's length each time
+        target = targets[nth] if nth < min(len(targets), _PLACED_TARGETS) else None
+        where = field_position(record, entry, key, target, texts)
         if where is None:
             out.append(problem)
             continue
         line, column = where
         out.append(Problem(problem.code, problem.severity, problem.entry, line, problem.message, column))
     return out
+
+
+_PLACED_TARGETS = 64  # the problems of one kind on one entry placed at their own target
 
 
 def _targets(entry: Entry, code: str, by_id: Mapping[str, Entry]) -> list[str]:
@@ -175,13 +188,20 @@ def _targets(entry: Entry, code: str, by_id: Mapping[str, Entry]) -> list[str]:
     return []
 
 
-def field_position(record: Record, entry: Entry, key: str, target: str | None) -> tuple[int, int] | None:
-    """(line, column) of ``target`` in the ``key`` field that names it, else of that field's key."""
+def field_position(
+    record: Record, entry: Entry, key: str, target: str | None, texts: dict[int, str] | None = None
+) -> tuple[int, int] | None:
+    """(line, column) of ``target`` in the ``key`` field that names it, else of that field's key.
+    ``texts`` keeps the lines already read, for a caller asking many times."""
     fields = [f for f in entry.fields if f.key == key]
     if target is not None:
         fields = sorted(fields, key=lambda f: target not in f.value)  # the one naming it first
     for field in fields:
-        text = _line_text(record, field.line)
+        text = texts.get(field.line) if texts is not None else None
+        if text is None:
+            text = _line_text(record, field.line)
+            if texts is not None:
+                texts[field.line] = text
         at = text.find(field.raw_key)
         if at < 0:
             continue

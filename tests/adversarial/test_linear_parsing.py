@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gotchas import fields, link, record
+from gotchas import fields, link, record, verification
 from support.watchdog import finishes_within
 
 MB = 1_000_000
@@ -39,6 +39,7 @@ SHAPES: dict[str, str] = {
     "status words": "status: " + "landed " * (MB // 7),
     "link openers": "[](" * (MB // 3),
     "empty links": "[]" * (MB // 2) + "(",
+    "missing targets": "supersedes: " + ", ".join(f"t{n}" for n in range(MB // 8)),
 }
 
 
@@ -56,9 +57,10 @@ def test_a_megabyte_field_line_parses_in_linear_time(shape: str) -> None:
 def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> None:
     line = SHAPES[shape]
     data = f"# Lessons\n\n## Lesson one\n\n{line}\n\n- {line}\n\n## {line}\n\nprose\n".encode()
-    with finishes_within(30, f"reading a record with a 1 MB line of {shape}"):
+    with finishes_within(30, f"reading and checking a record with a 1 MB line of {shape}"):
         parsed = record.parse(data)
         assert [entry.id for entry in parsed.entries]  # ids are made from titles, on first use
+        verification.check_record(parsed)  # what `gotchas lint` runs: each problem placed on its line
 
 
 @pytest.mark.parametrize("shape", SHAPES)
