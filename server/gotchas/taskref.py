@@ -198,8 +198,16 @@ def mentions(text: str, keys: Collection[str] = frozenset()) -> list[str]:
 
 def _hashes(text: str, found: list[tuple[int, str]]) -> None:
     chained = -1  # where a range or slash list continues: `#372–#374`, `#404/#458`
+    # the line of the current match, found once a line (matches come in order): a line of
+    # thousands of `#664` is scanned once for its ends and once for a colour
+    line_start, line_end = 0, -1
+    colours: dict[int, bool] = {}
     for match in _HASH.finditer(text):
         at, digits = match.start(), match[1]
+        if at > line_end:
+            line_start = text.rfind("\n", max(line_end, 0), at) + 1
+            after = text.find("\n", at)
+            line_end = len(text) if after < 0 else after
         if at < chained:
             continue
         repo = (
@@ -212,7 +220,7 @@ def _hashes(text: str, found: list[tuple[int, str]]) -> None:
             continue
         if at and (text[at - 1].isalnum() or text[at - 1] in "_&/#"):
             continue
-        if not _is_task_number(text, at, match.end(), digits):
+        if not _is_task_number(text, at, match.end(), digits, (line_start, line_end), colours):
             continue
         number = int(digits)
         found.append((at, f"#{number}"))
@@ -237,14 +245,16 @@ def _chain(text: str, end: int, number: int, at: int, found: list[tuple[int, str
         position = slashed.end()
 
 
-def _is_task_number(text: str, at: int, end: int, digits: str) -> bool:
+def _is_task_number(
+    text: str, at: int, end: int, digits: str, line: tuple[int, int], colours: dict[int, bool]
+) -> bool:
     """``#664`` is a task unless it reads as a colour, an ordinal or a cross-reference."""
     if digits[0] == "0":
         return False  # issue numbers never start with 0; colours and padded ids do
     line_start = text.rfind("\n", max(0, at - 40), at) + 1
     last = text[max(line_start, at - 40) : at].rstrip(_PUNCTUATION).rsplit(None, 1)
     word = last[-1].lower().lstrip("([{\"'`*_") if last else ""
-    if len(digits) in (3, 4, 6, 8) and _looks_like_colour(text, at, end, digits, word):
+    if len(digits) in (3, 4, 6, 8) and _looks_like_colour(text, at, end, digits, word, line, colours):
         return False
     bracketed = text[at - 1 : at] == "("  # `merge rules (#838)`: the reference is the aside's own
     if not bracketed and (word in _SAME_FILE_ITEMS or (word.endswith("s") and word[:-1] in _SAME_FILE_ITEMS)):
@@ -258,15 +268,19 @@ def _is_task_number(text: str, at: int, end: int, digits: str) -> bool:
     return True
 
 
-def _looks_like_colour(text: str, at: int, end: int, digits: str, word: str) -> bool:
-    """After a colour word or a CSS variable, alone in a code span, or a grey."""
+def _looks_like_colour(
+    text: str, at: int, end: int, digits: str, word: str, line: tuple[int, int], colours: dict[int, bool]
+) -> bool:
+    """After a colour word or a CSS variable, alone in a code span, or a grey. ``line`` is the
+    match's line (start, end); ``colours`` keeps whether each line holds a colour."""
     if word.rstrip(":=") in _COLOUR_WORDS or word.startswith("--"):
         return True
     if at and text[at - 1] == "`" and text[end : end + 1] == "`":
         return True
-    line_start = text.rfind("\n", 0, at) + 1
-    line_end = text.find("\n", end)
-    if _HEX_WITH_LETTERS.search(text, line_start, len(text) if line_end < 0 else line_end):
+    coloured = colours.get(line[0])
+    if coloured is None:
+        coloured = colours[line[0]] = _HEX_WITH_LETTERS.search(text, line[0], line[1]) is not None
+    if coloured:
         return True  # `#333 on #FFF`: a colour beside a colour
     if len(digits) in (6, 8):
         pairs = {digits[i : i + 2] for i in range(0, 6, 2)}

@@ -65,6 +65,8 @@ def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> No
         parsed = record.parse(data)
         assert [entry.id for entry in parsed.entries]  # ids are made from titles, on first use
         verification.check_record(parsed)  # what `gotchas lint` runs: each problem placed on its line
+        for entry in parsed.entries:
+            parsed.mentions(entry)  # the tasks its text names, as `gotchas list` shows them
 
 
 @pytest.mark.parametrize("shape", SHAPES)
