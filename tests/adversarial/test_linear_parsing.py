@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gotchas import fields, link, record, verification
+from gotchas.check import citations
 from support.watchdog import finishes_within
 
 MB = 1_000_000
@@ -67,6 +68,7 @@ def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> No
         verification.check_record(parsed)  # what `gotchas lint` runs: each problem placed on its line
         for entry in parsed.entries:
             parsed.mentions(entry)  # the tasks its text names, as `gotchas list` shows them
+        citations.cite(data.decode("utf-8"), 1)  # the paths and commands `gotchas check` looks up
 
 
 @pytest.mark.parametrize("shape", SHAPES)

@@ -34,8 +34,12 @@ class Citation:
     runner: Runner | None = None  # commands: where the script or target is declared
 
 
-_TICKS = re.compile(r"(`+)([^`\n]{1,300}?)\1")
-_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+# a span opens with a whole run of backticks, as in Markdown: not from inside a run, so a long
+# run is read once
+_TICKS = re.compile(r"(?<!`)(`+)([^`\n]{1,300}?)\1")
+# a scheme starts where no scheme character stands before it: a long run of them is then read
+# once, not from each of its characters
+_URL = re.compile(r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 # A path: segments of path characters with a slash, or a name with a known extension.
 _PATH_CHARS = r"[A-Za-z0-9_.@+\-]"
 _PLAIN_PATH = re.compile(
