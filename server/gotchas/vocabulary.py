@@ -612,6 +612,17 @@ def asks_to_record(text: str) -> bool:
     return bool(_ASKS_TO_RECORD.compiled.search(said)) and bool(_RECORDED.compiled.search(said))
 
 
+# A title naming commands to run (``Debug Commands``, ``Quick-look log commands``, ``Backup
+# Command``): over code alone, a reference kept beside the lessons.
+_COMMANDS = re.compile(
+    r"^(?:[\w-]+\s+){0,3}commands?$|^(?:[\w-]+\s*){0,2}(?:命令|コマンド|명령어?)$", re.IGNORECASE
+)
+
+
+def names_commands(title: str) -> bool:
+    return bool(_COMMANDS.match(_TITLE_LEAD.sub("", plain(title)).strip(" :.")))
+
+
 def is_report_part(title: str) -> bool:
     return bool(_REPORT_PARTS.match(_TITLE_LEAD.sub("", plain(title)).strip(" :.")))
 

@@ -149,6 +149,10 @@ class Reader(Traits):
             why = "a part of the report around the lessons (its summary, tests, next steps)"
             self.left_out.append(Note(section.start, section.end, "report", section.title, why))
             return True
+        if self.commands_only(section):
+            why = "commands to run, kept beside the lessons"
+            self.left_out.append(Note(section.start, section.end, "reference", section.title, why))
+            return True
         if vocabulary.is_meta(section.title) or self.describes_file(section):
             self.left_out.append(
                 Note(
@@ -279,6 +283,11 @@ class Reader(Traits):
             spans = self.own_units(section, section.body, section.own_end, top=False, container=False)
             spans.extend(self.read_children(children))
             return spans
+        if not self.own_content(section):
+            # only notes beneath it (``## Future Reference`` over ``### Debug Commands``): a note too
+            why = "its sub-sections are notes beside the lessons"
+            self.left_out.append(Note(section.start, section.body_start, "group", section.title, why))
+            return []
         return self.read_leaf(section)
 
     def _shape(self, leaf: Section, spans: Sequence[Span]) -> SpanKind | None:

@@ -240,6 +240,18 @@ class Traits(State):
             self.pointer = True
         return len(body) >= 2 or lessons_elsewhere
 
+    def commands_only(self, section: Section) -> bool:
+        """A leaf titled as commands (``## Debug Commands``) whose body is code, each block at
+        most led by a short label (``**Check the branch:**``): commands to run, no lesson."""
+        if section.children or not vocabulary.names_commands(section.title):
+            return False
+        content = self.own_content(section)
+        labels = [b for b in content if b.kind == "paragraph" and b.end - b.start == 1]
+        if any(not _LABEL.match(self.lines[b.start]) for b in labels):
+            return False
+        fences = sum(b.kind == "fence" for b in content)
+        return fences > 0 and fences + len(labels) == len(content)
+
     def placeholder_only(self, section: Section) -> bool:
         """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
         ``_No lessons recorded yet._``)."""
@@ -293,6 +305,8 @@ class Traits(State):
         )
 
 
+# a short label over a block of code: ``**Check if you're in the right place:**``, ``On Windows:``
+_LABEL = re.compile(r"^\s*[*_]*[^*_\n]{1,80}[:：][*_]*\s*$")
 # one line wholly in parentheses where lessons would be: ``- (append here as decisions are made)``
 _ASIDE = re.compile(r"^[_*]*[(（][^()（）]*[)）][_*]*\.?$")
 
