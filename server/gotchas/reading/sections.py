@@ -193,6 +193,10 @@ class Reader(Traits):
             self.left_out.append(Note(section.body_start, end, "intro", section.title, why))
             return []
         found = unit_spans(self, section, body, end, "a lesson written directly in its section")
+        if found and self.labelled_preamble(section, found):
+            why = "notes on the file under short labels, above the sections of lessons"
+            self.left_out.append(Note(section.body_start, end, "intro", section.title, why))
+            return []
         if found:
             return found
         if top or (container and not section.children):

@@ -240,6 +240,20 @@ class Traits(State):
             self.pointer = True
         return len(body) >= 2 or lessons_elsewhere
 
+    def labelled_preamble(self, section: Section, spans: Sequence[Span]) -> bool:
+        """Paragraphs led by short labels above a section's sub-sections (``**What this is:**``,
+        ``**Scope rule:**``, ``**Version 1.0**``): notes on the file before its lessons. Lessons
+        led in bold there state their claim in the lead (``**`X=true` never disables auth.**``)."""
+        if not section.children or not spans or any(s.kind != "paragraph" for s in spans):
+            return False
+        for span in spans:
+            found = lead_label(self.lines[span.start].strip())
+            if found is None or not found[0] or vocabulary.numbers_entry(found[0]):
+                return False
+            if vocabulary.words(found[0]) > 3:
+                return False
+        return True
+
     def commands_only(self, section: Section) -> bool:
         """A leaf titled as commands (``## Debug Commands``) whose body is code, each block at
         most led by a short label (``**Check the branch:**``): commands to run, no lesson."""
