@@ -147,6 +147,10 @@ META_TITLES = (
     r"see\s+also|^also\s+see$",
     # where to turn when the file does not answer: a closing note, not a lesson
     r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+(?:additional\s+|further\s+)?help\W*$|^(?:contact\s+)?support$|^\W*contact(?:\s+us)?$",
+    # (``Still Having Issues?``, ``Still stuck?``, ``Asking for Help``, ``When to Seek Help``,
+    # ``Meminta bantuan``)
+    r"^\W*still\s+(?:having\s+(?:issues|problems|trouble)|stuck|not\s+working)\W*$|"
+    r"^\W*(?:(?:when|where|how)\s+to\s+)?(?:asking|seeking|ask|seek)\s+(?:for\s+)?help\W*$|^\W*meminta\s+bantuan\W*$",
     # how to report a new one: the file's intake, not a lesson (``🐛 Reporting New Issues``)
     r"^\W*(?:reporting|how\s+to\s+report|report(?:ing)?\s+an?)\s+(?:new\s+)?(?:issues?|bugs?|problems?)\W*$",
     r"^related(?:\s+\w+)?$",
@@ -361,6 +365,8 @@ _META_HINTS = (
     *(
         "related",
         "help",
+        "still",
+        "bantuan",
         "support",
         "general",
         "overall",
