@@ -176,7 +176,9 @@ META_TITLES = (
     _PLAN_LEAD + r"(?:future|potential|next|planned|upcoming)\s+(?:enhancements?|improvements?|work|plans?|"
     r"outlook|ideas|learning\s+areas|entries|topics)\b",
     _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
-    _PLAN_LEAD + r"next\s+(?:steps|session(?:\s+priorities)?)\b",
+    _PLAN_LEAD + r"(?:next\s+(?:steps|session(?:\s+priorities)?)|nächste\s+schritte)\b",
+    # a record of the file's own versions or edits (``Version History``, ``Corrections History``)
+    r"^\W*(?:version|update|revision|edit|corrections?)\s+history\W*$",
     # general advice closing a file of lessons (``General Principles``, ``通用建议``): their summary
     r"^\W*(?:\d+[.)]?\s*)?(?:general|overall|guiding)\s+(?:principles|advice|recommendations|guidelines)\W*$|"
     r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?通用(?:建议|原则|准则|避坑指南)",
@@ -365,6 +367,8 @@ _META_HINTS = (
     *(
         "related",
         "help",
+        "history",
+        "nächste",
         "still",
         "bantuan",
         "support",
