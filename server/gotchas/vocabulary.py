@@ -476,7 +476,8 @@ _REPORT_PARTS = re.compile(
     # a reference of commands kept beside the lessons, and general advice on debugging
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
     r"(?:\s+to\s+remember|\s+for\s+[\w\s]{1,30})?|cheat\s*sheet|quick\s+reference|"
-    r"general\s+debugging|debug(?:ging)?\s+(?:tips|techniques|tools)|デバッグ\s*(?:tips|のコツ)|调试(?:技巧|方法)|"
+    r"general\s+debugging|debug(?:ging)?\s+(?:tips|techniques|tools)|デバッグ\s*(?:tips|のコツ)|"
+    r"(?:调试|排查|排错)(?:技巧|方法|步骤|流程|思路)|"
     # a checklist distilled from the lessons, to run before work (not an audit's findings)
     r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|checklist(?:\s+for\s+.+)?|"
     # its statistics and the tracker table summing up the issues above
@@ -634,7 +635,15 @@ def names_commands(title: str) -> bool:
 
 
 def is_report_part(title: str) -> bool:
-    return bool(_REPORT_PARTS.match(_TITLE_LEAD.sub("", plain(title)).strip(" :.")))
+    """A report's own part (``## Summary``, ``## F. 排查方法（遇到问题时）``), led by a number or
+    a letter, an aside closing it."""
+    text = _TITLE_LEAD.sub("", plain(title))
+    text = _LETTER_LEAD.sub("", text)
+    text = _ASIDE_END.sub("", text) or text
+    return bool(_REPORT_PARTS.match(text.strip(" :.")))
+
+
+_LETTER_LEAD = re.compile(r"^[a-z][.)]\s+")  # on the plain, lower-cased title
 
 
 def _by_first_letter(hints: Sequence[str]) -> str:
