@@ -153,6 +153,10 @@ META_TITLES = (
     r"^\W*(?:(?:when|where|how)\s+to\s+)?(?:asking|seeking|ask|seek)\s+(?:for\s+)?help\W*$|^\W*meminta\s+bantuan\W*$",
     # how to report a new one: the file's intake, not a lesson (``🐛 Reporting New Issues``)
     r"^\W*(?:reporting|how\s+to\s+report|report(?:ing)?\s+an?)\s+(?:new\s+)?(?:issues?|bugs?|problems?)\W*$",
+    # and what to send with it (``Information to Gather``, ``环境信息收集``, ``報告してほしい情報``)
+    r"^\W*(?:(?:debug|diagnostic|environment|system)\s+)?information\s+to\s+(?:gather|collect|include|provide)\W*$|"
+    r"^\W*what\s+to\s+include(?:\s+when\s+reporting)?\W*$|^(?:环境|调试|诊断)?信息收集$|"
+    r"^報告(?:してほしい|に必要な|時の)?(?:情報|内容)$",
     r"^related(?:\s+\w+)?$",
     r"^references?$",
     r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
@@ -367,6 +371,10 @@ _META_HINTS = (
     *(
         "related",
         "help",
+        "informat",
+        "include",
+        "信息收集",
+        "報告",
         "history",
         "nächste",
         "still",

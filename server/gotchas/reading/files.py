@@ -146,7 +146,13 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
         or (vocabulary.may_name_how_to_record(root.title) and about >= 2)
         # a policy: most of its sections say when to check or write lessons, where, in what form,
         # and no other holds them (``## Entries``)
-        or (about >= 2 and about * 2 > len(root.children) and not any(map(_holds_entries, root.children)))
+        or (
+            about >= 2
+            and about * 2 > len(root.children)
+            and not any(map(_holds_entries, root.children))
+            # nor the file's own text above its sections, in a list
+            and sum(1 for b in root.body if b.kind == "item") < 2
+        )
     )
     if recording and not reader.has_entry_fields(root):
         why = f"the title {root.title!r} names how lessons are recorded, not a lesson"
