@@ -80,9 +80,11 @@ class Traits(State):
         misses = 0
         opens: bool | None = None  # whether the first sub-heading names a part
         named = 0
+        data = 0
         for child in children:
             if self.holds_data(child):
-                continue  # a table of measurements: the lesson's evidence
+                data += 1
+                continue  # a table of measurements: the lesson's evidence, no part named
             field = self.is_field_heading(child.title) and not self.is_group_of_parts(child)
             part = field or (not child.children and parts.names_report_part(child.title))
             if opens is None:
@@ -92,7 +94,9 @@ class Traits(State):
             if misses > allowed and not opens:
                 return False  # neither half of them nor a report opening with its parts
         if misses <= allowed:
-            return len(children) - misses >= 1
+            # under a heading a table of measurements is that lesson's evidence; at the file's
+            # top it is an index beside the lessons, and names no part
+            return len(children) - (0 if under_heading else data) - misses >= 1
         # a report opening with its parts (``### Symptom``, ``### Environment``), then more; under
         # a heading, the part its story opens with is enough (at the file's top, ``## Environment``
         # may name a category)
