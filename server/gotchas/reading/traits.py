@@ -85,7 +85,11 @@ class Traits(State):
             if self.holds_data(child):
                 data += 1
                 continue  # a table of measurements: the lesson's evidence, no part named
-            field = self.is_field_heading(child.title) and not self.is_group_of_parts(child)
+            field = (
+                self.is_field_heading(child.title)
+                and not self.is_group_of_parts(child)
+                and not self.told_in_field_items(child)
+            )
             part = field or (not child.children and parts.names_report_part(child.title))
             if opens is None:
                 opens = part
@@ -101,6 +105,23 @@ class Traits(State):
         # a heading, the part its story opens with is enough (at the file's top, ``## Environment``
         # may name a category)
         return bool(opens) and (named >= 2 or (under_heading and parts.opens_report(children[0].title)))
+
+    def told_in_field_items(self, section: Section) -> bool:
+        """A leaf whose body opens with bullets of two fields or more (``- **Context:** …``,
+        ``- **Rule:** …``): a lesson told in its fields, whatever its heading's label
+        (``## DON'T: Delete files without asking``); a lesson's part holds no fields of its own."""
+        if section.children:
+            return False
+        labels: set[str] = set()
+        for block in section.body:
+            if block.kind in ("html", "hr"):
+                continue
+            if block.kind != "item" or not self.is_field_item(block):
+                break
+            found = lead_label(self.first_text(block))
+            if found is not None:
+                labels.add(found[0])
+        return len(labels) >= 2
 
     def is_group_of_parts(self, section: Section) -> bool:
         """A section named like a part that holds lessons: ``### Do`` / ``### Don't`` over lists
