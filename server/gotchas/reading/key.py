@@ -80,6 +80,12 @@ def _sites(state: State) -> Sites:
     for block in state.blocks:
         if block.kind == "heading":
             _add(sites, label_key(block.title), block.start, ())
+        elif block.kind == "paragraph":
+            # a lesson's field led in bold (``**Context.** …``): a list naming those fields
+            # before the lessons is the form of an entry
+            bold = BOLD_LABEL.match(lines[block.start].strip())
+            if bold:
+                _add(sites, label_key(bold["label"]), block.start, ("bold",))
         elif block.kind == "table":
             header = tuple(table_rows.cells(lines[block.start]))
             for n in range(block.start + 2, table_rows.rows_end(lines, block.start + 2, block.end)):
