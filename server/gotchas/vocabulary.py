@@ -304,7 +304,21 @@ def words(title: str) -> int:
 
 def names_lessons(title: str) -> bool:
     text = plain(title)
-    return bool(_LESSONS.search(text)) or names_hindsight(text)
+    if _LESSONS.search(text) or names_hindsight(text):
+        return True
+    return any(_LESSONS.search(name) for name in _file_names(title))
+
+
+# a file named in a title (``LESSONS_LEARNED.md — HUSTLE``), its words joined by underscores
+_FILE_NAME = re.compile(r"[\w.-]+\.mdc?\b")
+
+
+def _file_names(title: str) -> list[str]:
+    """The file names a title holds, with the words an underscore joins apart (``plain`` drops
+    underscores as emphasis, joining ``LESSONS_LEARNED`` into one word)."""
+    if "_" not in title:  # most titles
+        return []
+    return [name.replace("_", " ").lower() for name in _FILE_NAME.findall(title)]
 
 
 _ANTI_PATTERNS = LazyPattern(r"(?<![\w-])anti-?patterns(?![\w-])", re.IGNORECASE)
@@ -325,7 +339,9 @@ def names_hindsight(title: str) -> bool:
 
 def names_many_lessons(title: str) -> bool:
     """``Non-obvious gotchas worth knowing``, ``SFH pitfalls``: lessons named in the plural."""
-    return bool(_PLURAL.compiled.search(plain(title)))
+    if _PLURAL.compiled.search(plain(title)):
+        return True
+    return any(_PLURAL.compiled.search(name) for name in _file_names(title))
 
 
 # the parts of a compound title (``Gotchas, Data Flow & Quick Reference``, ``已知问题与分支价值记录``)
