@@ -20,6 +20,7 @@ from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import blank_title, own_template
 from gotchas.reading.text import TEMPLATE
+from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, leaves, walk
 from gotchas.reading.units import unit_spans
 
@@ -256,7 +257,10 @@ _NOTES = 3  # short notes an empty log keeps about itself; more are short lesson
 
 
 def _short_note(section: Section) -> bool:
-    """Prose of a paragraph or two (``trigger: always``, how the log is updated): no lesson."""
+    """Prose of a paragraph or two (``trigger: always``, how the log is updated): no lesson. A
+    title stating a claim (``Name scope assumptions explicitly``) is a short lesson's."""
+    if title_evidence(section.title)[0] < 0:
+        return False
     count = 0
     for block in section.body:
         if block.kind in ("html", "hr"):
