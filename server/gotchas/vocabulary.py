@@ -197,7 +197,7 @@ META_TITLES = (
     r"^\W*instrucci(?:[oó]n|ones)\s+para\s+(?:la\s+)?(?:ia|ai)$|^\W*instructions?\s+for\s+(?:the\s+)?(?:ai|agents?)$|"
     r"^reglas?\s+de\s+uso$",
     # an entry template, in other languages
-    r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|書式",
+    r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|템플릿|書式",
     # the entries' format: ``记录格式``, ``版本问题记录格式`` (the format of the version-issue records)
     r"(?:^|记录)格式(?:说明|规范)?$|^(?:條目|条目|日志|教训|经验)格式(?:说明|规范)?$",
 )
@@ -423,6 +423,7 @@ _META_HINTS = (
         "modelo",
         "模板",
         "テンプレート",
+        "템플릿",
         "書式",
         "sử dụng",
         "使",
@@ -569,7 +570,9 @@ _RECORDING = re.compile(
     r"^(?:capturing|recording|consulting|adding|writing|checking)\s+(?:an?\s+|new\s+|existing\s+)?"
     r"(?:lessons?|entr(?:y|ies)|gotchas?|learnings?)\b|"
     r"^(?:the\s+)?(?:fixed\s+)?(?:lesson|entry)\s+(?:schema|format|template)\b|^cross-?references?$|"
-    r"いつ記録|何を記録|参照タイミング|记录什么|何时记录",
+    r"いつ記録|何を記録|参照タイミング|记录什么|何时记录|"
+    # and in Korean: what is recorded and what is not, when, in what form
+    r"^기록\s*(?:대상|시점|형식|방법|규칙)|기록하지\s*않는|언제\s*기록|무엇을\s*기록",
     re.IGNORECASE,
 )
 

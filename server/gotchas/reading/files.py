@@ -176,7 +176,10 @@ def _holds_entries(section: Section) -> bool:
     if vocabulary.about_recording(title):
         # ``## Template`` over a fence, then lessons written in its form (``### 2026-06-01 — …``):
         # their level puts them under it
-        return any(not blank_title(child.title) for child in section.children)
+        return any(
+            not blank_title(child.title) and not vocabulary.about_recording(child.title)
+            for child in section.children
+        )
     items = sum(1 for b in section.body if b.kind == "item")
     return bool(section.children) or vocabulary.names_lessons(title) or items >= 2
 
