@@ -310,7 +310,7 @@ def names_lessons(title: str) -> bool:
 
 
 # a file named in a title (``LESSONS_LEARNED.md — HUSTLE``), its words joined by underscores
-_FILE_NAME = re.compile(r"[\w.-]+\.mdc?\b")
+_FILE_NAME = re.compile(r"(?<![\w.-])[\w.-]{1,255}\.mdc?\b")
 
 
 def _file_names(title: str) -> list[str]:
@@ -653,7 +653,7 @@ def asks_to_record(text: str) -> bool:
 # A title naming commands to run (``Debug Commands``, ``Quick-look log commands``, ``Backup
 # Command``): over code alone, a reference kept beside the lessons.
 _COMMANDS = re.compile(
-    r"^(?:[\w-]+\s+){0,3}commands?$|^(?:[\w-]+\s*){0,2}(?:命令|コマンド|명령어?)$", re.IGNORECASE
+    r"^(?:[\w-]{1,40}\s+){0,3}commands?$|^[\w\s-]{0,40}(?:命令|コマンド|명령어?)$", re.IGNORECASE
 )
 
 

@@ -41,6 +41,9 @@ SHAPES: dict[str, str] = {
     "link openers": "[](" * (MB // 3),
     "empty links": "[]" * (MB // 2) + "(",
     "missing targets": "supersedes: " + ", ".join(f"t{n}" for n in range(MB // 8)),
+    "word run": "a" * MB,
+    "underscored words": "a_" * (MB // 2),
+    "hyphened words": "a-" * (MB // 2),
 }
 
 
