@@ -19,7 +19,7 @@ from gotchas.reading.state import State
 from gotchas.reading.text import MARK, NUMBERED_TITLE, item_text, lead_label, opens_bold_sentence
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
-from gotchas.reading.units import lesson_items, plural, recurring_first_fields, unit_spans
+from gotchas.reading.units import lesson_items, plural, unit_spans
 
 GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
 _NESTED = re.compile(r"^\s+(?:[-*+]|\d+[.)])\s")  # a bullet of a list nested in a bullet
@@ -48,11 +48,6 @@ def leaf_evidence(
     _, others = lesson_items(state, body)
     starts = {s.start for s in units}
     lists = {b.list_id for b in body if b.kind == "item" and b.start in starts}
-    runs = recurring_first_fields(state, body)
-    if runs & starts:
-        score += 1.0
-        reasons.append("its bullets open runs of the same fields (Date:, Cause:, Fix:): a lesson each")
-        lists -= {b.list_id for b in body if b.start in runs}
     if any(b.kind == "item" and b.list_id in lists and names_field(state, b) for b in body):
         score -= 2.0
         reasons.append("its bullets are one lesson's facts beside its fields (Fix: …)")

@@ -44,12 +44,7 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
     others: list[Block] = []
     after_label = False
     open_title = False
-    opening = recurring_first_fields(state, body)
     for block in body:
-        if block.start in opening:
-            lessons.append(block)
-            open_title = False
-            continue
         if block.kind != "item":
             if block.kind in ("paragraph", "fence", "table", "quote"):
                 if open_title or state.is_footer(block):
@@ -67,32 +62,6 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
         open_title = state.title_only(block)
     state.last_items = (body, (lessons, others))
     return lessons, others
-
-
-def recurring_first_fields(state: State, body: Sequence[Block]) -> frozenset[int]:
-    """A list of field bullets whose first field comes back, two more fields or more between
-    (``- Date:`` ``- Roadblock:`` ``- Solution:``, then ``- Date:`` again): lessons told one
-    after another, each opening at that first field. One lesson's fields name each once."""
-    lists: dict[int, list[Block]] = {}
-    for block in body:
-        if block.kind == "item":
-            lists.setdefault(block.list_id, []).append(block)
-    found: set[int] = set()
-    for items in lists.values():
-        if len(items) < 6:
-            continue  # two lessons of three fields at least (most lists stop here)
-        labels = []
-        for item in items:
-            label = lead_label(state.first_text(item)) if state.is_field_item(item) else None
-            if label is None:
-                break
-            labels.append(label[0])
-        else:
-            starts = [n for n, label in enumerate(labels) if label == labels[0]]
-            ends = [*starts[1:], len(labels)]
-            if len(starts) >= 2 and all(end - start >= 3 for start, end in zip(starts, ends, strict=True)):
-                found.update(items[n].start for n in starts)
-    return frozenset(found)
 
 
 def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -> list[Block]:
