@@ -545,111 +545,6 @@ def names_contrast(title: str) -> bool:
     return bool(_CONTRAST.match(label.strip(" *_")))
 
 
-_HOW_TO_RECORD = re.compile(
-    r"^(?:how\s+(?:to|we)\s+)?(?:record|recording|add|adding|write|writing|capture|capturing|log|logging|"
-    r"maintain|maintaining|keep|keeping)\s+(?:new\s+|the\s+)?(?:lessons?(?:\s+learned)?|gotchas?|"
-    r"learnings?|entries|pitfalls?)\b",
-    re.IGNORECASE,
-)
-
-
-# the same in other languages (``教訓の記録``, ``记录经验教训``): as often a log's own name, so it
-# counts only beside sections about the record (its format, when to record)
-_HOW_TO_RECORD_CJK = re.compile(
-    r"^(?:(?:教訓|学び|知見|教训|经验教训|교훈)(?:の|を|的)?\s*(?:記録|记录|기록)|(?:记录|記録)(?:经验)?(?:教训|教訓))"
-    r"(?:の?(?:方法|ルール|運用)|规则|方法|규칙)?$"
-)
-# a section about recording itself: when to record, what triggers an entry
-_RECORDING = re.compile(
-    r"^(?:when\s+to\s+(?:record|log|write)|what\s+to\s+record|triggers?)\b|記録する(?:トリガー|タイミング|もの)|"
-    r"記録しない|フォーマット|记录(?:时机|格式|触发)|^yyyy-mm-dd\b|"
-    # a policy's own sections: when to check or write lessons, where they live, their schema
-    r"^(?:when|how)\s+to\s+(?:check|write|add|capture|consult|read|review|update)\s+(?:\w+\s+){0,2}"
-    r"(?:lessons?|entr(?:y|ies)|gotchas?|learnings?)\b|"
-    r"^where\s+(?:the\s+)?(?:lessons?|entries|gotchas?|learnings?)\s+(?:live|go|are\s+kept)\b|"
-    r"^(?:capturing|recording|consulting|adding|writing|checking)\s+(?:an?\s+|new\s+|existing\s+)?"
-    r"(?:lessons?|entr(?:y|ies)|gotchas?|learnings?)\b|"
-    r"^(?:the\s+)?(?:fixed\s+)?(?:lesson|entry)\s+(?:schema|format|template)\b|^cross-?references?$|"
-    r"いつ記録|何を記録|参照タイミング|记录什么|何时记录|"
-    # and in Korean: what is recorded and what is not, when, in what form
-    r"^기록\s*(?:대상|시점|형식|방법|규칙)|기록하지\s*않는|언제\s*기록|무엇을\s*기록",
-    re.IGNORECASE,
-)
-
-
-def names_how_to_record(title: str) -> bool:
-    """``Recording lessons``, ``How to add gotchas``: a rule about the record, holding none."""
-    return bool(_HOW_TO_RECORD.match(plain(title).strip()))
-
-
-def may_name_how_to_record(title: str) -> bool:
-    """``教訓の記録``: how lessons are recorded, or the record's own name."""
-    return bool(_HOW_TO_RECORD_CJK.match(plain(title).strip()))
-
-
-def about_recording(title: str) -> bool:
-    """A section on the record itself: its format or template, or when an entry is due."""
-    return is_meta(title) or bool(_RECORDING.search(_TITLE_LEAD.sub("", plain(title)).strip()))
-
-
-# A body that only says lessons will come (``- TBD``, ``- Review after using the project…``).
-_PLACEHOLDER = LazyPattern(
-    r"^(?:(?:tbd|todo|\(?(?:none|nothing)(?:\s+(?:yet|currently|so\s+far|known|reported))?\)?|n/?a)\W*$|"
-    r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
-    r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)|"
-    r"no\s+(?:lessons|entries|gotchas|pitfalls|issues|mistakes|items)(?:\s+(?:recorded|logged|captured|added))?"
-    r"\s+yet|"
-    # ``There aren't any at the moment``, ``There are none yet``
-    r"there\s+(?:aren'?t|are\s+no|is\s+no|isn'?t)\s*(?:any|none|one|(?:known\s+)?(?:issues|lessons|entries|"
-    r"problems|bugs|gotchas))?\s*(?:yet|currently|so\s+far|"
-    r"at\s+the\s+moment|for\s+now)\W*$|there\s+are\s+none(?:\s+(?:yet|so\s+far|at\s+the\s+moment))?\W*$)(?!\w))",
-    re.IGNORECASE,
-)
-
-
-# the words a placeholder opens with: a cheap test before the pattern, met by few texts
-_PLACEHOLDER_FIRST = frozenset("tbd tbd. todo none n/a na nothing to review fill add no there".split())
-
-
-def is_placeholder(text: str) -> bool:
-    head = text.lstrip(" _*(").split(None, 1)
-    if not head or head[0].lower().rstrip(".:)") not in _PLACEHOLDER_FIRST:
-        return False
-    return bool(_PLACEHOLDER.compiled.match(plain(text).strip(" _*.")))
-
-
-# an instruction to add entries to this file: ``After every correction: add one line here.``,
-# ``добавить урок сюда``, ``ここに追記``, ``在此追加``; it names what is recorded
-_ASKS_TO_RECORD = LazyPattern(
-    r"\b(?:add|append|record|log|document)\b[^.\n]{0,50}?\b(?:here|to\s+this\s+file|in\s+this\s+file)\b|"
-    r"\b(?:add|append)\s+(?:\w+\s+){0,3}?(?:entr(?:y|ies)|lessons?|gotchas?|learnings?|mistakes?|pitfalls?)\s+"
-    r"(?:\w+\s+){0,2}?(?:above|below)\b|"
-    r"добав\w*[^.\n]{0,40}?сюда|сюда[^.\n]{0,20}?добав|ここに(?:追記|追加)|在此(?:追加|添加|记录)",
-    re.IGNORECASE,
-)
-_RECORDED = LazyPattern(
-    r"\b(?:mistakes?|corrections?|lessons?|learnings?|gotchas?|pitfalls?|problems?|bugs?|issues?|"
-    r"entry|entries|line|patterns?)\b|ошибк|урок|問題|教訓|ミス|问题|教训|错误|踩坑",
-    re.IGNORECASE,
-)
-
-
-_RECORD_HINTS = ("here", "this file", "above", "below", "сюда", "ここに", "在此")
-
-
-def asks_to_record(text: str) -> bool:
-    """A short text telling the reader to add lessons to this file: a note on the file, never a
-    lesson. It names what is recorded and quotes no code: a lesson telling where code goes
-    (``add the prefix here in `.env` ``) stays a lesson."""
-    if len(text) > 300 or "`" in text:
-        return False
-    lowered = text.lower()  # most texts name none of these: the patterns are not tried
-    if not any(hint in lowered for hint in _RECORD_HINTS):
-        return False
-    said = plain(text)
-    return bool(_ASKS_TO_RECORD.compiled.search(said)) and bool(_RECORDED.compiled.search(said))
-
-
 # A title naming commands to run (``Debug Commands``, ``Quick-look log commands``, ``Backup
 # Command``): over code alone, a reference kept beside the lessons.
 _COMMANDS = re.compile(
@@ -658,7 +553,13 @@ _COMMANDS = re.compile(
 
 
 def names_commands(title: str) -> bool:
-    return bool(_COMMANDS.match(_TITLE_LEAD.sub("", plain(title)).strip(" :.")))
+    return bool(_COMMANDS.match(bare_title(title).strip(" :.")))
+
+
+def bare_title(title: str) -> str:
+    """A title's words, less emphasis, a leading symbol and number (``🎯 8. Summary`` →
+    ``summary``), lower-cased."""
+    return _TITLE_LEAD.sub("", plain(title)).strip()
 
 
 def is_report_part(title: str) -> bool:

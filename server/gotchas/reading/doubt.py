@@ -14,7 +14,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
-from gotchas import vocabulary
+from gotchas import recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.quoting import toml_string
 from gotchas.reading.model import Reading, Span, heading_runs, shape, unit_name
@@ -313,7 +313,7 @@ def _outside_notes(section: Section) -> list[Section]:
     as a pin leaves them out; none when the section holds nothing else."""
     out = [section]
     for child in section.children:
-        if not vocabulary.about_recording(child.title):
+        if not recording.about_recording(child.title):
             out.extend(_outside_notes(child))
     return out if len(out) > 1 or any(b.kind != "hr" for b in section.body) else []
 

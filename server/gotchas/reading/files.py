@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gotchas import vocabulary
+from gotchas import recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
@@ -141,10 +141,10 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
     root = frame.root
     if root.heading is None:
         return None
-    about = sum(1 for c in root.children if vocabulary.about_recording(c.title))
-    recording = (
-        vocabulary.names_how_to_record(root.title)
-        or (vocabulary.may_name_how_to_record(root.title) and about >= 2)
+    about = sum(1 for c in root.children if recording.about_recording(c.title))
+    policy = (
+        recording.names_how_to_record(root.title)
+        or (recording.may_name_how_to_record(root.title) and about >= 2)
         # a policy: most of its sections say when to check or write lessons, where, in what form,
         # and no other holds them (``## Entries``)
         or (
@@ -155,7 +155,7 @@ def _titled_otherwise(reader: Reader, frame: Frame) -> Reading | None:
             and sum(1 for b in root.body if b.kind == "item") < 2
         )
     )
-    if recording and not reader.has_entry_fields(root):
+    if policy and not reader.has_entry_fields(root):
         why = f"the title {root.title!r} names how lessons are recorded, not a lesson"
     elif vocabulary.names_no_lessons(root.title):
         why = f"the title {root.title!r} names a record of changes, plans, tasks, terms or a decision"
@@ -173,11 +173,11 @@ def _holds_entries(section: Section) -> bool:
     title = section.title
     if TEMPLATE.compiled.search(title):
         return False
-    if vocabulary.about_recording(title):
+    if recording.about_recording(title):
         # ``## Template`` over a fence, then lessons written in its form (``### 2026-06-01 — …``):
         # their level puts them under it
         return any(
-            not blank_title(child.title) and not vocabulary.about_recording(child.title)
+            not blank_title(child.title) and not recording.about_recording(child.title)
             for child in section.children
         )
     items = sum(1 for b in section.body if b.kind == "item")
@@ -236,7 +236,7 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
                 return None
             empty.append(section)
             placeholders += placeholder
-        elif vocabulary.about_recording(section.title):
+        elif recording.about_recording(section.title):
             notes += 1  # how to use the log, however long, though it names lessons (``## Lesson Format``)
         elif vocabulary.names_lessons(section.title):
             return None
@@ -406,7 +406,7 @@ def _about_itself(root: Section) -> bool:
         and bool(root.children)
         and vocabulary.names_many_lessons(root.title)
         and all(
-            not c.children and (vocabulary.is_meta(c.title) or vocabulary.about_recording(c.title))
+            not c.children and (vocabulary.is_meta(c.title) or recording.about_recording(c.title))
             for c in root.children
         )
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gotchas import vocabulary
+from gotchas import recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import series
 from gotchas.reading.model import FileKind, Note, Pin, Reading, Span
@@ -54,7 +54,7 @@ def pinned_items(reader: Reader, body: Sequence[Block], checkboxes: bool) -> lis
             continue
         if not checkboxes and reader.is_tick(block):
             continue
-        if vocabulary.is_placeholder(reader.first_text(block)):
+        if recording.is_placeholder(reader.first_text(block)):
             continue  # `- TBD`: no lesson yet, as detection reads it
         if open_title and not BOLD_LABEL.match(reader.first_text(block)):
             continue  # the body of the title-only item before it

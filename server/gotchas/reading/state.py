@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from gotchas import parts, status, vocabulary
+from gotchas import parts, recording, status, vocabulary
 from gotchas import table as table_rows
 from gotchas.blockmap import Block
 from gotchas.reading.model import Leaves, Note, Prior, Span, SpanKind
@@ -229,7 +229,7 @@ class State:
         if block.end - block.start > 3:
             return False
         text = " ".join(line.strip() for line in self.lines[block.start : block.end])
-        return vocabulary.asks_to_record(text)
+        return recording.asks_to_record(text)
 
     def names_file(self, block: Block) -> bool:
         """A paragraph that opens by naming the file it is in (``This document catalogs …``)."""

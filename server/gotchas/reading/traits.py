@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gotchas import parts, vocabulary
+from gotchas import parts, recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import key
 from gotchas.reading.model import Span
@@ -310,7 +310,7 @@ class Traits(State):
         # or one line wholly in parentheses where the lessons would be: ``- (append here as …)``
         one_line = not any(line.strip() for line in self.lines[lone.start + 1 : lone.end])
         return (
-            vocabulary.is_placeholder(text)
+            recording.is_placeholder(text)
             or (one_line and _ASIDE.match(text) is not None)
             or self.asks_to_record(lone)
             or blank_form(self.lines[lone.start : lone.end])
