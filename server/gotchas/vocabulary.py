@@ -553,7 +553,13 @@ _COMMANDS = re.compile(
 
 
 def names_commands(title: str) -> bool:
+    lowered = title.lower()  # asked of every section: most titles name no command at all
+    if "command" not in lowered and not any(map(lowered.__contains__, _COMMAND_WORDS)):
+        return False
     return bool(_COMMANDS.match(bare_title(title).strip(" :.")))
+
+
+_COMMAND_WORDS = ("命令", "コマンド", "명령")
 
 
 def bare_title(title: str) -> str:
