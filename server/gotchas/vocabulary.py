@@ -554,12 +554,12 @@ _COMMANDS = re.compile(
 
 def names_commands(title: str) -> bool:
     lowered = title.lower()  # asked of every section: most titles name no command at all
-    if "command" not in lowered and not any(map(lowered.__contains__, _COMMAND_WORDS)):
+    if not any(map(lowered.__contains__, _COMMAND_WORDS)):
         return False
     return bool(_COMMANDS.match(bare_title(title).strip(" :.")))
 
 
-_COMMAND_WORDS = ("命令", "コマンド", "명령")
+_COMMAND_WORDS = ("command", "命令", "コマンド", "명령")
 
 
 def bare_title(title: str) -> str:
@@ -571,8 +571,7 @@ def bare_title(title: str) -> str:
 def is_report_part(title: str) -> bool:
     """A report's own part (``## Summary``, ``## F. 排查方法（遇到问题时）``), led by a number or
     a letter, an aside closing it."""
-    text = _TITLE_LEAD.sub("", plain(title))
-    text = _LETTER_LEAD.sub("", text)
+    text = _LETTER_LEAD.sub("", bare_title(title))
     text = _ASIDE_END.sub("", text) or text
     return bool(_REPORT_PARTS.match(text.strip(" :.")))
 
