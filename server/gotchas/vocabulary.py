@@ -114,7 +114,12 @@ _HINDSIGHT = LazyPattern(
     re.IGNORECASE,
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
-_SINGULAR = re.compile(r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])", re.IGNORECASE)
+# ``Lesson Log``, ``Gotcha Tracker``: a record of many, named by what one entry is
+_SINGULAR = re.compile(
+    r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])(?!\s+(?:logs?|book|ledger|journal|register|"
+    r"tracker|list|notes|archive|library|bank|index|entries|records)\b)",
+    re.IGNORECASE,
+)
 _PLURAL = LazyPattern(
     r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE
 )
@@ -224,6 +229,11 @@ NOT_LESSONS_TITLES = (
     r"definitions",
     r"adr[- ]?\d+\b.*",
     r"(?:architecture\s+)?decision\s+record\b.*",
+    # ``lesson`` before a noun of its own is a lesson taught (``Lesson Cards``, ``Lesson System``,
+    # ``… — Lesson Demonstrations``), not learned; a log of lessons keeps its name (``Lesson Log``)
+    r"(?:.*\W)?lesson\s+(?!(?:learned|learnt|logs?|notes?|book|list|ledger|register|journal|records?|"
+    r"archive|library|bank|index|tracker|entries|summary|review|recap|digest|from|on|about|of|in|for|"
+    r"to|per|by|with|at|that|this|and|or|is|was|we|i|you)\b)[^\W\d_]{2,}\b.*",
 )
 _NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
 
