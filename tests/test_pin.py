@@ -201,3 +201,94 @@ def test_a_symlinked_config_is_refused_and_its_target_untouched(tmp_path: Path) 
     assert done.returncode != 0 and "symlink" in done.stderr
     assert outside.read_text("utf-8") == "# not the project's\n"
     assert (root / ".claude" / "gotchas.toml").is_symlink()
+
+
+TROUBLESHOOTING = """# Troubleshooting
+
+## Connection
+
+### "Connection refused" on start
+
+The server binds to 127.0.0.1 only; set HOST=0.0.0.0 in containers.
+
+### Timeouts behind the proxy
+
+The proxy closes idle sockets after 60 s; lower keepalive to 30 s.
+
+## Debugging
+
+### Enable debug logs
+
+Set LOG_LEVEL=debug before starting the server.
+
+### Where the logs live
+
+The server writes to `~/.app/logs`, one file a day.
+"""
+
+
+def _starts(root: Path) -> list[int]:
+    return [e["lines"][0] for e in json.loads(run_gotchas(root, "list", "--json").stdout)["entries"]]
+
+
+def test_pin_lines_finds_the_pin_that_reads_the_lessons_named_and_writes_it(tmp_path: Path) -> None:
+    """A person who finds the reading wrong says where the lessons start; the command finds the
+    pin that reads exactly those (here: the how-to section left out) and writes it."""
+    root = _project(tmp_path, TROUBLESHOOTING)
+    assert _starts(root) == [5, 9, 15, 19], "detection reads the how-tos as problems too"
+    config = root / ".claude" / "gotchas.toml"
+    dry = run_gotchas(root, "pin", "--lines", "5,9", "--dry-run")
+    assert not config.exists(), "a dry run writes nothing"
+    assert dry.stdout.splitlines()[0].endswith('[sections] "Debugging" = "none"')
+    done = run_gotchas(root, "pin", "--lines", "5-7, 9")  # ranges as `gotchas list` prints them
+    assert "would change" not in done.stdout and done.stdout.splitlines()[-1].startswith(
+        "after: read .claude/rules/gotchas.md: 2 lessons (h3 headings)"
+    )
+    assert tomllib.loads(config.read_text("utf-8")) == {"sections": {"Debugging": "none"}}
+    assert _starts(root) == [5, 9]
+
+
+def test_pin_lines_replaces_the_pin_there_was_and_keeps_the_rest_of_the_config(tmp_path: Path) -> None:
+    root = _project(tmp_path, TROUBLESHOOTING)
+    config = root / ".claude" / "gotchas.toml"
+    config.write_text(
+        '# ours\nentries = "h2"\n\n[sections]\n"Connection" = "list"\n\n[tasks]\nkeys = ["ABC"]\n',
+        encoding="utf-8",
+    )
+    assert _starts(root) != [5, 9, 15, 19]
+    shown = json.loads(run_gotchas(root, "pin", "--lines", "5 9 15 19", "--json").stdout)
+    assert shown["exact"] and shown["written"] and shown["missing"] == [] == shown["extra"]
+    assert tomllib.loads(config.read_text("utf-8")) == {"sections": {}, "tasks": {"keys": ["ABC"]}}
+    assert config.read_text("utf-8").startswith("# ours\n")
+    assert _starts(root) == [5, 9, 15, 19]
+
+
+def test_pin_lines_no_pin_reads_shows_the_closest_and_writes_nothing(tmp_path: Path) -> None:
+    root = _project(tmp_path, TROUBLESHOOTING)
+    (root / ".claude" / "gotchas.toml").write_text("# mine\n", encoding="utf-8")
+    done = gotchas(root, "pin", "--lines", "5,7")  # line 7 is the first lesson's body
+    assert done.returncode == 1
+    assert done.stdout.startswith("no pin found reads exactly those lessons")
+    assert "nothing was written" in done.stdout
+    shown = json.loads(gotchas(root, "pin", "--lines", "5,7", "--json").stdout)
+    assert not shown["exact"] and not shown["written"] and 7 in shown["missing"]
+    assert (root / ".claude" / "gotchas.toml").read_text("utf-8") == "# mine\n"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pin", "--lines", "0"],
+        ["pin", "--lines", "5,x"],
+        ["pin", "--lines", "5,400"],
+        ["pin", "--lines", "-3"],
+        ["pin", "list", "--lines", "5"],
+        ["pin", "--section", "Debugging", "--lines", "5"],
+    ],
+)
+def test_pin_lines_bad_input_is_refused_and_nothing_is_written(tmp_path: Path, argv: list[str]) -> None:
+    root = _project(tmp_path, TROUBLESHOOTING)
+    (root / ".claude" / "gotchas.toml").write_text("# mine\n", encoding="utf-8")
+    done = gotchas(root, *argv)
+    assert done.returncode == 2 and "invalid-argument" in done.stderr
+    assert (root / ".claude" / "gotchas.toml").read_text("utf-8") == "# mine\n"

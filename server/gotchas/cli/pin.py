@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from gotchas.blockmap import Block
     from gotchas.outline import Decision
+    from gotchas.reading import Pin
     from gotchas.workspace import Snapshot, Workspace
 
 # units that read nothing in a file without their own block (a ``list`` pin reads a numbered
@@ -38,6 +39,11 @@ def add_pin(cmd: argparse.ArgumentParser) -> None:
     )
     cmd.add_argument("--clear", action="store_true", help="remove the pin (the file's, or --section's)")
     cmd.add_argument(
+        "--lines",
+        metavar="N,N,…",
+        help="the lines the lessons start on (as `gotchas list` numbers them): find the pin that reads them",
+    )
+    cmd.add_argument(
         "--dry-run", action="store_true", help="show the change and the reading it gives; write nothing"
     )
     json_flag(cmd)
@@ -50,6 +56,10 @@ def run_pin(args: argparse.Namespace) -> int:
     from gotchas.layout import CONFIG_PATH
     from gotchas.workspace import write_atomic
 
+    if args.lines is not None:
+        if args.unit or args.clear or args.section is not None:
+            raise InvalidArgument("pin --lines finds the whole pin: give it no unit, --section or --clear")
+        return _fit(args)
     if args.clear and args.unit:
         raise InvalidArgument(f"pin takes a unit ({_UNITS}) or --clear, not both")
     styles = SECTION_STYLES if args.section is not None else ENTRY_STYLES
@@ -185,3 +195,109 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
     }
     emit(view, args.json, "\n".join(text_lines))
     return 0
+
+
+_MAX_LINES = 100_000  # lesson starts one --lines may name
+
+
+def _starts(text: str, total: int) -> frozenset[int]:
+    """``5,12,30`` or ``5 12 30``, or ranges as `gotchas list` prints them (``5-8``): the first
+    line of each, 1-based, each inside the file."""
+    from gotchas.errors import InvalidArgument
+
+    found: set[int] = set()
+    for item in text.replace(",", " ").split():
+        first = item.split("-", 1)[0]
+        if not first.isdigit() or len(first) > 9 or not 1 <= int(first) <= total:
+            raise InvalidArgument(
+                f"pin --lines: {item!r} is not a line of the record (1 to {total}); give the lines its "
+                "lessons start on, as `gotchas list` numbers them: 5,12,30"
+            )
+        found.add(int(first))
+        if len(found) > _MAX_LINES:
+            raise InvalidArgument(f"pin --lines names more than {_MAX_LINES} lines")
+    return frozenset(found)
+
+
+def _fit(args: argparse.Namespace) -> int:
+    """Find the pin that reads lessons starting on the lines given and write it (the file's
+    unit and its ``[sections]`` rows, replacing the pin there was); when none reads them
+    exactly, show the closest and write nothing."""
+    from gotchas import confine, fit, outline, pin
+    from gotchas.config import parse_config
+    from gotchas.errors import ConfigError
+    from gotchas.layout import CONFIG_PATH
+    from gotchas.reading import Pin
+    from gotchas.workspace import write_atomic
+
+    ws = workspace(args)
+    path, found, text = _config(ws)
+    record = ws.record_path()
+    data = ws.read(record)
+    wanted = _starts(args.lines, data.count(b"\n") + 1)
+    best = fit.fit_record(data, wanted)
+    now_pin = Pin.parse(ws.entry_style) or Pin()
+    after, said = text, []
+    for title, _ in now_pin.sections:
+        after, more = pin.edit(after, None, title)
+        said += more
+    if best.pin.unit is not None or now_pin.unit is not None:
+        after, more = pin.edit(after, best.pin.unit)
+        said += more
+    for title, unit in best.pin.sections:
+        after, more = pin.edit(after, unit, title)
+        said += more
+    before, _ = _reading(ws, data, ws.entry_style)
+    then, _ = _reading(ws, data, parse_config(after, ws.root).entries)
+    read = frozenset(e["line"] for e in then["entries"])
+    exact = best.exact and read == wanted
+    if best.exact and not exact:  # another key of the config (``lessons-section``) reads otherwise
+        raise ConfigError(f"{CONFIG_PATH} holds a pin this command does not replace; edit it by hand")
+    written = exact and not args.dry_run and after != text
+    if written:
+        confine.fixed(ws.root, CONFIG_PATH, doing="pin writes")  # again, at the last moment
+        with ws.lock(path):
+            write_atomic(path, after.encode("utf-8"), root=ws.root, expect=found)
+    name = ws.name(record)
+    shown = _pin_text(best.pin)
+    if exact:
+        verb = "changed" if written else "would change" if after != text else "no change to"
+        lines = [f"found the pin that reads lessons on exactly those lines ({best.tries} tried): {shown}"]
+        lines += [f"{verb} {CONFIG_PATH}: {change}" for change in said]
+    else:
+        lines = [
+            f"no pin found reads exactly those lessons ({best.tries} tried); the closest, {shown}, misses "
+            f"lines {_listed(best.missing)} and reads lines {_listed(best.extra)} too; nothing was written"
+        ]
+    lines += ["before: " + line for line in outline.summary(before, name, hint=False)]
+    then_is = "after: " if exact else "closest: "
+    lines += [then_is + line for line in outline.summary(then, name, hint=False)]
+    view = {
+        "exact": exact,
+        "pin": best.pin.render(),
+        "missing": [n + 1 for n in best.missing],
+        "extra": [n + 1 for n in best.extra],
+        "tried": best.tries,
+        "dry_run": args.dry_run,
+        "changes": said if exact else [],
+        "written": written,
+        "before": outline.brief(before),
+        "after": outline.brief(then),
+    }
+    emit(view, args.json, "\n".join(lines))
+    return 0 if exact else 1
+
+
+def _pin_text(found: Pin) -> str:
+    """A pin as the lines of ``.claude/gotchas.toml`` that write it, on one line."""
+    from gotchas.quoting import toml_string
+
+    rows = [f'entries = "{found.unit}"'] if found.unit else []
+    rows += [f'[sections] {toml_string(title)} = "{unit}"' for title, unit in found.sections]
+    return "; ".join(rows) or "no pin (detection reads them)"
+
+
+def _listed(lines: Sequence[int]) -> str:
+    """0-based lines as a person counts them, the first few: ``5, 12 and 30``; ``none``."""
+    shown = [str(n + 1) for n in lines[:8]] + (["…"] if len(lines) > 8 else [])
+    return ", ".join(shown) if shown else "none"

@@ -1,0 +1,156 @@
+"""The pin that reads the lessons a person names: where each lesson starts, in; a pin out.
+
+Detection is a guess, and a person who finds it wrong knows the answer better than any pin's
+name: "the lessons start on lines 5, 12 and 30". This searches the pins for one that reads
+exactly those entries, so the person never learns the pin language to correct a reading. The
+search is greedy and small: the file's own unit first, then a row of ``[sections]`` at a time,
+tried only for the sections where the reading and the person disagree, each step keeping the
+pin that comes closest. It stops when one reads exactly, when no step comes closer, or after a
+bounded number of readings, fewer the longer the file, so a search costs about as much on a
+file of any size.
+
+Pure: bytes (or blocks and lines) in, a pin and what it reads out.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gotchas import reading
+from gotchas.blockmap import Block
+from gotchas.reading import Pin
+from gotchas.record import parse
+from gotchas.record.lines import bare_lines, decode
+
+# the units a file's pin may take; ``single`` and ``none`` read the same in every file
+FILE_UNITS = ("single", "none", *(f"h{n}" for n in range(1, 7)), "list", "paragraph", "hr-block", "table-row")
+_SECTION_UNITS = ("none", "single", "list", "paragraph", "table-row")
+MAX_ROWS = 6  # rows of ``[sections]`` a found pin may hold: more is no longer a pin a person reads
+# readings tried at most: 200 on a file of up to 5,000 lines, fewer on a longer one, down to
+# 30, so that readings times lines stays near a million (a 10,000-lesson record: 30 readings)
+MAX_READS = 200
+_LINES_READ = 1_000_000
+_SECTIONS_A_STEP = 12  # sections tried at each step: those holding most of the disagreement
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """The closest pin found, the entries it reads (0-based first lines) and how many readings
+    were tried. ``exact`` when it reads the lessons asked, no more and no fewer."""
+
+    pin: Pin
+    read: frozenset[int]
+    wanted: frozenset[int]
+    tries: int
+
+    @property
+    def exact(self) -> bool:
+        return self.read == self.wanted
+
+    @property
+    def missing(self) -> list[int]:
+        return sorted(self.wanted - self.read)
+
+    @property
+    def extra(self) -> list[int]:
+        return sorted(self.read - self.wanted)
+
+
+@dataclass(frozen=True, slots=True)
+class _Heading:
+    start: int
+    end: int  # the section's end: the next heading of its level or above
+    level: int
+    title: str
+
+
+def fit_record(data: bytes, starts: frozenset[int], now: Pin | None = None) -> Fit:
+    """``fit`` for a lessons file's bytes and the 1-based lines its lessons start on."""
+    parsed = parse(data, reuse=False)
+    assert parsed.block_map is not None  # a parse from bytes always keeps its block map
+    lines = bare_lines(decode(data))
+    return fit(parsed.block_map.blocks, lines, parsed.front_matter, frozenset(n - 1 for n in starts), now)
+
+
+def fit(
+    blocks: Sequence[Block],
+    lines: Sequence[str],
+    matter: tuple[int, int] | None,
+    wanted: frozenset[int],
+    now: Pin | None = None,
+) -> Fit:
+    """The pin closest to reading entries starting on ``wanted`` (0-based lines), from ``now``
+    (the project's pin, or none: detection)."""
+    budget = max(30, min(MAX_READS, _LINES_READ // max(1, len(lines))))
+    heads = _headings(blocks, len(lines))
+    levels = {h.level for h in heads}
+    kinds: set[str] = {b.kind for b in blocks}
+    tries = 0
+
+    def read(pin: Pin) -> frozenset[int]:
+        nonlocal tries
+        tries += 1
+        found = reading.read(blocks, lines, matter, pin if pin.unit or pin.sections else None, keep=False)
+        return frozenset(span.start for span in found.spans)
+
+    best = now or Pin()
+    got = read(best)
+    while got != wanted and tries < budget and len(best.sections) < MAX_ROWS:
+        step = None
+        for pin in _candidates(best, got ^ wanted, heads, levels, kinds):
+            if tries >= budget:
+                break
+            then = read(pin)
+            if len(then ^ wanted) < len((step[1] if step else got) ^ wanted):
+                step = (pin, then)
+        if step is None:
+            break
+        best, got = step
+    return Fit(best, got, wanted, tries)
+
+
+def _candidates(
+    pin: Pin, differ: frozenset[int], heads: list[_Heading], levels: set[int], kinds: set[str]
+) -> list[Pin]:
+    """One more choice on ``pin``: the file's unit while it has none, then a unit for each section
+    where a line the reading and the person disagree on lies, innermost first."""
+    out: list[Pin] = []
+    if pin.unit is None:
+        for unit in FILE_UNITS:
+            if unit[1:].isdigit() and int(unit[1:]) not in levels:
+                continue
+            if unit == "table-row" and "table" not in kinds:
+                continue
+            out.append(dataclasses.replace(pin, unit=unit))
+    pinned = {title for title, _ in pin.sections}
+    lines = sorted(differ)
+    touched = []
+    for head in heads:
+        inside = bisect.bisect_left(lines, head.end) - bisect.bisect_left(lines, head.start)
+        if inside and head.title not in pinned:
+            touched.append((inside, head))
+    # the sections holding most of the disagreement first, the innermost of equals
+    touched.sort(key=lambda pair: (-pair[0], -pair[1].level, pair[1].start))
+    for _, head in touched[:_SECTIONS_A_STEP]:
+        if head.title in pinned:
+            continue
+        units = [*_SECTION_UNITS, *(f"h{n}" for n in sorted(levels) if n > head.level)]
+        out.extend(dataclasses.replace(pin, sections=(*pin.sections, (head.title, unit))) for unit in units)
+        pinned.add(head.title)
+    return out
+
+
+def _headings(blocks: Sequence[Block], total: int) -> list[_Heading]:
+    """Each heading a pin may name, with its section's extent. A title a config cannot hold (too
+    long, or with a tab, a line break or ``@``) is left out."""
+    found = [b for b in blocks if b.kind == "heading"]
+    out = []
+    for n, block in enumerate(found):
+        end = next((b.start for b in found[n + 1 :] if b.level <= block.level), total)
+        title = " ".join(block.title.split())
+        if title and len(title) <= 200 and not any(c in title for c in "\t\n\r@"):
+            out.append(_Heading(block.start, end, block.level, title))
+    return out
