@@ -44,6 +44,7 @@ SHAPES: dict[str, str] = {
     "word run": "a" * MB,
     "underscored words": "a_" * (MB // 2),
     "hyphened words": "a-" * (MB // 2),
+    "lesson before a word": "lesson of " * (MB // 10),
 }
 
 
