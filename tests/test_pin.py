@@ -144,7 +144,8 @@ def test_with_no_unit_it_shows_what_each_pin_would_read_and_writes_nothing(tmp_p
     assert rows["list"].split()[1:4] == ["2", "lessons", "+0"], "the notice's runner-up: the two bullets"
     assert rows["h2"].split()[1:5] == ["2", "lessons", "+1", "-2"] and "Docker \\x1b[31m" in rows["h2"]
     assert "\x1b" not in "\n".join(shown), "a title cannot drive the terminal"
-    assert shown[-2] == "nothing read by: h3, h4, h5, h6, table-row"
+    assert shown[-3] == "nothing read by: h3, h4, h5, h6, table-row"
+    assert "gotchas pin --lines" in shown[-1]
     chosen = json.loads(run_gotchas(root, "pin", "--json").stdout)
     assert chosen["now"]["lessons"] == 3 and chosen["section"] is None
     by_unit = {c["unit"]: c for c in chosen["choices"]}

@@ -164,7 +164,10 @@ def text(decision: Decision) -> str:
     return "\n".join(out)
 
 
-CHECK_IT = "check it: `gotchas outline` shows each part and why; `gotchas pin` shows each other reading"
+CHECK_IT = (
+    "check it: `gotchas outline` shows each part and why; `gotchas pin` shows each other reading, "
+    "and `gotchas pin --lines N,N,…` finds the one reading lessons on the lines you name"
+)
 
 
 def summary(decision: Decision, record: str, *, hint: bool = True) -> list[str]:

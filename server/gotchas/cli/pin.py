@@ -182,6 +182,7 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
         text_lines.append(f"nothing read{where} by: " + ", ".join(nothing))
     if section is None:
         text_lines.append("single reads the whole file as one lesson; none reads no lesson")
+        text_lines.append("none right? `gotchas pin --lines N,N,…` finds the pin for lines lessons start on")
     else:
         text_lines.append("none leaves the section out")
     view = {
