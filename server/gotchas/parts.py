@@ -117,6 +117,8 @@ FIELD_WORDS = (
     *("現象", "根本原因", "回避策", "解決方法", "影響", "再現手順", "教訓", "背景", "現状", "理由"),
     *("문제", "증상", "원인", "근본 원인", "해결", "해결 방법", "해결책", "영향", "교훈"),
     *("재현 절차", "배경", "조치"),
+    # Vietnamese: symptom, cause, solution, how to fix, lesson
+    *("triệu chứng", "nguyên nhân", "giải pháp", "cách khắc phục", "bài học"),
     *("问题描述", "解决方法", "修复方案", "影响", "教训", "背景", "复现步骤", "根本原因", "预防措施", "现状"),
 )
 FIELDS = frozenset(FIELD_WORDS)

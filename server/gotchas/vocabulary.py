@@ -68,6 +68,11 @@ LESSONS_WORDS = (
     r"solución\s+de\s+problemas",
     r"lições(?:\s+aprendidas)?",
     r"armadilhas",
+    # Vietnamese: lessons (learned), troubleshooting, common errors, known issues
+    r"bài\s+học(?:\s+kinh\s+nghiệm)?",
+    r"khắc\s+phục\s+sự\s+cố",
+    r"lỗi\s+thường\s+gặp",
+    r"vấn\s+đề\s+đã\s+biết",
 )
 # CJK words need no word boundaries.
 LESSONS_CJK = (
