@@ -413,15 +413,15 @@ def _about_itself(root: Section) -> bool:
 
 
 def _template_only(reader: Reader, root: Section) -> bool:
-    """Instructions and an entry template (``YYYY-MM-DD``, ``<title>``, a heading) in code or
-    in an HTML comment: no lesson yet."""
+    """Instructions (paragraphs or a quote) and an entry template (``YYYY-MM-DD``, ``<title>``, a
+    heading) in code or in an HTML comment: no lesson yet."""
     content = [b for b in root.body if b.kind not in ("html", "hr")]
     fences = [b for b in content if b.kind == "fence"]
     comments = [b for b in root.body if reader.comment(b)]
     if (
         not (fences or comments)
         or len(content) - len(fences) > 2
-        or any(b.kind != "paragraph" for b in content if b.kind != "fence")
+        or any(b.kind not in ("paragraph", "quote") for b in content if b.kind != "fence")
     ):
         return False
     return all(_template(reader, b) for b in fences) and (
