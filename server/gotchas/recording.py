@@ -96,7 +96,7 @@ _ASKS_TO_RECORD = LazyPattern(
 )
 _RECORDED = LazyPattern(
     r"\b(?:mistakes?|corrections?|lessons?|learnings?|gotchas?|pitfalls?|problems?|bugs?|issues?|"
-    r"entry|entries|line|patterns?)\b|ошибк|урок|問題|教訓|ミス|问题|教训|错误|踩坑",
+    r"entry|entries|line|patterns?|fix(?:es)?|reverts?)\b|ошибк|урок|問題|教訓|ミス|问题|教训|错误|踩坑",
     re.IGNORECASE,
 )
 
