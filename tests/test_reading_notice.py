@@ -432,45 +432,6 @@ def test_a_single_lesson_titled_as_one_lesson_says_nothing() -> None:
     assert parsed.reading.notice is None
 
 
-RULE_FILE = b"""---
-description: How requests are made
-globs: src/**/*.ts
----
-
-# Requests
-
-Use `api()` from `src/lib/api.ts` for every request; it adds the auth header and retries once.
-Never call `fetch` directly from a component.
-"""
-
-NOTES = b"""Notes from the first month of running the importer.
-
-The bank's CSV uses a comma as the decimal mark; parse amounts with the locale set.
-
-Rows with a blank payee are transfers between our own accounts; skip them.
-
-A second run on the same file doubles every row; delete the batch first.
-"""
-
-
-@pytest.mark.parametrize(
-    ("data", "unit", "listed"),
-    [(RULE_FILE, "none", []), (NOTES, "paragraph", ["1", "3", "5", "7"])],
-)
-def test_any_other_file_read_as_one_lesson_is_a_guess_and_its_pin_reads_the_runner_up(
-    tmp_path: Path, data: bytes, unit: str, listed: list[str]
-) -> None:
-    """One lesson is the rarest reading of a whole file, and most often wrong: a rule holding
-    none, or lessons in a shape the reading did not see. The pin the notice names, written into
-    a real config, reads the runner-up: nothing, or the units it counted."""
-    parsed = record.parse(data)
-    assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
-    pin = UNIT_PIN.search(parsed.reading.notice or "")
-    assert pin is not None and pin[1] == unit
-    root = _project(tmp_path, data, f'entries = "{unit}"\n')
-    assert _listed_lines(root, tmp_path / "home") == listed
-
-
 GUIDE_WITH_PROBLEMS = b"""# Shopfront
 
 A storefront and its order API.

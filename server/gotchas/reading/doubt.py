@@ -257,38 +257,6 @@ def _one_of_many(found: Reading, state: State) -> str | None:
     return guess + f'the lessons inside it; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
 
 
-def _one_or_none(found: Reading, state: State) -> str | None:
-    """Any other file read as one lesson, unless its title names one lesson (``… : a critical
-    lesson``). Files that are one lesson are rare beside rules and notes holding none, or lessons
-    in a shape the reading did not see: the runner-up is the units inside it when there are
-    several of a kind, else no lessons at all."""
-    if found.kind != "single-lesson" or vocabulary.names_one_lesson(found.spans[0].title):
-        return None
-    root = state.tree
-    within = _unit_within(list(walk(root)), root)
-    count = _count_units(state, within)
-    guess = f"the reading is a guess: the file, {found.spans[0].title!r}, is read as one lesson; runner-up: "
-    if count >= 3:
-        units = unit_name(_SHAPES.get(within, within))
-        return guess + f'its {count} {units} are lessons; to choose it, pin entries = "{within}"' + _IN_CONFIG
-    return guess + 'it holds no lessons (a rule or a note); to choose it, pin entries = "none"' + _IN_CONFIG
-
-
-_SHAPES = {"list": "list-item"}
-_IN_CONFIG = " in .claude/gotchas.toml"
-
-
-def _count_units(state: State, unit: str) -> int:
-    """How many units a pin of ``unit`` would find at most: headings of its level, or top-level
-    list items, table rows, paragraphs."""
-    if unit.startswith("h"):
-        return sum(1 for b in state.blocks if b.kind == "heading" and f"h{b.level}" == unit)
-    if unit == "table-row":
-        return sum(max(0, b.end - b.start - 2) for b in state.blocks if b.kind == "table")
-    kind = "item" if unit == "list" else "paragraph"
-    return sum(1 for b in state.blocks if b.kind == kind)
-
-
 def _unit_within(sections: Sequence[Section], own: Section) -> str:
     """The unit a pin would read in ``sections`` (``own`` and its parts): the heading level
     found most under ``own``, else table rows, bullets or paragraphs."""
@@ -358,7 +326,6 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a lesson at either end titled otherwise than most of its kind", _odd_title),
     ("a short-titled lesson with next to nothing in it", _empty_lesson),
     ("a file titled as lessons read as one lesson", _one_of_many),
-    ("any other file read as one lesson", _one_or_none),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
     ("a file titled as a guide read as lessons", _titled_as_guide),
 )
