@@ -115,8 +115,8 @@ def fit(
 def _candidates(
     pin: Pin, differ: frozenset[int], heads: list[_Heading], levels: set[int], kinds: set[str]
 ) -> list[Pin]:
-    """One more choice on ``pin``: the file's unit while it has none, then a unit for each section
-    where a line the reading and the person disagree on lies, innermost first."""
+    """One more choice on ``pin``: the file's unit while it has none, then a unit for each of the
+    sections holding most of the lines the reading and the person disagree on."""
     out: list[Pin] = []
     if pin.unit is None:
         for unit in FILE_UNITS:
@@ -136,7 +136,7 @@ def _candidates(
     touched.sort(key=lambda pair: (-pair[0], -pair[1].level, pair[1].start))
     for _, head in touched[:_SECTIONS_A_STEP]:
         if head.title in pinned:
-            continue
+            continue  # a second section of the same title: its row is already tried
         units = [*_SECTION_UNITS, *(f"h{n}" for n in sorted(levels) if n > head.level)]
         out.extend(dataclasses.replace(pin, sections=(*pin.sections, (head.title, unit))) for unit in units)
         pinned.add(head.title)

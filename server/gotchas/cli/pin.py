@@ -299,6 +299,6 @@ def _pin_text(found: Pin) -> str:
 
 
 def _listed(lines: Sequence[int]) -> str:
-    """0-based lines as a person counts them, the first few: ``5, 12 and 30``; ``none``."""
+    """0-based lines as a person counts them, the first eight: ``5, 12, 30``; ``none``."""
     shown = [str(n + 1) for n in lines[:8]] + (["…"] if len(lines) > 8 else [])
     return ", ".join(shown) if shown else "none"
