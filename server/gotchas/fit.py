@@ -3,11 +3,11 @@
 Detection is a guess, and a person who finds it wrong knows the answer better than any pin's
 name: "the lessons start on lines 5, 12 and 30". This searches the pins for one that reads
 exactly those entries, so the person never learns the pin language to correct a reading. The
-search is greedy and small: the file's own unit first, then a row of ``[sections]`` at a time,
-tried only for the sections where the reading and the person disagree, each step keeping the
-pin that comes closest. It stops when one reads exactly, when no step comes closer, or after a
-bounded number of readings, fewer the longer the file, so a search costs about as much on a
-file of any size.
+search is small: the file's own unit first, then a row of ``[sections]`` at a time, tried only
+for the sections where the reading and the person disagree, each step keeping the three pins
+that come closest (a beam: a row that helps only beside another is found too). It stops when
+one reads exactly, when two steps in a row come no closer, or after a bounded number of
+readings, fewer the longer the file, so a search costs about as much on a file of any size.
 
 Pure: bytes (or blocks and lines) in, a pin and what it reads out.
 """
@@ -34,6 +34,7 @@ MAX_ROWS = 6  # rows of ``[sections]`` a found pin may hold: more is no longer a
 MAX_READS = 200
 _LINES_READ = 1_000_000
 _SECTIONS_A_STEP = 12  # sections tried at each step: those holding most of the disagreement
+WIDTH = 3  # pins kept at each step: one that comes no closer may lead to one that reads exactly
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,19 +97,35 @@ def fit(
         found = reading.read(blocks, lines, matter, pin if pin.unit or pin.sections else None, keep=False)
         return frozenset(span.start for span in found.spans)
 
-    best = now or Pin()
-    got = read(best)
-    while got != wanted and tries < budget and len(best.sections) < MAX_ROWS:
-        step = None
-        for pin in _candidates(best, got ^ wanted, heads, levels, kinds):
-            if tries >= budget:
+    start = now or Pin()
+    best, got = start, read(start)
+    beam = [(best, got)]
+    stale = 0  # steps in a row that came no closer
+    while got != wanted and tries < budget and stale < 2:
+        seen: set[tuple[str | None, frozenset[tuple[str, str]]]] = set()
+        scored: list[tuple[int, int, Pin, frozenset[int]]] = []
+        for base, base_got in beam:
+            for pin in _candidates(base, base_got ^ wanted, heads, levels, kinds):
+                key = (pin.unit, frozenset(pin.sections))
+                if key in seen or len(pin.sections) > MAX_ROWS:
+                    continue  # the same rows reached in another order
+                seen.add(key)
+                if tries >= budget:
+                    break
+                then = read(pin)
+                scored.append((len(then ^ wanted), len(pin.sections) + (pin.unit is not None), pin, then))
+                if then == wanted:
+                    break  # exact: no other pin of this step can do better than the first found
+            if scored and scored[-1][0] == 0:
                 break
-            then = read(pin)
-            if len(then ^ wanted) < len((step[1] if step else got) ^ wanted):
-                step = (pin, then)
-        if step is None:
+        if not scored:
             break
-        best, got = step
+        scored.sort(key=lambda row: (row[0], row[1]))  # closest first, then the fewest lines
+        beam = [(pin, then) for _, _, pin, then in scored[:WIDTH]]
+        if scored[0][0] < len(got ^ wanted):
+            (best, got), stale = beam[0], 0
+        else:
+            stale += 1
     return Fit(best, got, wanted, tries)
 
 
