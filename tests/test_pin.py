@@ -293,3 +293,16 @@ def test_pin_lines_bad_input_is_refused_and_nothing_is_written(tmp_path: Path, a
     done = gotchas(root, *argv)
     assert done.returncode == 2 and "invalid-argument" in done.stderr
     assert (root / ".claude" / "gotchas.toml").read_text("utf-8") == "# mine\n"
+
+
+def test_pin_lines_writes_a_hostile_title_so_every_character_shows(tmp_path: Path) -> None:
+    """A heading is the repository's text: written into the config as a section title, quotes,
+    backslashes and characters that reorder or hide what a line shows are escaped, and the
+    config still reads back to the same title."""
+    title = 'Tips "quoted" \\ \u202eesrever\u200b'
+    root = _project(tmp_path, TROUBLESHOOTING.replace("Debugging", title))
+    run_gotchas(root, "pin", "--lines", "5,9")
+    text = (root / ".claude" / "gotchas.toml").read_text("utf-8")
+    assert "\u202e" not in text and "\u200b" not in text and "\\u202e" in text and "\\u200b" in text
+    assert tomllib.loads(text) == {"sections": {title: "none"}}
+    assert _starts(root) == [5, 9]

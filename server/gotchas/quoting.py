@@ -9,6 +9,7 @@ line. Tilde runs are counted too, so the bound holds for either fence character.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _RUN = re.compile(r"`+|~+")
 
@@ -26,9 +27,13 @@ def quoted(text: str, info: str = "markdown") -> str:
 
 
 def toml_string(text: str) -> str:
-    """``text`` as a TOML basic string: quotes and backslashes escaped, control characters as
-    ``\\uXXXX`` (a section title is the repository's text, written into the project's config)."""
-    out = "".join(
-        "\\" + c if c in '"\\' else f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text
-    )
+    """``text`` as a TOML basic string: quotes and backslashes escaped; control characters, and
+    characters that change how the line shows without showing (bidi overrides, zero-width
+    marks, line separators), as ``\\uXXXX``. A section title is the repository's text, written
+    into the project's config: a person reading the config sees every character of it."""
+    out = "".join("\\" + c if c in '"\\' else f"\\u{ord(c):04x}" if _hidden(c) else c for c in text)
     return f'"{out}"'
+
+
+def _hidden(c: str) -> bool:
+    return ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or unicodedata.category(c) in ("Cf", "Zl", "Zp")
