@@ -21,12 +21,12 @@ from dataclasses import dataclass
 
 from gotchas import reading
 from gotchas.blockmap import Block
-from gotchas.reading import Pin
+from gotchas.reading import UNITS, Pin
 from gotchas.record import parse
 from gotchas.record.lines import bare_lines, decode
 
-# the units a file's pin may take; ``single`` and ``none`` read the same in every file
-FILE_UNITS = ("single", "none", *(f"h{n}" for n in range(1, 7)), "list", "paragraph", "hr-block", "table-row")
+# the units a file's pin may take, ``single`` and ``none`` first: they read the same in every file
+FILE_UNITS = ("single", "none", *(unit for unit in UNITS if unit not in ("single", "none")))
 _SECTION_UNITS = ("none", "single", "list", "paragraph", "table-row")
 MAX_ROWS = 6  # rows of ``[sections]`` a found pin may hold: more is no longer a pin a person reads
 # readings tried at most: 200 on a file of up to 5,000 lines, fewer on a longer one, down to

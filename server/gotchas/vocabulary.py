@@ -120,9 +120,12 @@ _HINDSIGHT = LazyPattern(
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
 # ``Lesson Log``, ``Gotcha Tracker``: a record of many, named by what one entry is
+_RECORD_OF_MANY = (
+    r"logs?|book|ledger|journal|register|registry|tracker|list|notes|archive|library|bank|index|"
+    r"entries|records"
+)
 _SINGULAR = re.compile(
-    r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])(?!\s+(?:logs?|book|ledger|journal|register|registry|"
-    r"tracker|list|notes|archive|library|bank|index|entries|records)\b)",
+    r"(?<![\w-])(?:lesson|gotcha|pitfall|trap|caveat)(?![\w-])(?!\s+(?:" + _RECORD_OF_MANY + r")\b)",
     re.IGNORECASE,
 )
 _PLURAL = LazyPattern(
@@ -236,9 +239,8 @@ NOT_LESSONS_TITLES = (
     r"(?:architecture\s+)?decision\s+record\b.*",
     # ``lesson`` before a noun of its own is a lesson taught (``Lesson Cards``, ``Lesson System``,
     # ``… — Lesson Demonstrations``), not learned; a log of lessons keeps its name (``Lesson Log``)
-    r"(?:.*\W)?lesson\s+(?!(?:learned|learnt|logs?|notes?|book|list|ledger|register|registry|journal|records?|"
-    r"archive|library|bank|index|tracker|entries|summary|review|recap|digest|from|on|about|of|in|for|"
-    r"to|per|by|with|at|that|this|and|or|is|was|we|i|you)\b)[^\W\d_]{2,}\b.*",
+    r"(?:.*\W)?lesson\s+(?!(?:" + _RECORD_OF_MANY + r"|note|record|learned|learnt|summary|review|recap|"
+    r"digest|from|on|about|of|in|for|to|per|by|with|at|that|this|and|or|is|was|we|i|you)\b)[^\W\d_]{2,}\b.*",
 )
 _NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
 
