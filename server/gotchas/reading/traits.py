@@ -66,8 +66,8 @@ class Traits(State):
     def describes_file(self, section: Section) -> bool:
         """A section of one paragraph that opens by naming the file (``This document captures
         …``): what the file is for, not a lesson. A numbered one stays one of a series."""
-        if section.children:
-            return False
+        if section.children or not any(self.names_file(b) for b in section.body):
+            return False  # most sections: no paragraph names the file
         content = self.own_content(section)
         if len(content) != 1 or not self.names_file(content[0]):
             return False
@@ -296,8 +296,7 @@ class Traits(State):
         ``_No lessons recorded yet._``)."""
         if section.children:
             return False
-        # a closing note on the file (``*This file is updated when …*``) is no content of the section's
-        lone = _only_content([b for b in section.body if not self.names_file(b)])
+        lone = self._lone_block(section.body)
         if lone is None or lone.kind not in ("item", "paragraph"):
             return False
         if self.empty_item(lone):
@@ -315,6 +314,19 @@ class Traits(State):
             or self.asks_to_record(lone)
             or blank_form(self.lines[lone.start : lone.end])
         )
+
+    def _lone_block(self, body: Sequence[Block]) -> Block | None:
+        """``_only_content`` of the body but a closing note on the file (``*This file is updated
+        when …*``), which is no content of the section's; settled at the second block, as most
+        leaves are."""
+        found = None
+        for block in body:
+            if block.kind in ("html", "hr") or self.names_file(block):
+                continue
+            if found is not None:
+                return None
+            found = block
+        return found
 
     def awaits_lessons(self, section: Section) -> bool:
         """A leaf titled as lessons or as the log that holds nothing, or only a comment
