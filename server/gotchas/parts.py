@@ -182,14 +182,17 @@ def field_of(base: str) -> str:
     if len(words) >= 2:
         if words[0] in QUALIFIERS and " ".join(words[1:]) in FIELDS:
             return " ".join(words[1:])
-        if words[-1] == "analysis" and " ".join(words[:-1]) in FIELDS:
-            return " ".join(words[:-1])
+        if words[-1] in _DONE and " ".join(words[:-1]) in FIELDS:
+            return " ".join(words[:-1])  # ``Root cause analysis``, ``Fix applied``
     if not base.isascii() and len(words) == 1:
         for word in _CJK_FIELDS:
             if base.endswith(word) and len(base) <= len(word) + 3:
                 return word
     return base
 
+
+# a word after a part's name that says what was done with it: still that part
+_DONE = frozenset(("analysis", "applied", "implemented"))
 
 _PART_JOINS = LazyPattern(r"\s*(?:/|&|,|\band\b|\+)\s*")
 
