@@ -8,7 +8,7 @@ or label's text with Markdown emphasis removed.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from gotchas.pattern import LazyPattern
@@ -487,8 +487,10 @@ _THIS_FILE = LazyPattern(
 )
 
 
-def names_this_file(text: str) -> bool:
-    return bool(_THIS_FILE.compiled.match(text.strip()))
+def lines_naming_file(lines: Sequence[str], starts: Iterable[int]) -> frozenset[int]:
+    """Those of ``starts`` whose line opens by naming the file (``This document catalogs …``)."""
+    match = _THIS_FILE.compiled.match
+    return frozenset(n for n in starts if match(lines[n].strip()))
 
 
 def names_no_lessons(title: str) -> bool:

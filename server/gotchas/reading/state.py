@@ -85,7 +85,8 @@ class State:
         self.lines = lines
         self.matter = matter
         self.total = len(lines)
-        self.tree = section_tree(outline_blocks(blocks, lines), self.total)
+        self.outline = outline_blocks(blocks, lines)  # the blocks every section's body is made of
+        self.tree = section_tree(self.outline, self.total)
         self.labels = self._label_counts_near(prior) if prior is not None else self._label_counts()
         self.headings = self._repeated_parts()
         self.groups: list[Note] = []
@@ -98,7 +99,7 @@ class State:
             self.labels,
         )
         self._first_texts: dict[int, str] = {}  # a block's first line without its marker, by line
-        self._names_file: dict[int, bool] = {}  # whether a paragraph opens by naming the file, by line
+        self._naming: frozenset[int] | None = None  # where the outline's paragraphs name the file
         self._file_maps: dict[int, bool] = {}  # whether a table maps to files, by line
         # whether ``spans_from`` titles list items now: off while a leaf only weighs its units
         # (``sections.Reader.read_leaf``), which titles them once they are its entries
@@ -233,12 +234,10 @@ class State:
 
     def names_file(self, block: Block) -> bool:
         """A paragraph that opens by naming the file it is in (``This document catalogs …``)."""
-        if block.kind != "paragraph":
-            return False
-        found = self._names_file.get(block.start)  # asked of each paragraph by several rules
-        if found is None:
-            found = self._names_file[block.start] = vocabulary.names_this_file(self.lines[block.start])
-        return found
+        if self._naming is None:  # asked of every paragraph by several rules: all found at once
+            paragraphs = (b.start for b in self.outline if b.kind == "paragraph")
+            self._naming = vocabulary.lines_naming_file(self.lines, paragraphs)
+        return block.kind == "paragraph" and block.start in self._naming
 
     def empty_item(self, block: Block) -> bool:
         """``- `` alone, no text on any of its lines: the bullet the next lesson will fill."""

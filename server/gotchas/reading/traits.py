@@ -66,8 +66,13 @@ class Traits(State):
     def describes_file(self, section: Section) -> bool:
         """A section of one paragraph that opens by naming the file (``This document captures
         …``): what the file is for, not a lesson. A numbered one stays one of a series."""
-        if section.children or not any(self.names_file(b) for b in section.body):
-            return False  # most sections: no paragraph names the file
+        if section.children:
+            return False
+        first = next((b for b in section.body if b.kind not in ("html", "hr")), None)
+        if first is None or first.kind != "paragraph":
+            return False
+        if not self.names_file(first) and not MARK.compiled.match(self.lines[first.start]):
+            return False  # most sections: their first paragraph is no mark and names no file
         content = self.own_content(section)
         if len(content) != 1 or not self.names_file(content[0]):
             return False
