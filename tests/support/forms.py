@@ -59,7 +59,9 @@ def successor_form(line: str) -> str:
 _LABEL = re.compile(
     r"^\s*(?:#{1,6}\s+|\|\s*|(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?)?+"  # a heading, row or item opening
     r"(?:\*\*|__)?(?:⚠️ )?(?:([A-Z]+-)(\d+(?:\.\d+)*)(?=\s*[.·:)|—–]|\s+-\s|\*\*)"
-    r"|()(\d+(?:\.\d+)*)(?=[.·:)|\s—]|\*\*))"  # an id needs its separator (not ``CUDA-12 builds``)
+    # an id needs its separator (not ``CUDA-12 builds``); after a plain space only a dotted number
+    # is one (``11.4 Title``, not ``400 Bad Request``)
+    r"|()(\d+(?:\.\d+)+(?=\s)|\d+(?:\.\d+)*(?=[.·:)|—]|\s*[·—–:|]|\s+-\s|\*\*)))"
 )
 
 

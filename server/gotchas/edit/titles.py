@@ -23,7 +23,8 @@ _DATE_ALONE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _LABEL = re.compile(
     r"^(?P<stem>\[(?:[^\W\d_]{1,12}[-_]?)?|[^\W\d_]{1,12}[-_]|[^\W\d_]{1,12} |[A-Z]{1,4}(?=\d)|#)?"
     r"(?P<number>\d{1,6}(?:\.\d{1,6})*)"
-    r"(?P<sep>\][ \t]*(?:[·—–:：|-][ \t]*)?|\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t]+|[ \t]+-[ \t]+|[ \t]+)(?=\S)"
+    r"(?P<sep>\][ \t]*(?:[·—–:：|-][ \t]*)?|\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t\xa0]+|[ \t]+-[ \t]+|[ \t]+)"
+    r"(?=\S)"
 )
 
 
@@ -205,10 +206,13 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     """``title`` dressed as ``like``'s title is written: its date, a free number or id in its
     scheme, and the symbol or wrapper every sibling shares."""
     mine = split_title(written)
-    if not (mine.symbol or mine.outer or mine.inner or mine.label):
+    colon = mine.core.rstrip().endswith((":", "："))
+    if not (mine.symbol or mine.outer or mine.inner or mine.label or colon):
         return f"{mine.date}{title}"  # the common case: nothing to compare with the siblings
     siblings = [split_title(written_title(record, e)) for e in _siblings(record, like)] or [mine]
     symbol = mine.symbol if mine.symbol and all(s.symbol == mine.symbol for s in siblings) else ""
+    if mine.symbol and len(siblings) >= 2 and all(s.symbol for s in siblings):
+        symbol = mine.symbol  # each sibling opens with a pictograph of its own (``🔍 …``, ``🎮 …``)
     if mine.symbol.strip() in _STATUS_SYMBOLS:
         # a status mark is one entry's (``## ✅ … — closed``) unless most siblings carry it:
         # then it is their form (``#### ✅ **Title**`` over a few ``#### ❌ …``)
@@ -217,14 +221,29 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     outer = mine.outer if all(s.outer == mine.outer for s in siblings) else ""
     inner = mine.inner if all(s.inner == mine.inner for s in siblings) else ""
     label = ""
-    if mine.label is not None:
-        same = [s for s in siblings if s.label is not None and s.label.stem == mine.label.stem]
-        if len(same) >= 2 and len(same) * 2 > len(siblings):
-            label = next_label(mine.label, taken_numbers(record, mine.label.stem)).text()
-            if title and not mine.core and not label[-1:].isspace():
-                label += " "  # a title that is its number alone (``## 5``): the words follow a space
-    core = f"{inner}{title}{inner}"
+    if mine.label is not None and _scheme_holds(mine.label, siblings):
+        label = next_label(mine.label, taken_numbers(record, mine.label.stem)).text()
+        if title and not mine.core and not label[-1:].isspace():
+            label += " "  # a title that is its number alone (``## 5``): the words follow a space
+    closing = mine.core.rstrip()[-1:]
+    if closing not in (":", "：") or len(siblings) < 2 or title.rstrip().endswith(closing):
+        closing = ""
+    elif not all(s.core.rstrip().endswith(closing) for s in siblings):
+        closing = ""  # but every sibling's title closes with a colon (``#### Login fails (401):``)
+    core = f"{inner}{title}{closing}{inner}"
     return f"{outer}{symbol}{mine.date}{label}{core}{outer}"
+
+
+def _scheme_holds(label: Label, siblings: list[TitleParts]) -> bool:
+    """Whether a successor goes on with ``label``'s scheme: most siblings share its stem, or
+    every sibling carries an id of some stem (``A-001 · …`` beside ``W-001 · …``), or the
+    entry has no sibling to say otherwise (one ``## KI-1 — …`` alone goes on as ``KI-2``)."""
+    if len(siblings) <= 1:
+        return True
+    same = sum(1 for s in siblings if s.label is not None and s.label.stem == label.stem)
+    if same >= 2 and same * 2 > len(siblings):
+        return True
+    return bool(label.stem) and all(s.label is not None and s.label.stem for s in siblings)
 
 
 SIBLING_WINDOW = 100
