@@ -226,10 +226,9 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
         if title and not mine.core and not label[-1:].isspace():
             label += " "  # a title that is its number alone (``## 5``): the words follow a space
     closing = mine.core.rstrip()[-1:]
-    if closing not in (":", "：") or len(siblings) < 2 or title.rstrip().endswith(closing):
-        closing = ""
-    elif not all(s.core.rstrip().endswith(closing) for s in siblings):
-        closing = ""  # but every sibling's title closes with a colon (``#### Login fails (401):``)
+    every = len(siblings) >= 2 and all(s.core.rstrip().endswith(closing) for s in siblings)
+    if closing not in (":", "：") or not every or title.rstrip().endswith(closing):
+        closing = ""  # kept when every sibling's title closes with it (``#### Login fails (401):``)
     core = f"{inner}{title}{closing}{inner}"
     return f"{outer}{symbol}{mine.date}{label}{core}{outer}"
 

@@ -233,7 +233,8 @@ class State:
         return recording.asks_to_record(text)
 
     def names_file(self, block: Block) -> bool:
-        """A paragraph that opens by naming the file it is in (``This document catalogs …``)."""
+        """A paragraph of the outline that opens by naming the file it is in (``This document
+        catalogs …``)."""
         if self._naming is None:  # asked of every paragraph by several rules: all found at once
             paragraphs = (b.start for b in self.outline if b.kind == "paragraph")
             self._naming = vocabulary.lines_naming_file(self.lines, paragraphs)
