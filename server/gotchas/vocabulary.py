@@ -641,3 +641,30 @@ _META_AT_LENGTH = LazyPattern(
     r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
     r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b"
 )
+
+
+# Steps of a diagnosis, in the imperative (``1. Check the env var``, ``- Verify the path``): a
+# list of them under a problem is that problem's procedure, not a list of lessons.
+_STEP = LazyPattern(
+    r"^(?:check|verify|confirm|inspect|review|restart|try|look\s+(?:at|for|in)|make\s+sure|ensure|"
+    r"clear|rebuild|reinstall|re-?run|run)\b",
+    re.IGNORECASE,
+)
+
+
+# a title saying something goes wrong: ``Operations Not Working``, ``Build is Slow``, ``Styling Broken``
+_TROUBLE = LazyPattern(
+    r"(?<![\w-])(?:not\s+\w+ing|broken|fails?|failing|failures?|slow|missing|crash(?:es|ing)?|"
+    r"(?:does|do|is|are|wo|ca)n'?t\s+\w+|cannot\s+\w+|stuck|hangs?|timeouts?)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def names_trouble(title: str) -> bool:
+    """A title naming problems met (``Database Issues``) or saying something goes wrong."""
+    return names_problems(title) or bool(_TROUBLE.compiled.search(plain(title)))
+
+
+def names_step(text: str) -> bool:
+    """Whether an item's text opens with a step to take (``Check …``, ``Verify …``)."""
+    return bool(_STEP.compiled.match(plain(text).lstrip(" *_")))

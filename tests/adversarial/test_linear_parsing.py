@@ -45,6 +45,8 @@ SHAPES: dict[str, str] = {
     "underscored words": "a_" * (MB // 2),
     "hyphened words": "a-" * (MB // 2),
     "lesson before a word": "lesson of " * (MB // 10),
+    "not before a long word": "not " + "a" * MB,
+    "nots": "not " * (MB // 4),
 }
 
 
@@ -61,10 +63,11 @@ def test_a_megabyte_field_line_parses_in_linear_time(shape: str) -> None:
 @pytest.mark.parametrize("shape", SHAPES)
 def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> None:
     line = SHAPES[shape]
-    # the last heading's title is weighed as a group's or a lesson's over its bullets
+    # the last headings' titles are weighed as a group's or a lesson's over their bullets
     data = (
         f"# Lessons\n\n## Lesson one\n\n{line}\n\n- {line}\n\n## {line}\n\nprose\n\n"
-        f"## {line}\n\n- one fact\n- another fact\n"
+        f"## {line}\n\n- one fact\n- another fact\n\n"
+        f"## {line}\n\n- Check one\n- Verify two\n- Check three\n"
     ).encode()
     with finishes_within(30, f"reading and checking a record with a 1 MB line of {shape}"):
         parsed = record.parse(data)
