@@ -115,7 +115,13 @@ def annotate_block(
         # metadata bullets opening a list of field bullets (``- **Date:**`` then ``- **Problem:**``):
         # a mark between them would split the list, so both go before it, as for any other list
         return [Insertion(first, (marks, "", caveat, ""))]
-    prefix = _field_prefix(bare_line(lines[run - 1]), "")
+    last = bare_line(lines[run - 1])
+    if (run >= end or not bare_line(lines[run]).strip()) and _LABEL_LINE.match(last):
+        # a paragraph of bold-label metadata (``**Status:** open``): a mark line after it would
+        # read as more of the last label's text, so it is a paragraph of its own
+        tail = ("",) if run < len(lines) and bare_line(lines[run]).strip() else ()
+        return [Insertion(run, ("", marks, "", caveat, *tail))]
+    prefix = _field_prefix(last, "")
     return [_marks_then_caveat(lines, run, end, prefix, "", marks, caveat)]
 
 

@@ -395,12 +395,8 @@ class State:
             if marked and block.kind == "quote":
                 marked = False
                 continue
+            marked = False
             out.append(block)
-            # a mark written after the lesson's own field lines (``**Status:** open``) ends their
-            # paragraph: the quote after it is the mark's too
-            marked = block.kind == "paragraph" and block.end - block.start > 1 and any(
-                MARK.compiled.match(line) for line in self.lines[block.start + 1 : block.end]
-            )
         return out
 
 
