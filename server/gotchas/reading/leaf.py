@@ -73,8 +73,11 @@ def leaf_evidence(
     if len(units) >= 2 and vocabulary.names_many_lessons(section.title):
         score += 2.0
         reasons.append("its title names lessons in the plural over a list of them")
-    steps = sum(vocabulary.names_step(item_text(state.lines[s.start])) for s in units)
-    if len(units) >= 3 and steps * 3 >= len(units) * 2 and vocabulary.names_trouble(section.title):
+    if (
+        len(units) >= 3
+        and vocabulary.names_trouble(section.title)
+        and sum(vocabulary.names_step(item_text(state.lines[s.start])) for s in units) * 3 >= len(units) * 2
+    ):
         score -= 2.0
         reasons.append("its bullets are steps to take (Check …, Verify …): one problem's procedure")
     stated = sum(opens_bold_sentence(item_text(state.lines[s.start])) for s in units)

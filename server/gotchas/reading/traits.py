@@ -9,7 +9,7 @@ and blocks only, never how its siblings read.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gotchas import parts, recording, vocabulary
 from gotchas.blockmap import Block
@@ -301,7 +301,8 @@ class Traits(State):
         ``_No lessons recorded yet._``)."""
         if section.children:
             return False
-        lone = self._lone_block(section.body)
+        # a closing note on the file (``*This file is updated when …*``) is no content of the section's
+        lone = _only_content(section.body, aside=self.names_file)
         if lone is None or lone.kind not in ("item", "paragraph"):
             return False
         if self.empty_item(lone):
@@ -319,19 +320,6 @@ class Traits(State):
             or self.asks_to_record(lone)
             or blank_form(self.lines[lone.start : lone.end])
         )
-
-    def _lone_block(self, body: Sequence[Block]) -> Block | None:
-        """``_only_content`` of the body but a closing note on the file (``*This file is updated
-        when …*``), which is no content of the section's; settled at the second block, as most
-        leaves are."""
-        found = None
-        for block in body:
-            if block.kind in ("html", "hr") or self.names_file(block):
-                continue
-            if found is not None:
-                return None
-            found = block
-        return found
 
     def awaits_lessons(self, section: Section) -> bool:
         """A leaf titled as lessons or as the log that holds nothing, or only a comment
@@ -367,12 +355,12 @@ _LABEL = re.compile(r"^\s*[*_]*[^*_\n]{1,80}[:：][*_]*\s*$")
 _ASIDE = re.compile(r"^[_*]*[(（][^()（）]*[)）][_*]*\.?$")
 
 
-def _only_content(body: Sequence[Block]) -> Block | None:
-    """The one block of ``body`` that is no comment or rule, if it holds just one (settled at
-    the second: a leaf is read by this for every section of a file)."""
+def _only_content(body: Sequence[Block], aside: Callable[[Block], bool] | None = None) -> Block | None:
+    """The one block of ``body`` that is no comment or rule (nor ``aside``), if it holds just one
+    (settled at the second: a leaf is read by this for every section of a file)."""
     found = None
     for block in body:
-        if block.kind not in ("html", "hr"):
+        if block.kind not in ("html", "hr") and (aside is None or not aside(block)):
             if found is not None:
                 return None
             found = block
