@@ -47,6 +47,9 @@ SHAPES: dict[str, str] = {
     "lesson before a word": "lesson of " * (MB // 10),
     "not before a long word": "not " + "a" * MB,
     "nots": "not " * (MB // 4),
+    "quoted spaces": "> " + " " * MB + "x",
+    "a label's spaces": "- a: " + " " * MB + "x",
+    "blanks": "[a]" * (MB // 3) + "x",
 }
 
 
@@ -63,9 +66,10 @@ def test_a_megabyte_field_line_parses_in_linear_time(shape: str) -> None:
 @pytest.mark.parametrize("shape", SHAPES)
 def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> None:
     line = SHAPES[shape]
-    # the last headings' titles are weighed as a group's or a lesson's over their bullets
+    # the first heading is a form's blank title, its lines weighed as blanks; the last headings'
+    # titles are weighed as a group's or a lesson's over their bullets
     data = (
-        f"# Lessons\n\n## Lesson one\n\n{line}\n\n- {line}\n\n## {line}\n\nprose\n\n"
+        f"# Lessons\n\n## [Lesson] <one>\n\n{line}\n\n- {line}\n\n## {line}\n\nprose\n\n"
         f"## {line}\n\n- one fact\n- another fact\n\n"
         f"## {line}\n\n- Check one\n- Verify two\n- Check three\n"
     ).encode()

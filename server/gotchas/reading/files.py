@@ -18,8 +18,8 @@ from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
 from gotchas.reading.sections import Reader
-from gotchas.reading.template import blank_title, own_template
-from gotchas.reading.text import TEMPLATE
+from gotchas.reading.template import own_template
+from gotchas.reading.text import TEMPLATE, blank_title
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, leaves, walk
 from gotchas.reading.units import unit_spans
@@ -443,8 +443,14 @@ def _checklist(reader: Reader) -> bool:
 
 
 def _substantial(reader: Reader, root: Section) -> bool:
-    content = [b for b in reader.blocks if b.kind not in ("html", "hr")]
-    lines = sum(1 for n in range(root.start, root.end) if reader.lines[n].strip())
+    """Text enough to be one lesson, once the entries' form written out is set aside."""
+    forms = [(note.start, note.end) for note in reader.left_out if note.what == "template"]
+
+    def kept(n: int) -> bool:
+        return not any(start <= n < end for start, end in forms)
+
+    content = [b for b in reader.blocks if b.kind not in ("html", "hr", "heading") and kept(b.start)]
+    lines = sum(1 for n in range(root.start, root.end) if reader.lines[n].strip() and kept(n))
     return reader.matter is not None or len(content) >= 3 or lines >= 4
 
 

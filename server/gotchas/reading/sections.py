@@ -153,6 +153,10 @@ class Reader(Traits):
             why = "commands to run, kept beside the lessons"
             self.left_out.append(Note(section.start, section.end, "reference", section.title, why))
             return True
+        if self.unfilled_form(section):
+            why = "the entries' form written out: its title and fields are blanks, no lesson"
+            self.left_out.append(Note(section.start, section.end, "template", section.title, why))
+            return True
         if vocabulary.is_meta(section.title) or self.describes_file(section):
             self.left_out.append(
                 Note(

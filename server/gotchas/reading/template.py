@@ -17,21 +17,11 @@ from gotchas import vocabulary
 from gotchas.reading import series
 from gotchas.reading.model import Note, Reading
 from gotchas.reading.sections import Reader
-from gotchas.reading.text import lead_label
+from gotchas.reading.text import PLACEHOLDER as _PLACEHOLDER
+from gotchas.reading.text import blank_title, lead_label
 from gotchas.reading.tree import Section, walk
 
 _HEADING = re.compile(r"^ {0,3}(#{2,6})[ \t]+(\S.*)$")
-_PLACEHOLDER = re.compile(
-    r"<[^<>]{1,40}>|\[[^\[\]]{1,40}\]|YYYY|NNN|XXX|\bshort (?:title|description)\b", re.IGNORECASE
-)
-
-
-def blank_title(title: str) -> bool:
-    """A heading written as the entries' form, placeholders not filled in (``## YYYY-MM-DD
-    <title>``, ``### [DATE] — [TITLE]``): no digit of a real date or number in it."""
-    return _PLACEHOLDER.search(title) is not None and not any(c.isdigit() for c in title)
-
-
 # how a template writes an entry's title, and how a written title shows it follows that form
 _FORMS = (
     # ``N. <title>``, ``Lesson N: <title>``: a number first, or after one word
@@ -192,6 +182,11 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
         return None  # some lessons are rows or bullets: the section rules read both shapes
     if written is not None:
         sections = _from_first_written(reader, sections, in_form)
+    for section in [s for s in sections if reader.awaits_lessons(s)]:
+        # ``## Entries`` over nothing, the lessons below it at its own level: where they go
+        why = "where the lessons go, none in it"
+        reader.left_out.append(Note(section.start, section.end, "empty", section.title, why))
+        sections.remove(section)
     why = f"the log's own template shows each lesson as an h{level} heading"
     spans = series.settle(reader, [reader.heading_span(s, why) for s in sections])
     return Reading("lessons", spans, why, [], reader.groups, _with_template(reader, holder, root, sections))

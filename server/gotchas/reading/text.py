@@ -270,3 +270,37 @@ def blank_form(lines: Sequence[str]) -> bool:
     """An entry written as a form, every field a bracketed blank: a template, no lesson yet."""
     filled = [line for line in lines if line.strip()]
     return len(filled) >= 2 and all(_BLANK_FIELD.match(line) for line in filled)
+
+
+# a blank where an entry's form is filled in: ``<title>``, ``[DATE]``, ``YYYY``, ``Lesson-XXX``
+PLACEHOLDER = re.compile(
+    r"<[^<>]{1,40}>|\[[^\[\]]{1,40}\]|YYYY|NNN|XXX|\bshort (?:title|description)\b", re.IGNORECASE
+)
+
+
+def blank_title(title: str) -> bool:
+    """A heading written as the entries' form, placeholders not filled in (``## YYYY-MM-DD
+    <title>``, ``### [DATE] — [TITLE]``): no digit of a real date or number in it."""
+    return PLACEHOLDER.search(title) is not None and not any(c.isdigit() for c in title)
+
+
+# what is left of a form's line once its marker, label and blanks are taken away: no word
+_FORM_LINE = re.compile(
+    r"^\s{0,3}(?:>\s*+)*+(?:(?:[-*+]|\d{1,9}[.)])\s*+)?"  # a quote's or a list's marker
+    r"(?:(?:\*\*|__)?[^\s\[\]<>*_:：][^\[\]<>*_:：\n]{0,39}[:：](?:\*\*|__)?[:：]?)?"  # a field's label
+    r"(?:<[^<>\n]{1,80}>|\[[^\[\]\n]{1,80}\]|\.{3}|…|\s)*+$"  # its blanks, or nothing
+)
+
+
+def unfilled(lines: Sequence[str]) -> bool:
+    """Lines of a form nobody filled in: field labels over empty bullets, ``...``, bracketed
+    blanks (``**症状:**`` / ``-``, ``**A:** [回答]``); at least one such line, none with a word
+    of its own."""
+    seen = False
+    for line in lines:
+        if not line.strip():
+            continue
+        if _FORM_LINE.match(line) is None:
+            return False
+        seen = True
+    return seen

@@ -24,7 +24,9 @@ from gotchas.reading.text import (
     MOVED_TO,
     NUMBERED_TITLE,
     blank_form,
+    blank_title,
     lead_label,
+    unfilled,
 )
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, walk
@@ -320,6 +322,17 @@ class Traits(State):
             or self.asks_to_record(lone)
             or blank_form(self.lines[lone.start : lone.end])
         )
+
+    def unfilled_form(self, section: Section) -> bool:
+        """A heading written as the entries' form with its blanks left in, over fields nobody
+        filled in (``## Lesson-XXX — Título`` over ``### Contexto`` / ``...``; ``### 問題:
+        [問題の概要]`` over ``**症状:**`` / ``-``): the template written out, no lesson. Its
+        code blocks are the form's examples."""
+        if not blank_title(section.title):
+            return False
+        skipped = ("fence", "html", "hr")
+        blocks = [b for s in walk(section) for b in s.body if b.kind not in skipped]
+        return unfilled([line for b in blocks for line in self.lines[b.start : b.end]])
 
     def awaits_lessons(self, section: Section) -> bool:
         """A leaf titled as lessons or as the log that holds nothing, or only a comment
