@@ -647,7 +647,7 @@ _META_AT_LENGTH = LazyPattern(
 # list of them under a problem is that problem's procedure, not a list of lessons.
 _STEP = LazyPattern(
     r"^(?:check|verify|confirm|inspect|review|restart|try|look\s+(?:at|for|in)|make\s+sure|ensure|"
-    r"clear|rebuild|reinstall|re-?run|run)\b",
+    r"clear|clean|rebuild|reinstall|re-?run|run)\b",
     re.IGNORECASE,
 )
 

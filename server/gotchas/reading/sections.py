@@ -275,6 +275,8 @@ class Reader(Traits):
         if children:
             if self.parts_of_one(children, under_heading=True):
                 return [self.heading_span(section, "its sub-headings are this lesson's parts")]
+            if self.steps_of_one(section, children):
+                return [self.heading_span(section, "a problem: its sub-headings are steps to take")]
             if self.claim_over_parts(section, children):
                 why = "a lesson: its title states a claim over a sub-heading or two, its parts"
                 return [self.heading_span(section, why)]

@@ -153,6 +153,16 @@ class Traits(State):
             for c in children
         )
 
+    def steps_of_one(self, section: Section, children: Sequence[Section]) -> bool:
+        """``## Test Failures`` over ``### Run with verbose output`` / ``### Skip test cache``: a
+        problem over sub-headings most of which are steps to take is one problem, the steps its
+        procedure (as bullets of steps are, in ``leaf_evidence``)."""
+        if len(children) < 2 or section.heading is None or not vocabulary.names_trouble(section.title):
+            return False
+        if any(c.children or self.has_entry_fields(c) for c in children):
+            return False
+        return sum(vocabulary.names_step(c.title) for c in children) * 3 >= len(children) * 2
+
     def holds_data(self, section: Section) -> bool:
         """A sub-section that is a table of measurements alone: a part (the evidence) of the
         lesson above it, as ``### Distribution by linter`` is."""
