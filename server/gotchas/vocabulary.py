@@ -33,6 +33,7 @@ LESSONS_WORDS = (
     r"things\s+to\s+watch",
     r"(?:things|patterns|what)\s+to\s+avoid",
     r"anti-?patterns",
+    r"post-?mortems",
     # Russian
     r"уроки",
     r"урок",
@@ -137,6 +138,8 @@ _PLAN_LEAD = r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?"  # a plan's title may be numbered
 META_TITLES = (
     r"when\s+to\s+add",
     r"how\s+to\s+(?:add|write|use|contribute)",
+    # how to read the file itself, not how to read a config or a log (lessons)
+    r"how\s+to\s+read\s+(?:this|these|the\s+(?:page|file|tables?|list|entries|catalog|doc(?:ument)?))\b",
     r"adding(?:\s+(?:or|and)\s+(?:updating|editing|removing))?\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|learnings?|gotchas?)",
     r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
     r"entry\s+(?:format|template)",
@@ -511,11 +514,11 @@ def numbers_entry(label: str) -> bool:
 # The parts of a report around its lessons (its summary, how it was tested, what comes next),
 # when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
 _REPORT_PARTS = re.compile(
-    r"^(?:(?:[\w-]+\s+){0,3}(?:summary|rationale)|overview|conclusions?|"
+    r"^(?:(?:[\w-]+\s+){0,3}(?:summary|rationale)(?:\s+table)?|overview|conclusions?|"
     # a summary in other languages (``Zusammenfassung``, ``最佳实践总结``, ``요약``)
     r"(?:[\w-]+\s+)?(?:zusammenfassung|résumé|resumen|resumo|итоги|резюме)|\w{0,8}(?:总结|小结|まとめ|要約|요약)|"
     r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
-    r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|recommendations(?:\s+for\s+[\w\s-]{1,40})?|decision\s+log|"
+    r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|(?:final\s+)?recommendations?(?:\s+for\s+[\w\s-]{1,40})?|decision\s+log|"
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
     # a reference of commands kept beside the lessons, and general advice on debugging
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
