@@ -500,3 +500,42 @@ def test_a_guide_titled_with_lessons_says_nothing() -> None:
     parsed = record.parse(titled)
     assert parsed.reading is not None and parsed.reading.kind == "lessons"
     assert parsed.reading.notice is None
+
+
+KEEPING_RULE = b"""---
+description: Read LESSONS.md before work; after a fix, add a lesson to it
+alwaysApply: true
+---
+
+# Lessons rule
+
+## When
+
+- Before every change to the booking flow
+- After every bug fixed in review
+
+## What to do
+
+- Read the lessons that share the task's tags
+- Add one in the file's format when something new was learned
+"""
+
+
+def test_a_rule_described_by_another_file_is_a_guess_and_its_pin_reads_none(tmp_path: Path) -> None:
+    """A rule whose front matter describes it by another Markdown file, read as lessons: it
+    names that file, and the pin it names, written into a real config, reads none."""
+    parsed = record.parse(KEEPING_RULE)
+    assert parsed.reading is not None and parsed.reading.kind == "lessons" and parsed.entries
+    notice = parsed.reading.notice or ""
+    assert "front matter names LESSONS.md" in notice
+    pin = UNIT_PIN.search(notice)
+    assert pin is not None and pin[1] == "none"
+    root = _project(tmp_path, KEEPING_RULE, f'entries = "{pin[1]}"\n')
+    assert _listed_lines(root, tmp_path / "home") == []
+
+
+def test_a_rule_describing_its_own_lessons_says_nothing() -> None:
+    said = b"Read LESSONS.md before work; after a fix, add a lesson to it"
+    plain = KEEPING_RULE.replace(said, b"Booking flow lessons")
+    parsed = record.parse(plain)
+    assert parsed.reading is not None and parsed.reading.notice is None

@@ -308,6 +308,30 @@ def _titled_as_guide(found: Reading, state: State) -> str | None:
     )
 
 
+# a rule's own description in its front matter (``description: Always update BUGS.md …``)
+_DESCRIPTION = re.compile(r"^(?:description|name)\s*:(.*)$")
+# a Markdown file it names (``BUGS.md``, ``docs/lessons-learned.md``, ``cursor.md``)
+_FILE_NAMED = re.compile(r"(?<![\w./-])[\w./-]{1,200}\.mdc?\b")
+
+
+def _kept_elsewhere(found: Reading, state: State) -> str | None:
+    """A rule whose front matter describes it by another Markdown file (``description: Read
+    LESSONS.md before work; add a lesson after``, ``Always update BUGS.md``), read as lessons:
+    it may be how to keep that file, holding none of its own."""
+    if found.kind == "not-lessons" or state.matter is None:
+        return None
+    for line in state.lines[state.matter[0] : state.matter[1]]:
+        described = _DESCRIPTION.match(line)
+        named = _FILE_NAMED.search(described[1]) if described else None
+        if named is not None:
+            return (
+                f"the reading is a guess: the file's front matter names {named[0]}; runner-up: it is "
+                "a rule for keeping that file, with no lessons of its own; to choose it, pin "
+                'entries = "none" in .claude/gotchas.toml'
+            )
+    return None
+
+
 def _outside_notes(section: Section) -> list[Section]:
     """The section and its sub-sections, less those about the file (``## Format``) with theirs,
     as a pin leaves them out; none when the section holds nothing else."""
@@ -328,6 +352,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a file titled as lessons read as one lesson", _one_of_many),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
     ("a file titled as a guide read as lessons", _titled_as_guide),
+    ("a rule described by another file", _kept_elsewhere),
 )
 
 
