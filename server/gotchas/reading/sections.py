@@ -103,7 +103,7 @@ class Reader(Traits):
     def container(self, section: Section, top: bool) -> list[Span] | None:
         """A section known to hold lessons. ``None``: its sub-sections are one lesson's parts."""
         children = [c for c in section.children if not self.skip_meta(c, report=top)]
-        # a file titled as many lessons is not one lesson, whatever its sections' titles
+        # a file titled as lessons, and not as one, is no one lesson, whatever its sections' titles
         title = section.title if top and section.heading is not None else ""
         plural = vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title)
         if children and not plural and self.parts_of_one(children):

@@ -17,8 +17,7 @@ from gotchas import vocabulary
 from gotchas.reading import series
 from gotchas.reading.model import Note, Reading
 from gotchas.reading.sections import Reader
-from gotchas.reading.text import PLACEHOLDER as _PLACEHOLDER
-from gotchas.reading.text import blank_title, lead_label
+from gotchas.reading.text import PLACEHOLDER, blank_title, lead_label
 from gotchas.reading.tree import Section, walk
 
 _HEADING = re.compile(r"^ {0,3}(#{2,6})[ \t]+(\S.*)$")
@@ -43,7 +42,7 @@ def _form(title: str) -> re.Pattern[str] | None:
     """What a title written in the template's form shows (a number first, a year, a bracket
     first); ``None``: any title does. Brackets that are the template's only placeholders
     (``[Category]: [Learning title]``) stand for words, not for brackets written around them."""
-    bracketed_only = _PLACEHOLDER.sub("", _BRACKETS.sub("", title)) == _BRACKETS.sub("", title)
+    bracketed_only = PLACEHOLDER.sub("", _BRACKETS.sub("", title)) == _BRACKETS.sub("", title)
     for name, template, written in _FORMS:
         if template.match(title) and not (name == "bracketed" and bracketed_only):
             return written
@@ -66,14 +65,14 @@ def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
                 continue
             first = next((line for line in reader.lines[block.start + 1 : block.end] if line.strip()), "")
             heading = _HEADING.match(first)
-            if heading and _PLACEHOLDER.search(heading[2]) and _explains_form(section, root, len(heading[1])):
+            if heading and PLACEHOLDER.search(heading[2]) and _explains_form(section, root, len(heading[1])):
                 return len(heading[1]), heading[2].strip().rstrip("#").strip(), section
     for section in walk(root):
         # most sections have no sub-section: asked first, it spares a title's reading
         if section is root or not section.children or not vocabulary.is_meta(section.title):
             continue
         for child in section.children:
-            if _PLACEHOLDER.search(child.title) and _form(child.title) is not None:
+            if PLACEHOLDER.search(child.title) and _form(child.title) is not None:
                 return child.level, child.title, section
     return None
 
