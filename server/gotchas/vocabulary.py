@@ -169,6 +169,9 @@ META_TITLES = (
     r"^\W*(?:(?:when|where|how)\s+to\s+)?(?:asking|seeking|ask|seek)\s+(?:for\s+)?help\W*$|^\W*meminta\s+bantuan\W*$",
     # how to report a new one: the file's intake, not a lesson (``🐛 Reporting New Issues``)
     r"^\W*(?:reporting|how\s+to\s+report|report(?:ing)?\s+an?)\s+(?:new\s+)?(?:issues?|bugs?|problems?)\W*$",
+    # ideas not tried yet (``Untested ideas``, ``Improvement Ideas``): a plan, not a lesson
+    r"^\W*(?:untested|improvement|untried)\s+ideas\W*$|^\W*ideas\s+(?:for|to)\s+(?:improve|try|improvement)",
+    r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$|^\W*cara\s+(?:report|melaporkan)\b",
     # and what to send with it (``Information to Gather``, ``环境信息收集``, ``報告してほしい情報``)
     r"^\W*(?:(?:debug|diagnostic|environment|system)\s+)?information\s+to\s+(?:gather|collect|include|provide)\W*$|"
     r"^\W*what\s+to\s+include(?:\s+when\s+reporting)?\W*$|^(?:环境|调试|诊断)?信息收集$|"
@@ -403,7 +406,7 @@ _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),
-    *("instruc", "regla"),
+    *("instruc", "regla", "filing", "cara ", "ideas"),
     *(
         "related",
         "help",
@@ -642,7 +645,8 @@ _SYMBOL_LEAD = re.compile(r"^[^\w(\[]+(?=[\w(\[])")
 
 _META_AT_LENGTH = LazyPattern(
     r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
-    r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b"
+    r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b|"
+    r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$"
 )
 
 
