@@ -103,9 +103,10 @@ class Reader(Traits):
     def container(self, section: Section, top: bool) -> list[Span] | None:
         """A section known to hold lessons. ``None``: its sub-sections are one lesson's parts."""
         children = [c for c in section.children if not self.skip_meta(c, report=top)]
-        # a file titled as lessons, and not as one, is no one lesson, whatever its sections' titles
+        # a file titled as many lessons (``# Pitfalls``, ``# Anti-Patterns``) is no one lesson,
+        # whatever its sections' titles; ``# Troubleshooting — <one failure>`` may be
         title = section.title if top and section.heading is not None else ""
-        plural = vocabulary.names_lessons(title) and not vocabulary.names_one_lesson(title)
+        plural = vocabulary.names_many_lessons(title) or vocabulary.names_anti_patterns_only(title)
         if children and not plural and self.parts_of_one(children):
             return None
         body = section.body
