@@ -485,13 +485,20 @@ GUIDE_FILE = b"""# Guide: Errors
 def test_a_file_titled_as_a_guide_read_as_lessons_is_a_guess_and_its_pin_reads_none(tmp_path: Path) -> None:
     """A file titled as a guide, naming no lessons, read as lessons: it says so, and
     the pin it names, written into a real config, reads the file as holding none."""
-    parsed = record.parse(GUIDE_FILE)
-    assert parsed.reading is not None and parsed.reading.kind == "lessons" and len(parsed.entries) == 4
+    assert len(record.parse(GUIDE_FILE).entries) == 4
+    _guessed_and_pinned_none(tmp_path, GUIDE_FILE, "titled 'Guide: Errors' as a guide, is read as 4 lessons")
+
+
+def _guessed_and_pinned_none(tmp_path: Path, data: bytes, says: str) -> None:
+    """``data`` is read as lessons and its notice ``says`` so; the pin it names, written into a
+    real config, lists none."""
+    parsed = record.parse(data)
+    assert parsed.reading is not None and parsed.reading.kind == "lessons" and parsed.entries
     notice = parsed.reading.notice or ""
-    assert "titled 'Guide: Errors' as a guide, is read as 4 lessons" in notice
+    assert says in notice
     pin = UNIT_PIN.search(notice)
     assert pin is not None and pin[1] == "none"
-    root = _project(tmp_path, GUIDE_FILE, f'entries = "{pin[1]}"\n')
+    root = _project(tmp_path, data, f'entries = "{pin[1]}"\n')
     assert _listed_lines(root, tmp_path / "home") == []
 
 
@@ -524,14 +531,7 @@ alwaysApply: true
 def test_a_rule_described_by_another_file_is_a_guess_and_its_pin_reads_none(tmp_path: Path) -> None:
     """A rule whose front matter describes it by another Markdown file, read as lessons: it
     names that file, and the pin it names, written into a real config, reads none."""
-    parsed = record.parse(KEEPING_RULE)
-    assert parsed.reading is not None and parsed.reading.kind == "lessons" and parsed.entries
-    notice = parsed.reading.notice or ""
-    assert "front matter names LESSONS.md" in notice
-    pin = UNIT_PIN.search(notice)
-    assert pin is not None and pin[1] == "none"
-    root = _project(tmp_path, KEEPING_RULE, f'entries = "{pin[1]}"\n')
-    assert _listed_lines(root, tmp_path / "home") == []
+    _guessed_and_pinned_none(tmp_path, KEEPING_RULE, "front matter names LESSONS.md")
 
 
 def test_a_rule_describing_its_own_lessons_says_nothing() -> None:
