@@ -601,6 +601,13 @@ def is_report_part(title: str) -> bool:
     return bool(_REPORT_PARTS.match(text.strip(" :.")))
 
 
+def names_decisions(title: str) -> bool:
+    """``## Architecture Decisions (see DECISIONS.md)``, ``## 🏗️ Архитектурные решения``: the
+    decisions taken, a record of its own beside a file of issues."""
+    return bool(_DECISIONS.match(bare_title(title)))
+
+
+_DECISIONS = re.compile(r"(?:key\s+)?architect(?:ure|ural)\s+decisions\b|архитектурные\s+решения")
 _LETTER_LEAD = re.compile(r"^[a-z][.)]\s+")  # on the plain, lower-cased title
 
 

@@ -153,6 +153,12 @@ class Reader(Traits):
             why = "a part of the report around the lessons (its summary, tests, next steps)"
             self.left_out.append(Note(section.start, section.end, "report", section.title, why))
             return True
+        # in a file of issues (``# Known Issues``, ``# Troubleshooting``), not of lessons learned
+        of_issues = not vocabulary.names_many_lessons(section.parent or "")
+        if report and of_issues and vocabulary.names_decisions(section.title):
+            why = "the decisions taken, beside the issues: a record of its own, not lessons"
+            self.left_out.append(Note(section.start, section.end, "report", section.title, why))
+            return True
         if self.commands_only(section):
             why = "commands to run, kept beside the lessons"
             self.left_out.append(Note(section.start, section.end, "reference", section.title, why))
