@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from gotchas.aside import is_meta
 from gotchas.pattern import LazyPattern
-from gotchas.vocabulary import bare_title, is_meta, plain
+from gotchas.vocabulary import bare_title, plain
 
 _HOW_TO_RECORD = re.compile(
     r"^(?:how\s+(?:to|we)\s+)?(?:record|recording|add|adding|write|writing|capture|capturing|log|logging|"

@@ -133,102 +133,6 @@ _PLURAL = LazyPattern(
     r"(?<![\w-])(?:lessons|gotchas|pitfalls|traps|caveats|learnings)(?![\w-])", re.IGNORECASE
 )
 
-# Sections about the file itself: never lessons.
-_PLAN_LEAD = r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?"  # a plan's title may be numbered in its series
-META_TITLES = (
-    r"when\s+to\s+add",
-    r"how\s+to\s+(?:add|write|use|contribute)",
-    # how to read the file itself, not how to read a config or a log (lessons)
-    r"how\s+to\s+read\s+(?:this|these|the\s+(?:page|file|tables?|list|entries|catalog|doc(?:ument)?))\b",
-    r"adding(?:\s+(?:or|and)\s+(?:updating|editing|removing))?\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|learnings?|gotchas?)",
-    r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
-    r"entry\s+(?:format|template)",
-    r"^(?:the\s+)?format(?:\s*\([^()]*\))?$",
-    # ``Entry format``, ``Prompt format``; not a category of lessons (``Data Format``, ``API & Data Format``)
-    r"^\W*(?:entry|entries|lessons?|learnings?|gotchas?|log|record|note|prompt|item|issue|bug|report)\s+format$",
-    r"^format\s+(?:for|of|für|pour|para)\b",
-    # the file's own template: alone, for its entries (``Entry template``, ``Template for new
-    # entries``, ``Template per nuove lesson``, ``Template 1: …``), not the project's (``Django
-    # Templates``, ``Template literals``)
-    r"^\W*\[?templates?\]?\W*(?:\([^()]*\))?$|^\W*\[?template\]?\s*[—–:-]|"
-    r"\b(?:entry|entries|lessons?|learnings?|logs?|reports?|reporting|issues?|bugs?|notes?|records?|new|"
-    r"gotchas?|incidents?|postmortems?|retro(?:spective)?s?)\s+templates?\b|\btemplates?\s+(?:for|per|para|pour|für|voor|cho|thêm|untuk|entry|entries|\d+\s*[:.])",
-    r"table\s+of\s+contents",
-    r"^contents$",
-    r"^index$",
-    r"appendix|附录|付録|부록",
-    r"changelog",
-    r"change\s+log",
-    r"roadmap",
-    r"see\s+also|^also\s+see$",
-    # where to turn when the file does not answer: a closing note, not a lesson
-    r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+(?:additional\s+|further\s+)?help\W*$|^(?:contact\s+)?support$|^\W*contact(?:\s+us)?$",
-    # (``Still Having Issues?``, ``Still stuck?``, ``Asking for Help``, ``When to Seek Help``,
-    # ``Meminta bantuan``)
-    r"^\W*still\s+(?:having\s+(?:issues|problems|trouble)|stuck|not\s+working)\W*$|"
-    r"^\W*(?:(?:when|where|how)\s+to\s+)?(?:asking|seeking|ask|seek)\s+(?:for\s+)?help\W*$|^\W*meminta\s+bantuan\W*$",
-    # how to report a new one: the file's intake, not a lesson (``🐛 Reporting New Issues``)
-    r"^\W*(?:reporting|how\s+to\s+report|report(?:ing)?\s+an?)\s+(?:new\s+)?(?:issues?|bugs?|problems?)\W*$",
-    # ideas not tried yet (``Untested ideas``, ``Improvement Ideas``): a plan, not a lesson
-    r"^\W*(?:untested|improvement|untried)\s+ideas\W*$|^\W*ideas\s+(?:for|to)\s+(?:improve|try|improvement)",
-    r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$|^\W*cara\s+(?:report|melaporkan)\b",
-    # and what to send with it (``Information to Gather``, ``环境信息收集``, ``報告してほしい情報``)
-    r"^\W*(?:(?:debug|diagnostic|environment|system)\s+)?information\s+to\s+(?:gather|collect|include|provide)\W*$|"
-    r"^\W*what\s+to\s+include(?:\s+when\s+reporting)?\W*$|^(?:环境|调试|诊断)?信息收集$|"
-    r"^報告(?:してほしい|に必要な|時の)?(?:情報|内容)$",
-    r"^related(?:\s+\w+)?$",
-    r"^references?$",
-    r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
-    r"^usage(?:\s+rules)?$",
-    r"^cách\s+sử\s+dụng$|^使い方$|^使用(?:方法|说明|説明|规则|規則)$",
-    r"^about(?:\s+this\s+(?:file|doc(?:ument)?))?$|^this\s+(?:file|doc(?:ument)?)\W*$",
-    # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
-    r"^(?:entry\s+)?lifecycle$",
-    # what the file is for, and the categories its entries are tagged with
-    r"^purpose\b|^scope\s*(?:&|and)\s*purpose$|^categories\b(?!\s+of\b)",
-    r"^maintenance(?:\s+rules)?$|^editing\s+rules\b",
-    r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
-    r"(?:本|此)文件|文档(?:迁移|维护)?说明",
-    r"(?:文件|文档|ファイル)(?:索引|一覧)$",  # an index of the project's files: ``七、关键文件索引``
-    # what the file leaves out on purpose
-    r"^(?:(?:mvp|project|file|document)\s+)?scope\s*(?:[-—–:(]|$)|^notes\s+on\s+scope\b|^out\s+of\s+scope$",
-    # a log of the file's or the project's changes, in other languages
-    r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
-    # what is still to do: a plan, not a lesson learned
-    # (numbered too: ``15. Next improvements`` closing a numbered series)
-    _PLAN_LEAD + r"(?:future|potential|next|planned|upcoming)\s+(?:enhancements?|improvements?|work|plans?|"
-    r"outlook|ideas|learning\s+areas|entries|topics)\b",
-    _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
-    _PLAN_LEAD + r"(?:next\s+(?:steps|session(?:\s+priorities)?)|nächste\s+schritte)\b",
-    # a record of the file's own versions or edits (``Version History``, ``Corrections History``)
-    r"^\W*(?:version|update|revision|edit|corrections?)\s+history\W*$",
-    # general advice closing a file of lessons (``General Principles``, ``通用建议``): their summary
-    r"^\W*(?:\d+[.)]?\s*)?(?:general|overall|guiding)\s+(?:principles|advice|recommendations|guidelines)\W*$|"
-    r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?通用(?:建议|原则|准则|避坑指南)",
-    _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
-    # the same in Japanese and Korean: how the file is run, its format, what comes next
-    r"^運用ルール$|^(?:[\w-]+\s*){0,2}(?:형식|포맷)$|^향후\s*(?:개선|계획)",
-    # and in Chinese: follow-up suggestions, to-dos, plans (``9. 后续建议``, ``六、后续待办``)
-    r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?后续(?:建议|待办|计划|优化|工作|改进)",
-    # how to add an entry and what belongs here, in Spanish and Portuguese (``Cómo añadir nuevas
-    # lecciones``, ``Qué debe guardarse aquí``), and the instructions to the agent keeping the file
-    r"^c[oó]mo\s+(?:a[nñ]adir|agregar|adicionar|registrar|usar)\b|^qu[eé]\s+(?:debe\s+)?(?:guardar|registrar)|"
-    r"^\W*instrucci(?:[oó]n|ones)\s+para\s+(?:la\s+)?(?:ia|ai)$|^\W*instructions?\s+for\s+(?:the\s+)?(?:ai|agents?)$|"
-    r"^reglas?\s+de\s+uso$",
-    # an entry template, in other languages
-    r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|템플릿|書式",
-    # the entries' format: ``记录格式``, ``版本问题记录格式`` (the format of the version-issue records)
-    r"(?:^|记录)格式(?:说明|规范)?$|^(?:條目|条目|日志|教训|经验)格式(?:说明|规范)?$",
-)
-_META = LazyPattern("|".join(f"(?:{p})" for p in META_TITLES), re.IGNORECASE)
-# Advice for future work closing a file of lessons (``Recommendations for Future Projects``): a
-# summary of them; not a section that names lessons (``Lessons for the future`` holds them).
-_LATER = LazyPattern(
-    r"\bfor\s+(?:the\s+)?future\b|\bfuture\s+(?:projects?|self|sessions?)\b|"
-    r"\bpara\s+(?:(?:los\s+)?proyectos\s+)?futuros\b|\bfuturos\s+proyectos\b|\ba\s+quien\s+repita\b",
-    re.IGNORECASE,
-)
-
 # A document titled like this (the whole title) holds no lessons: a record of changes, plans,
 # open tasks, terms or one decision.
 NOT_LESSONS_TITLES = (
@@ -305,9 +209,6 @@ def plain(title: str) -> str:
     if "*" in title or "_" in title or "`" in title or "~" in title:  # most titles have none
         title = _EMPHASIS.sub("", title)
     return " ".join(title.split()).lower()
-
-
-_ASIDE_END = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)$")
 
 
 def words(title: str) -> int:
@@ -402,76 +303,6 @@ def names_one_lesson(title: str) -> bool:
     return bool(_SINGULAR.search(text)) and not _PLURAL.compiled.search(text)
 
 
-_META_HINTS = (
-    *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
-    *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
-    *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),
-    *("instruc", "regla", "filing", "cara ", "ideas"),
-    *(
-        "related",
-        "help",
-        "informat",
-        "include",
-        "信息收集",
-        "報告",
-        "history",
-        "nächste",
-        "still",
-        "bantuan",
-        "support",
-        "general",
-        "overall",
-        "guiding",
-        "通用",
-        "referen",
-        "usage",
-        "about",
-        "write",
-        "contribut",
-        "lifecycle",
-        "purpose",
-        "categor",
-        "maintenance",
-        "editing",
-        "this file",
-        "this doc",
-        "文件",
-        "ファイル",
-        "文档",
-        "шаблон",
-        "формат",
-        "vorlage",
-        "modèle",
-        "plantilla",
-        "modelo",
-        "模板",
-        "テンプレート",
-        "템플릿",
-        "書式",
-        "sử dụng",
-        "使",
-        "reading",
-        "links",
-        "resources",
-        "参考",
-        "scope",
-        "记录",
-        "格式",
-        "日志",
-        "历史",
-        "履歴",
-        "運用",
-        "형식",
-        "포맷",
-        "향후",
-        "后续",
-        "附录",
-        "付録",
-        "부록",
-    ),
-)
-
-
 # problems met, in words the lessons vocabulary leaves out (``Anti-Patterns``, ``Common errors``):
 # a section so titled may hold lessons, though it is no sure sign of them
 _PROBLEMS = LazyPattern(
@@ -514,27 +345,6 @@ def numbers_entry(label: str) -> bool:
     return bool(_ENTRY_NUMBER.compiled.match(plain(label).strip(" :：.")))
 
 
-# The parts of a report around its lessons (its summary, how it was tested, what comes next),
-# when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
-_REPORT_PARTS = re.compile(
-    r"^(?:(?:[\w-]+\s+){0,3}(?:summary|rationale)(?:\s+table)?|overview|conclusions?|"
-    # a summary in other languages (``Zusammenfassung``, ``最佳实践总结``, ``요약``)
-    r"(?:[\w-]+\s+)?(?:zusammenfassung|résumé|resumen|resumo|итоги|резюме)|\w{0,8}(?:总结|小结|まとめ|要約|요약)|"
-    r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
-    r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|(?:final\s+)?recommendations?(?:\s+for\s+[\w\s-]{1,40})?|decision\s+log|"
-    r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
-    # a reference of commands kept beside the lessons, and general advice on debugging
-    r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
-    r"(?:\s+to\s+remember|\s+for\s+[\w\s]{1,30})?|cheat\s*sheet|quick\s+reference|"
-    r"general\s+debugging|quick\s+diagnos(?:is|tics?)|open\s+questions|инструменты\s+отладки|debug(?:ging)?\s+(?:tips|techniques|tools)|デバッグ\s*(?:tips|のコツ)|"
-    r"(?:调试|排查|排错)(?:技巧|方法|步骤|流程|思路)|"
-    # a checklist distilled from the lessons, to run before work (not an audit's findings)
-    r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|checklist(?:\s+for\s+.+)?|"
-    # its statistics and the tracker table summing up the issues above
-    r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?)\s+)?(?:statistics|stats)|统计|統計|estatísticas|statistiken|issue\s+tracking|"
-    r"status\s+(?:overview|table))$",
-    re.IGNORECASE,
-)
 # what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
 _TITLE_LEAD = re.compile(r"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?")
 
@@ -548,6 +358,8 @@ _CONTRAST = re.compile(
 )
 
 
+# a code span in a title: the project's own words (``index.ts``), not the title's
+CODE_SPAN = LazyPattern(r"`[^`]*`")
 # A finite verb that makes a title a statement (``X is broken``, ``Y requires Z``): the title of
 # one lesson, not the name of a category of them.
 _CLAIM = LazyPattern(
@@ -561,7 +373,7 @@ _CLAIM = LazyPattern(
 
 def states_claim(title: str) -> bool:
     """A title written as a statement about the project (``Port mapping differs between A and B``)."""
-    return bool(_CLAIM.compiled.search(_CODE.compiled.sub(" ", plain(title))))
+    return bool(_CLAIM.compiled.search(CODE_SPAN.compiled.sub(" ", plain(title))))
 
 
 def names_contrast(title: str) -> bool:
@@ -591,70 +403,6 @@ def bare_title(title: str) -> str:
     """A title's words, less emphasis, a leading symbol and number (``🎯 8. Summary`` →
     ``summary``), lower-cased."""
     return _TITLE_LEAD.sub("", plain(title)).strip()
-
-
-def is_report_part(title: str) -> bool:
-    """A report's own part (``## Summary``, ``## F. 排查方法（遇到问题时）``), led by a number or
-    a letter, an aside closing it."""
-    text = _LETTER_LEAD.sub("", bare_title(title))
-    text = _ASIDE_END.sub("", text) or text
-    return bool(_REPORT_PARTS.match(text.strip(" :.")))
-
-
-def names_decisions(title: str) -> bool:
-    """``## Architecture Decisions (see DECISIONS.md)``, ``## 🏗️ Архитектурные решения``: the
-    decisions taken, a record of its own beside a file of issues."""
-    return bool(_DECISIONS.match(bare_title(title)))
-
-
-_DECISIONS = re.compile(r"(?:key\s+)?architect(?:ure|ural)\s+decisions\b|архитектурные\s+решения")
-_LETTER_LEAD = re.compile(r"^[a-z][.)]\s+")  # on the plain, lower-cased title
-
-
-def _by_first_letter(hints: Sequence[str]) -> str:
-    """``a(?:dd|bout)|f(?:ormat)``: an alternation of ``hints`` that tries, at each character,
-    only the hints starting with it (a plain one would try every hint at every character)."""
-    rests: dict[str, list[str]] = {}
-    for hint in hints:
-        rests.setdefault(hint[0], []).append(re.escape(hint[1:]))
-    return "|".join(f"{re.escape(first)}(?:{'|'.join(rest)})" for first, rest in rests.items())
-
-
-# Whether an ASCII title holds one of the hints, in one search.
-_ASCII_META_HINT = re.compile(_by_first_letter([hint for hint in _META_HINTS if hint.isascii()]))
-_CODE = LazyPattern(r"`[^`]*`")
-
-
-@lru_cache(maxsize=4096)
-def is_meta(title: str) -> bool:
-    """A section about the file itself (how to add, a template, contents), by its words: code it
-    quotes (``project_template_tasks``, ``index.ts``) names the project's things, not the file's."""
-    lowered = title.lower()  # a hint first, by substring
-    if lowered.isascii():  # no other hint is in ASCII text
-        if _ASCII_META_HINT.search(lowered) is None:
-            return False
-    elif not any(map(lowered.__contains__, _META_HINTS)):
-        return False
-    quoted = title.count("`") // 2  # each code span is a word of the title's length
-    if quoted:
-        title = _CODE.compiled.sub(" ", title)
-    text = _SYMBOL_LEAD.sub("", plain(title))  # ``🔄 Maintenance`` as ``Maintenance``
-    if not _META.compiled.search(text) and (not _LATER.compiled.search(text) or names_lessons(text)):
-        return False
-    # a long title mentioning a template or a roadmap states a lesson about one; only how to add
-    # to the file, or the file itself, is meta at any length
-    core = _ASIDE_END.sub("", text) or text  # less an aside, in either script's parentheses
-    return words(core) + quoted <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
-
-
-# the symbols a title may open with (``🔄 ``, ``→ ``), before its first word, number or bracket
-_SYMBOL_LEAD = re.compile(r"^[^\w(\[]+(?=[\w(\[])")
-
-_META_AT_LENGTH = LazyPattern(
-    r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
-    r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b|"
-    r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$"
-)
 
 
 # Steps of a diagnosis, in the imperative (``1. Check the env var``, ``- Verify the path``): a

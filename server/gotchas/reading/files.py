@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gotchas import recording, vocabulary
+from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
 from gotchas.reading.model import Note, Pin, Reading
@@ -406,7 +406,7 @@ def _about_itself(root: Section) -> bool:
         and bool(root.children)
         and vocabulary.names_many_lessons(root.title)
         and all(
-            not c.children and (vocabulary.is_meta(c.title) or recording.about_recording(c.title))
+            not c.children and (aside.is_meta(c.title) or recording.about_recording(c.title))
             for c in root.children
         )
     )

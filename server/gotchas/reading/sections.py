@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gotchas import vocabulary
+from gotchas import aside, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.leaf import GROUP, leaf_evidence, unmarked_units
 from gotchas.reading.model import Answer, Note, Prior, Reading, Span, SpanKind
@@ -72,7 +72,7 @@ class Reader(Traits):
 
         def walk(section: Section) -> None:
             for child in section.children:
-                if (test(child.title) or (also is not None and also(child))) and not vocabulary.is_meta(
+                if (test(child.title) or (also is not None and also(child))) and not aside.is_meta(
                     child.title
                 ):
                     out.append(child)
@@ -149,13 +149,13 @@ class Reader(Traits):
         section the project pinned is read as pinned instead."""
         if self.section_pins is not None and self.section_pins.unit_of(section) is not None:
             return False
-        if report and vocabulary.is_report_part(section.title):
+        if report and aside.is_report_part(section.title):
             why = "a part of the report around the lessons (its summary, tests, next steps)"
             self.left_out.append(Note(section.start, section.end, "report", section.title, why))
             return True
         # in a file of issues (``# Known Issues``, ``# Troubleshooting``), not of lessons learned
         of_issues = not vocabulary.names_many_lessons(section.parent or "")
-        if report and of_issues and vocabulary.names_decisions(section.title):
+        if report and of_issues and aside.names_decisions(section.title):
             why = "the decisions taken, beside the issues: a record of its own, not lessons"
             self.left_out.append(Note(section.start, section.end, "report", section.title, why))
             return True
@@ -167,7 +167,7 @@ class Reader(Traits):
             why = "the entries' form written out: its title and fields are blanks, no lesson"
             self.left_out.append(Note(section.start, section.end, "template", section.title, why))
             return True
-        if vocabulary.is_meta(section.title) or self.describes_file(section):
+        if aside.is_meta(section.title) or self.describes_file(section):
             self.left_out.append(
                 Note(
                     section.start,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from gotchas import vocabulary
+from gotchas import aside, vocabulary
 from gotchas.reading import series
 from gotchas.reading.model import Note, Reading
 from gotchas.reading.sections import Reader
@@ -69,7 +69,7 @@ def _template(reader: Reader, root: Section) -> tuple[int, str, Section] | None:
                 return len(heading[1]), heading[2].strip().rstrip("#").strip(), section
     for section in walk(root):
         # most sections have no sub-section: asked first, it spares a title's reading
-        if section is root or not section.children or not vocabulary.is_meta(section.title):
+        if section is root or not section.children or not aside.is_meta(section.title):
             continue
         for child in section.children:
             if PLACEHOLDER.search(child.title) and _form(child.title) is not None:
@@ -110,7 +110,7 @@ def _filled(reader: Reader, section: Section, fields: frozenset[str]) -> bool:
 def _explains_form(section: Section, root: Section, level: int) -> bool:
     """The file's own introduction, a section about the file (``## Format``), or a section of a
     template and a note or two, above the template's level."""
-    if section is root or vocabulary.is_meta(section.title):
+    if section is root or aside.is_meta(section.title):
         return True
     if section.children or section.level >= level:
         return False
@@ -124,14 +124,14 @@ def _at_level(root: Section, level: int, holder: Section, written: re.Pattern[st
     that level written in the template's definite form (dated, numbered), placeholders filled
     in, are lessons appended below it in its section; the template itself, as a heading, is not."""
     found: list[Section] = []
-    meta = holder is not root and vocabulary.is_meta(holder.title)
+    meta = holder is not root and aside.is_meta(holder.title)
     # sections about the file or plans (``## Next steps``) other than the template's own: what
     # they hold is theirs, not lessons (``### Rules to add`` under ``## Future improvements``)
-    asides = [s for s in walk(root) if s is not root and s is not holder and vocabulary.is_meta(s.title)]
+    asides = [s for s in walk(root) if s is not root and s is not holder and aside.is_meta(s.title)]
     for section in walk(root):
         if section is holder or section.level != level:
             continue
-        if vocabulary.is_meta(section.title):
+        if aside.is_meta(section.title):
             continue
         if any(aside.start < section.start < aside.end for aside in asides):
             continue
@@ -162,7 +162,7 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
     # a template in the file's introduction or in a section about the file is the log's own;
     # one in a section of its own (``## Format for new entries``) counts where its form is
     # definite (dated, numbered, bracketed) and written below it, not to empty a file
-    about = holder is root or vocabulary.is_meta(holder.title)
+    about = holder is root or aside.is_meta(holder.title)
     fields = _fields(reader, root, title)
 
     def in_form(section: Section) -> bool:
@@ -211,7 +211,7 @@ def _written_otherwise(root: Section, level: int, holder: Section) -> bool:
     for section in walk(root):
         if section is root or section is holder or section.children or section.level > level:
             continue
-        if not vocabulary.is_meta(section.title) and any(b.kind == "table" for b in section.body):
+        if not aside.is_meta(section.title) and any(b.kind == "table" for b in section.body):
             return True
     return False
 

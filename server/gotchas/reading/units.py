@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from gotchas import parts, vocabulary
+from gotchas import aside, parts, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import key
 from gotchas.reading.model import Span
@@ -121,7 +121,7 @@ def _is_lead(state: State, text: str) -> bool:
     found = lead_label(text)
     if not (found and BOLD_LABEL.match(text) and not state.is_field_label(*found) and found[0]):
         return False
-    return not vocabulary.is_meta(found[0])  # ``**Format**: `[date] | rule` ``: a note on the file
+    return not aside.is_meta(found[0])  # ``**Format**: `[date] | rule` ``: a note on the file
 
 
 def _told_in_fields(state: State, paragraphs: Sequence[Block]) -> bool:
