@@ -430,3 +430,13 @@ def names_trouble(title: str) -> bool:
 def names_step(text: str) -> bool:
     """Whether an item's text opens with a step to take (``Check …``, ``Verify …``)."""
     return bool(_STEP.compiled.match(plain(text).lstrip(" *_")))
+
+
+def names_procedure(title: str, texts: Iterable[str]) -> bool:
+    """A problem's title over texts two thirds of which are steps to take (``## Test Failures``
+    over ``Run with verbose output``, ``Check the worker log``): one problem's procedure, whether
+    the steps are bullets or sub-headings."""
+    if not names_trouble(title):
+        return False  # most titles: the texts are not read
+    steps = [names_step(text) for text in texts]
+    return sum(steps) * 3 >= len(steps) * 2

@@ -73,10 +73,8 @@ def leaf_evidence(
     if len(units) >= 2 and vocabulary.names_many_lessons(section.title):
         score += 2.0
         reasons.append("its title names lessons in the plural over a list of them")
-    if (
-        len(units) >= 3
-        and vocabulary.names_trouble(section.title)
-        and sum(vocabulary.names_step(item_text(state.lines[s.start])) for s in units) * 3 >= len(units) * 2
+    if len(units) >= 3 and vocabulary.names_procedure(
+        section.title, (item_text(state.lines[s.start]) for s in units)
     ):
         score -= 2.0
         reasons.append("its bullets are steps to take (Check …, Verify …): one problem's procedure")

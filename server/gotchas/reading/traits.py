@@ -157,11 +157,11 @@ class Traits(State):
         """``## Test Failures`` over ``### Run with verbose output`` / ``### Skip test cache``: a
         problem over sub-headings most of which are steps to take is one problem, the steps its
         procedure (as bullets of steps are, in ``leaf_evidence``)."""
-        if len(children) < 2 or section.heading is None or not vocabulary.names_trouble(section.title):
+        if len(children) < 2 or section.heading is None:
             return False
         if any(c.children or self.has_entry_fields(c) for c in children):
             return False
-        return sum(vocabulary.names_step(c.title) for c in children) * 3 >= len(children) * 2
+        return vocabulary.names_procedure(section.title, (c.title for c in children))
 
     def holds_data(self, section: Section) -> bool:
         """A sub-section that is a table of measurements alone: a part (the evidence) of the
@@ -314,7 +314,7 @@ class Traits(State):
         if section.children:
             return False
         # a closing note on the file (``*This file is updated when …*``) is no content of the section's
-        lone = _only_content(section.body, aside=self.names_file)
+        lone = _only_content(section.body, skip=self.names_file)
         if lone is None or lone.kind not in ("item", "paragraph"):
             return False
         if self.empty_item(lone):
@@ -378,12 +378,12 @@ _LABEL = re.compile(r"^\s*[*_]*[^*_\n]{1,80}[:：][*_]*\s*$")
 _ASIDE = re.compile(r"^[_*]*[(（][^()（）]*[)）][_*]*\.?$")
 
 
-def _only_content(body: Sequence[Block], aside: Callable[[Block], bool] | None = None) -> Block | None:
-    """The one block of ``body`` that is no comment or rule (nor ``aside``), if it holds just one
+def _only_content(body: Sequence[Block], skip: Callable[[Block], bool] | None = None) -> Block | None:
+    """The one block of ``body`` that is no comment or rule (nor ``skip``), if it holds just one
     (settled at the second: a leaf is read by this for every section of a file)."""
     found = None
     for block in body:
-        if block.kind not in ("html", "hr") and (aside is None or not aside(block)):
+        if block.kind not in ("html", "hr") and (skip is None or not skip(block)):
             if found is not None:
                 return None
             found = block
