@@ -210,9 +210,10 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     if not (mine.symbol or mine.outer or mine.inner or mine.label or colon):
         return f"{mine.date}{title}"  # the common case: nothing to compare with the siblings
     siblings = [split_title(written_title(record, e)) for e in _siblings(record, like)] or [mine]
-    symbol = mine.symbol if mine.symbol and all(s.symbol == mine.symbol for s in siblings) else ""
-    if mine.symbol and len(siblings) >= 2 and all(s.symbol for s in siblings):
-        symbol = mine.symbol  # each sibling opens with a pictograph of its own (``🔍 …``, ``🎮 …``)
+    # kept where every sibling shares it, or opens with a pictograph of its own (``🔍 …``, ``🎮 …``)
+    shared = all(s.symbol == mine.symbol for s in siblings)
+    own = len(siblings) >= 2 and all(s.symbol for s in siblings)
+    symbol = mine.symbol if mine.symbol and (shared or own) else ""
     if mine.symbol.strip() in _STATUS_SYMBOLS:
         # a status mark is one entry's (``## ✅ … — closed``) unless most siblings carry it:
         # then it is their form (``#### ✅ **Title**`` over a few ``#### ❌ …``)

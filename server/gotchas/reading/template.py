@@ -133,7 +133,7 @@ def _at_level(root: Section, level: int, holder: Section, written: re.Pattern[st
             continue
         if aside.is_meta(section.title):
             continue
-        if any(aside.start < section.start < aside.end for aside in asides):
+        if any(other.start < section.start < other.end for other in asides):
             continue
         inside = meta and holder.start < section.start < holder.end
         if inside and not _appended(section.title, written):
