@@ -432,6 +432,17 @@ def names_step(text: str) -> bool:
     return bool(_STEP.compiled.match(plain(text).lstrip(" *_")))
 
 
+# ``Step 1: Run the script``, ``Étape 2``, ``步骤 3``: one numbered step of a procedure
+_NUMBERED_STEP = LazyPattern(
+    r"^(?:step|schritt|[ée]tape|paso|passo|stap|krok|шаг|步骤|ステップ)\s*\d+(?!\d)", re.IGNORECASE
+)
+
+
+def names_numbered_step(title: str) -> bool:
+    """Whether a title is a numbered step (``Step 2: Start the frontend``)."""
+    return bool(_NUMBERED_STEP.compiled.match(plain(title).lstrip(" *_")))
+
+
 def names_procedure(title: str, texts: Iterable[str]) -> bool:
     """A problem's title over texts two thirds of which are steps to take (``## Test Failures``
     over ``Run with verbose output``, ``Check the worker log``): one problem's procedure, whether

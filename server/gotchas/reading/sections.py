@@ -287,6 +287,13 @@ class Reader(Traits):
                 return [self.heading_span(section, "its sub-headings are this lesson's parts")]
             if self.steps_of_one(section, children):
                 return [self.heading_span(section, "a problem: its sub-headings are steps to take")]
+            if self.numbered_steps(children):
+                if vocabulary.names_trouble(section.title):
+                    return [self.heading_span(section, "a problem: its sub-headings are steps to take")]
+                # ``## How to Test the Room Page`` over ``### Step 1: Start Backend``: how-to
+                why = "a procedure: its sub-headings are numbered steps to take, no lesson"
+                self.left_out.append(Note(section.start, section.end, "procedure", section.title, why))
+                return []
             if self.claim_over_parts(section, children):
                 why = "a lesson: its title states a claim over a sub-heading or two, its parts"
                 return [self.heading_span(section, why)]

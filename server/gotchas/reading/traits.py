@@ -163,6 +163,11 @@ class Traits(State):
             return False
         return vocabulary.names_procedure(section.title, (c.title for c in children))
 
+    def numbered_steps(self, children: Sequence[Section]) -> bool:
+        """``### Step 1: Start the backend`` / ``### Step 2: …``: sub-headings that are the
+        numbered steps of one procedure, none of them a lesson."""
+        return len(children) >= 2 and all(vocabulary.names_numbered_step(c.title) for c in children)
+
     def holds_data(self, section: Section) -> bool:
         """A sub-section that is a table of measurements alone: a part (the evidence) of the
         lesson above it, as ``### Distribution by linter`` is."""
