@@ -383,9 +383,12 @@ def names_contrast(title: str) -> bool:
 
 
 # A title naming commands to run (``Debug Commands``, ``Quick-look log commands``, ``Backup
-# Command``): over code alone, a reference kept beside the lessons.
+# Command``, ``Recovery Procedures``, ``Comandos Úteis``): over code alone, a reference kept
+# beside the lessons.
 _COMMANDS = re.compile(
-    r"^(?:[\w-]{1,40}\s+){0,3}commands?$|^[\w\s-]{0,40}(?:命令|コマンド|명령어?)$", re.IGNORECASE
+    r"^(?:[\w-]{1,40}\s+){0,3}(?:commands?|procedures)$|^[\w\s-]{0,40}(?:命令|コマンド|명령어?)$|"
+    r"^(?:comandos|commandes|befehle)(?:\s+[\w-]{1,40}){0,3}$",
+    re.IGNORECASE,
 )
 
 
@@ -396,7 +399,7 @@ def names_commands(title: str) -> bool:
     return bool(_COMMANDS.match(bare_title(title).strip(" :.")))
 
 
-_COMMAND_WORDS = ("command", "命令", "コマンド", "명령")
+_COMMAND_WORDS = ("command", "comando", "commande", "befehl", "procedure", "命令", "コマンド", "명령")
 
 
 def bare_title(title: str) -> str:

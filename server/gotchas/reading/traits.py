@@ -303,9 +303,16 @@ class Traits(State):
 
     def commands_only(self, section: Section) -> bool:
         """A leaf titled as commands (``## Debug Commands``) whose body is code, each block at
-        most led by a short label (``**Check the branch:**``): commands to run, no lesson."""
-        if section.children or not vocabulary.names_commands(section.title):
+        most led by a short label (``**Check the branch:**``): commands to run, no lesson. Over
+        sub-sections, each of them is such code (``### Enable Debug Logging`` over its snippet)."""
+        if not vocabulary.names_commands(section.title):
             return False
+        if section.children:
+            return all(not c.children and self._code_only(c) for c in section.children)
+        return self._code_only(section)
+
+    def _code_only(self, section: Section) -> bool:
+        """A section's own text is code, each block at most led by a short label."""
         content = self.own_content(section)
         labels = [b for b in content if b.kind == "paragraph" and b.end - b.start == 1]
         if any(not _LABEL.match(self.lines[b.start]) for b in labels):
