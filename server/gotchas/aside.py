@@ -109,6 +109,9 @@ _LATER = LazyPattern(
     re.IGNORECASE,
 )
 
+# rules kept for later work are rules (``Rules for Future Development``), not a plan
+_RULES_FOR = re.compile(r"^\W*(?:\w+\s+)?(?:rules|regras|reglas|règles|regeln)\s+(?:for|para|pour|für)\b", re.I)
+
 _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
@@ -248,7 +251,9 @@ def is_meta(title: str) -> bool:
     if quoted:
         title = CODE_SPAN.compiled.sub(" ", title)
     text = _SYMBOL_LEAD.sub("", plain(title))  # ``🔄 Maintenance`` as ``Maintenance``
-    if not _META.compiled.search(text) and (not _LATER.compiled.search(text) or names_lessons(text)):
+    if not _META.compiled.search(text) and (
+        not _LATER.compiled.search(text) or names_lessons(text) or _RULES_FOR.match(text)
+    ):
         return False
     # a long title mentioning a template or a roadmap states a lesson about one; only how to add
     # to the file, or the file itself, is meta at any length
