@@ -59,7 +59,12 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
         return spans
     title = _document_title(state)
     kept = [
-        s for s in spans if _number(s) is not None or _own_fields(state, s) or _titled_lessons(s, title)
+        s
+        for s in spans
+        if _number(s) is not None
+        or _own_fields(state, s)
+        or _titled_lessons(s, title)
+        or _in_numbered_group(s)
     ]
     first, last = kept[0].start, kept[-1].end
     for span in spans:
@@ -74,6 +79,16 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
                 )
             )
     return kept
+
+
+def _in_numbered_group(span: Span) -> bool:
+    """A bullet or paragraph lesson in a group numbered as the series is (``## 8. Small things
+    that wasted time`` over its bullets): the group is one of the series, its lessons with it.
+    Sub-headings are left to the rule: under a numbered heading they are its parts."""
+    group = span.section
+    if span.kind == "heading" or group is None or not group.lstrip(_BEFORE_NUMBER)[:1].isdigit():
+        return False
+    return _ORDINAL.match(vocabulary.plain(group)) is not None
 
 
 def _document_title(state: State) -> str | None:
