@@ -425,6 +425,15 @@ _TROUBLE = LazyPattern(
 )
 
 
+# ``## 11.3 Open questions`` over a list of them: in a file of issues, each one still open
+_OPEN_QUESTIONS = re.compile(r"^(?:open|unresolved|outstanding|unanswered)\s+questions$")
+
+
+def names_open_questions(title: str) -> bool:
+    """``## Open Questions``: a list of issues not settled yet, each one an entry."""
+    return bool(_OPEN_QUESTIONS.match(bare_title(title).strip(" :.")))
+
+
 def names_trouble(title: str) -> bool:
     """A title naming problems met (``Database Issues``) or saying something goes wrong."""
     return names_problems(title) or bool(_TROUBLE.compiled.search(plain(title)))

@@ -73,6 +73,9 @@ def leaf_evidence(
     if len(units) >= 2 and vocabulary.names_many_lessons(section.title):
         score += 2.0
         reasons.append("its title names lessons in the plural over a list of them")
+    if len(units) >= 2 and vocabulary.names_open_questions(section.title):
+        score += 2.0
+        reasons.append("its title names open questions over a list of them: each an issue still open")
     if len(units) >= 3 and vocabulary.names_procedure(
         section.title, (item_text(state.lines[s.start]) for s in units)
     ):
