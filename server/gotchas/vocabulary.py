@@ -440,8 +440,12 @@ def names_trouble(title: str) -> bool:
 
 
 def names_step(text: str) -> bool:
-    """Whether an item's text opens with a step to take (``Check …``, ``Verify …``)."""
-    return bool(_STEP.compiled.match(plain(text).lstrip(" *_")))
+    """Whether an item's text or a title opens with a step to take (``Check …``, ``Verify …``),
+    numbered or not (``2. **Restart the server**``)."""
+    return bool(_STEP.compiled.match(_STEP_NUMBER.sub("", plain(text).lstrip(" *_")).lstrip(" *_")))
+
+
+_STEP_NUMBER = re.compile(r"^\d{1,3}[.)]\s+")
 
 
 # ``Step 1: Run the script``, ``Étape 2``, ``步骤 3``: one numbered step of a procedure
