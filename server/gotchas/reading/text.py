@@ -163,7 +163,8 @@ def opens_wrapped_bold(text: str) -> bool:
     return text[:2] in ("**", "__") and text[:2] not in text[2:]
 
 
-_BOLD_SENTENCE = re.compile(r"(?:\*\*|__)([^*_]+?)(?:\*\*|__)")
+# bold by either mark; the other may stand inside (``**`node_modules` is shared.**``)
+_BOLD_SENTENCE = re.compile(r"\*\*([^*]+?)\*\*|__([^_]+?)__")
 # a mark before a bold lead-in (``🔴 **…**``, ``⚠️ **…**``): the lead-in is still the title
 MARK_BEFORE_BOLD = re.compile(r"^[^\w\s*_\[`(<~>|#-]{1,4}\s+(?=\*\*|__)")
 
@@ -181,7 +182,10 @@ def after_mark(text: str) -> str:
 
 def _bold_sentence(text: str) -> bool:
     lead = _BOLD_SENTENCE.match(text)
-    return lead is not None and len(lead[1].split()) >= 3 and not lead[1].rstrip().endswith((":", "："))
+    if lead is None:
+        return False
+    words = lead[1] or lead[2]
+    return len(words.split()) >= 3 and not words.rstrip().endswith((":", "："))
 
 
 def opens_bold_sentence(text: str) -> bool:
