@@ -81,11 +81,23 @@ _PLACEHOLDER = LazyPattern(
 _PLACEHOLDER_FIRST = frozenset("tbd tbd. todo none n/a na nothing to review fill add no there".split())
 
 
+# the same in other scripts and languages: ``当前为空。``, ``暂无``, ``まだありません``, ``아직 없음``,
+# ``Пока нет``, ``Noch keine Einträge``
+_PLACEHOLDER_ELSEWHERE = LazyPattern(
+    r"^(?:当前为空|目前为空|暂无|尚无|还没有|まだ(?:ありません|ない|なし)|現在なし|아직\s*없|"
+    r"пока\s+(?:нет|пусто)|noch\s+keine\b|aucune?\s+(?:entrée|leçon)s?\s+pour\s+l'instant)",
+    re.IGNORECASE,
+)
+
+
 def is_placeholder(text: str) -> bool:
+    """A bullet or paragraph that only says lessons will come (``- TBD``, ``(No lessons yet.)``)."""
+    if not text.isascii() and _PLACEHOLDER_ELSEWHERE.compiled.match(plain(text).lstrip(" _*(（")):
+        return True
     head = text.lstrip(" _*(").split(None, 1)
     if not head or head[0].lower().rstrip(".:)") not in _PLACEHOLDER_FIRST:
         return False
-    return bool(_PLACEHOLDER.compiled.match(plain(text).strip(" _*.")))
+    return bool(_PLACEHOLDER.compiled.match(plain(text).strip(" _*.(")))
 
 
 # an instruction to add entries to this file: ``After every correction: add one line here.``,

@@ -321,14 +321,16 @@ class Traits(State):
         return fences > 0 and fences + len(labels) == len(content)
 
     def placeholder_only(self, section: Section) -> bool:
-        """A leaf whose one bullet or paragraph says lessons will come (``- (none yet)``,
-        ``_No lessons recorded yet._``)."""
+        """A leaf whose one bullet, paragraph or quote says lessons will come (``- (none yet)``,
+        ``_No lessons recorded yet._``, ``> 当前为空。``)."""
         if section.children:
             return False
         # a closing note on the file (``*This file is updated when …*``) is no content of the section's
         lone = _only_content(section.body, skip=self.names_file)
-        if lone is None or lone.kind not in ("item", "paragraph"):
+        if lone is None or lone.kind not in ("item", "paragraph", "quote"):
             return False
+        if lone.kind == "quote":
+            return recording.is_placeholder(self.first_text(lone).lstrip("> "))
         if self.empty_item(lone):
             return True  # the bullet the next lesson will fill
         text = self.first_text(lone)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from gotchas import aside, parts, vocabulary
+from gotchas import aside, parts, recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import key
 from gotchas.reading.model import Span
@@ -284,12 +284,16 @@ def item_unit(state: State, section: Section, body: Sequence[Block], end: int, w
 
 
 def hr_unit(state: State, section: Section, body: Sequence[Block], end: int, why: str) -> list[Span] | None:
-    # a closing block that tells the reader to add lessons here is a note on the file, and an
-    # opening one that names the file (``This document lists …``) says what the file is for
+    # a closing block that tells the reader to add lessons here is a note on the file, an
+    # opening one that names the file (``This document lists …``) says what the file is for, and
+    # one saying lessons will come (``(No lessons yet.)``, ``当前为空。``) holds none
     firsts = [
         b
         for b in hr_blocks(body)
-        if not state.asks_to_record(b) and not state.names_file(b) and not state.is_footer(b)
+        if not state.asks_to_record(b)
+        and not state.names_file(b)
+        and not state.is_footer(b)
+        and not recording.is_placeholder(state.first_text(b).lstrip("> "))
     ]
     if len(firsts) < 2:  # one block left between the rules is the body's text, not a series
         return None
