@@ -298,6 +298,15 @@ def names_log_place(title: str) -> bool:
     return bool(_LOG_PLACE.compiled.match(plain(title)))
 
 
+# a heading that names a lesson without saying it: ``## Initial lesson``, ``## The Hardest Lesson``
+_LESSON_ALONE = re.compile(r"^(?:the\s+)?(?:[\w-]+\s+)?(?:lessons?(?:\s+learn(?:ed|t))?|takeaway)$")
+
+
+def names_lesson_alone(title: str) -> bool:
+    """``## Portfolio lesson``: the title names a lesson; its text is the lesson."""
+    return bool(_LESSON_ALONE.match(bare_title(title).strip(" :.")))
+
+
 def names_one_lesson(title: str) -> bool:
     text = plain(title)
     return bool(_SINGULAR.search(text)) and not _PLURAL.compiled.search(text)

@@ -140,7 +140,7 @@ class Reader(Traits):
             and content
             and not self.pointer
         ):
-            return [self.heading_span(section, "a lessons section written as one lesson")]
+            return self.one_lesson(section, "a lessons section written as one lesson")
         return spans
 
     def skip_meta(self, section: Section, report: bool = False) -> bool:
@@ -462,7 +462,7 @@ class Reader(Traits):
         finally:
             self.item_titles = True
         if not units:
-            return [self.heading_span(section, "a lesson: a heading with text of its own")]
+            return self.one_lesson(section, "a lesson: a heading with text of its own")
         if self.owns_fields(section, units):
             return [
                 self.heading_span(
@@ -488,7 +488,24 @@ class Reader(Traits):
                 for s in units
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
-        return [self.heading_span(section, why)]
+        return self.one_lesson(section, why)
+
+    def one_lesson(self, section: Section, why: str) -> list[Span]:
+        """A leaf that is one lesson: its heading, or, under a title that only names a lesson
+        (``## Initial lesson`` over ``Ownership must be decided before …``), the paragraph
+        saying it: the heading names the lesson, the paragraph is the entry."""
+        content = [b for b in section.body if b.kind not in ("html", "hr")]
+        first = content[0] if content else None
+        if (
+            first is None
+            or first.kind != "paragraph"
+            or not vocabulary.names_lesson_alone(section.title)
+            or MARK.compiled.match(self.lines[first.start])
+        ):
+            return [self.heading_span(section, why)]
+        why = "a heading naming a lesson over the paragraph that says it"
+        self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
+        return self.spans_from("paragraph", [first], section.end, section, why)
 
     def read_scopes(self, scopes: Sequence[Section], why: str, pinned: bool = False) -> Reading:
         spans: list[Span] = []
