@@ -50,7 +50,28 @@ SHAPES: dict[str, str] = {
     "quoted spaces": "> " + " " * MB + "x",
     "a label's spaces": "- a: " + " " * MB + "x",
     "blanks": "[a]" * (MB // 3) + "x",
+    "a step's spaces": "Step" + " " * MB + "1",
+    "numbered step spaces": "1. " + " " * MB + "Check",
+    "words before commands": "a " * (MB // 2) + "commands",
+    "rules for spaces": "rules" + " " * MB + "for",
+    "open questions spaces": "open" + " " * MB + "questions",
+    "unclosed bold": "**" + "a" * MB,
+    "placeholder spaces": "(No" + " " * MB + "lessons yet.",
 }
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_how_to_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> None:
+    line = SHAPES[shape]
+    # sub-headings weighed as numbered steps or commands under a how-to; a quoted placeholder
+    # between rules beneath them (three copies of the line keep the record under 16 MiB)
+    data = (
+        f"# Lessons\n\n## How to test\n\n### {line}\n\n```sh\nmake\n```\n\n"
+        f"### {line}\n\n---\n\n> {line}\n\n---\n\nx\n"
+    ).encode()
+    with finishes_within(30, f"reading a how-to with a 1 MB line of {shape}"):
+        parsed = record.parse(data)
+        verification.check_record(parsed)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
