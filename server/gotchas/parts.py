@@ -85,6 +85,8 @@ FIELD_WORDS = (
     "løsning",
     "fiks",
     "regel",
+    # Polish: fix, solution, cause, symptoms, lesson, conclusions
+    *("poprawka", "rozwiązanie", "przyczyna", "objaw", "objawy", "lekcja", "wnioski"),
     "problème",
     "cause racine",
     "solución",
@@ -148,6 +150,8 @@ _NUMBERING = LazyPattern(r"^\s*(?:\d+(?:\.\d+)*[.):]?|[ivx]+\.)\s+", re.IGNORECA
 _FIELD_SUFFIX = LazyPattern(r"(?:\s+(?:\d+|[a-z]))?\s*[:：.]?\s*$", re.IGNORECASE)
 
 _CODE_PUNCTUATION = re.compile(r"`[^`]*[:：/][^`]*`")
+# a symbol or two opening a heading (``🛠️ ``, ``✅ ``), before its first word
+SYMBOL_LEAD = re.compile(r"^[^\w\s*_\[(`#]{1,4}\s+")
 
 
 def field_base(label: str) -> str:
@@ -157,7 +161,7 @@ def field_base(label: str) -> str:
     code's, not the label's end or a choice of two fields."""
     if "`" in label:
         label = _CODE_PUNCTUATION.sub(lambda span: re.sub(r"[:：/]", " ", span[0]), label)
-    text = plain(label)
+    text = SYMBOL_LEAD.sub("", plain(label))  # ``🛠️ Fix``, ``✅ Solution``: the part's name
     text = _NUMBERING.compiled.sub("", text)
     text = text.split(":", 1)[0].split("：", 1)[0]
     text = _LEADING_ARTICLE.compiled.sub("", text)
