@@ -443,6 +443,18 @@ def names_open_questions(title: str) -> bool:
     return bool(_OPEN_QUESTIONS.match(bare_title(title).strip(" :.")))
 
 
+# a bucket of issues fixed: ``### Fixed ✓``, ``### Crash-on-use (HIGH) — fixed``, ``## Resolved``
+_RESOLVED = re.compile(
+    r"(?:^|[—–:|-]\s*)(?:fixed|resolved|solved|closed)(?:\s+issues|\s+bugs)?\W*$|^(?:issues|bugs)\s+(?:fixed|resolved)\W*$",
+    re.IGNORECASE,
+)
+
+
+def names_resolved(title: str) -> bool:
+    """A title naming a bucket of issues fixed, its ticked items each one of them."""
+    return bool(_RESOLVED.search(plain(title)))
+
+
 def names_trouble(title: str) -> bool:
     """A title naming problems met (``Database Issues``) or saying something goes wrong."""
     return names_problems(title) or bool(_TROUBLE.compiled.search(plain(title)))

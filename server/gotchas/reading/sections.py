@@ -437,6 +437,13 @@ class Reader(Traits):
         if self.placeholder_only(section) or self.awaits_lessons(section):
             self.left_out.append(Note(section.start, section.end, "empty", section.title, _PLACEHOLDER))
             return []
+        if ticks_only and any(b.kind == "item" for b in body) and vocabulary.names_resolved(section.title):
+            # ``### Crash-on-use (HIGH) — fixed`` over ``- ✅ `tail` crashed every call``: in a file
+            # of issues, each ticked item is one issue fixed, not a step of progress
+            why = "a group of issues fixed: each ticked item is one"
+            self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
+            items = [b for b in body if b.kind == "item"]
+            return self.spans_from("item", items, section.end, section, why, body)
         if ticks_only and any(b.kind == "item" for b in body):
             self.left_out.append(
                 Note(
