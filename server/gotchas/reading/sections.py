@@ -20,6 +20,7 @@ from gotchas.reading.model import Answer, Note, Prior, Reading, Span, SpanKind
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
 from gotchas.reading.text import (
+    DATE,
     MARK,
     MD_REFERENCE,
     item_title,
@@ -29,6 +30,7 @@ from gotchas.reading.titles import title_evidence
 from gotchas.reading.traits import Traits
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lead_paragraphs, plural, unit_spans
+from gotchas.vocabulary import words
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -463,6 +465,9 @@ class Reader(Traits):
             why = "a table of where things are: a column of files' names, no lesson"
             self.left_out.append(Note(section.start, section.end, "references", section.title, why))
             return []
+        runs = self.field_runs(body)
+        if runs:
+            return self.runs_of_fields(section, runs)
         self.item_titles = False  # most leaves are one lesson: their items need no titles
         try:
             units = unit_spans(self, section, body, section.end, "")
@@ -496,6 +501,19 @@ class Reader(Traits):
             ]
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return self.one_lesson(section, why)
+
+    def runs_of_fields(self, section: Section, runs: Sequence[Block]) -> list[Span]:
+        """``## 2026-02-07`` over ``- Mistake: …`` / ``- Root cause: …`` / ``- Mistake: …``: one
+        lesson a run of fields. Under a title that says more than a date the first run is the
+        heading's own lesson (``## 2026-04-19: Respect in every word``), the others follow it."""
+        why = f"a lesson in the group {section.title!r}: its fields' first label comes back"
+        dated = DATE.search(section.title) is not None and words(DATE.sub("", section.title)) <= 3
+        if dated or vocabulary.names_period(section.title):
+            note = "a group: its fields' first label comes back, one lesson a run"
+            self.groups.append(Note(section.start, section.body_start, "group", section.title, note))
+            return self.spans_from("item", runs, section.end, section, why)
+        own = self.heading_span(section, "a lesson: its fields, then more told the same way", runs[1].start)
+        return [own, *self.spans_from("item", runs[1:], section.end, section, why)]
 
     def one_lesson(self, section: Section, why: str) -> list[Span]:
         """A leaf that is one lesson: its heading, or, under a title that only names a lesson

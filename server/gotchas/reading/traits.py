@@ -168,6 +168,28 @@ class Traits(State):
         numbered steps of one procedure, none of them a lesson."""
         return len(children) >= 2 and all(vocabulary.names_numbered_step(c.title) for c in children)
 
+    def field_runs(self, body: Sequence[Block]) -> list[Block]:
+        """``- Mistake: …`` / ``- Root cause: …`` / ``- Fix: …``, then ``- Mistake: …`` again: a
+        list of fields told over and over in one order holds one lesson a run. The first bullet
+        of each run; none when the fields do not come back so."""
+        items = [b for b in body if b.kind == "item"]
+        if len(items) < 4:
+            return []
+        items = [b for b in items if b.list_id == items[0].list_id]
+        labels = []
+        for block in items:
+            found = lead_label(self.first_text(block)) if self.is_field_item(block) else None
+            if found is None:
+                return []
+            labels.append(found[0])
+        starts = [block for block, label in zip(items, labels, strict=True) if label == labels[0]]
+        # two runs or more, each the same three fields or more in the same order: a lesson's
+        # own fields may come back (``Wrong:`` / ``Correct:`` twice, ``Symptom 1`` / ``Symptom 2``)
+        period = len(items) // len(starts)
+        if len(starts) < 2 or period < 3 or period * len(starts) != len(items):
+            return []
+        return starts if all(label == labels[n % period] for n, label in enumerate(labels)) else []
+
     def holds_data(self, section: Section) -> bool:
         """A sub-section that is a table of measurements alone: a part (the evidence) of the
         lesson above it, as ``### Distribution by linter`` is."""
