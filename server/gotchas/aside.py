@@ -110,7 +110,9 @@ _LATER = LazyPattern(
 )
 
 # rules kept for later work are rules (``Rules for Future Development``), not a plan
-_RULES_FOR = re.compile(r"^\W*(?:\w+\s+)?(?:rules|regras|reglas|règles|regeln)\s+(?:for|para|pour|für)\b", re.I)
+_RULES_FOR = re.compile(
+    r"^\W*(?:\w+\s+)?(?:rules|regras|reglas|règles|regeln)\s+(?:for|para|pour|für)\b", re.IGNORECASE
+)
 
 _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),

@@ -198,7 +198,8 @@ class State:
         if vocabulary.numbers_entry(title.partition(":")[0].partition("：")[0]):
             return False  # `Bug 1: …`, `Issue 2: …`: one of a numbered series of lessons
         base = parts.field_base(title)
-        text = NUMBER_PREFIX.compiled.sub("", parts.SYMBOL_LEAD.sub("", vocabulary.plain(title))).rstrip(":：. ")
+        text = parts.SYMBOL_LEAD.sub("", vocabulary.plain(title))  # ``🛠️ Fix``: the part's name
+        text = NUMBER_PREFIX.compiled.sub("", text).rstrip(":：. ")
         text = ARTICLE.compiled.sub("", text)
         if text.endswith(")") and " (" in text:  # an aside on the part: ``Fix (applied)``
             text = text[: text.rindex(" (")]
@@ -398,7 +399,6 @@ class State:
             marked = False
             out.append(block)
         return out
-
 
     def heading_span(self, section: Section, reason: str, end: int | None = None) -> Span:
         heading = section.heading
