@@ -250,6 +250,31 @@ def test_bullets_opening_with_versioned_names_give_the_successor_no_number() -> 
     assert f"- ADR-011.1 \u00b7 {LESSON.title} \u2014 ".encode() in plan.data, plan.data.decode()
 
 
+def test_a_mark_every_sibling_opens_with_is_their_form_and_the_successor_carries_it() -> None:
+    data = (
+        "# Anti-patterns\n\n1. \u26d4 **`__init__.py` full of logic breaks imports.** Keep it empty.\n"
+        "2. \u26d4 **Old advice is to chunk the prompts.** It seemed to help.\n"
+        "3. \u26d4 **A bare except swallows KeyboardInterrupt.** Catch what you mean.\n"
+    ).encode()
+    parsed = record.parse(data)
+    target = parsed.entries[1]
+    sentence = dataclasses.replace(LESSON, title="The cache was the confirmed cause")
+    for new, written in (
+        (sentence, "4. \u26d4 **The cache was the confirmed cause.** It was the cache."),
+        # a title that is no sentence would read back with the mark in it: it goes without
+        (LESSON, "4. **Confirmed cause.** It was the cache."),
+    ):
+        plan = edit.plan_supersede(parsed, target=target, task=TASK, new=new)
+        assert f"\n{written}\n".encode() in plan.data, plan.data.decode()
+        after = record.parse(plan.data)
+        assert verification.check_edit(parsed, after, plan, new).ok
+    # a mark only the target carries is its own status, not the successor's
+    own = data.replace("1. \u26d4 ".encode(), b"1. ").replace("3. \u26d4 ".encode(), b"3. ")
+    parsed = record.parse(own)
+    plan = edit.plan_supersede(parsed, target=parsed.entries[1], task=TASK, new=sentence)
+    assert b"\n4. **The cache was the confirmed cause.**" in plan.data, plan.data.decode()
+
+
 def test_a_numbered_successor_that_repeats_a_number_does_not_verify() -> None:
     data = b"## L-01 \xc2\xb7 Old\n\nid: old\n\ntext\n\n## L-02 \xc2\xb7 Next\n\nmore\n"
     parsed = record.parse(data)

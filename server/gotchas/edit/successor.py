@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from gotchas.edit.caveat import INTERRUPTS
 from gotchas.edit.lesson import Lesson
 from gotchas.edit.lines import ATX, BOLD_LEAD, block_tokens
-from gotchas.edit.titles import is_label_only, split_title, styled_title, wraps_bold
+from gotchas.edit.titles import is_label_only, shared_mark, split_title, styled_title, wraps_bold
 from gotchas.fields import SEPARATOR, is_plain_field_line
 from gotchas.reading.text import after_mark
 from gotchas.record import Entry, Record, slugify
@@ -101,7 +101,9 @@ def lead_head(
     """A lead entry's first line in ``like``'s lead style (see ``lead_lines``), the body lines
     left to follow it, and its title as it will read."""
     body = body_lines(new.body)
-    rest = after_mark(rest)  # ``🔴 **Title.**``: the bold lead-in is the style, the mark the target's
+    unmarked = after_mark(rest)  # ``🔴 **Title.**``: the bold lead-in is the style, the mark the target's
+    symbol = rest[: len(rest) - len(unmarked)]
+    rest = unmarked
     bold = BOLD_LEAD.match(rest)
     numbered = styled_title(record, like, bold["inner"], "") if bold and is_label_only(bold["inner"]) else ""
     if bold and numbered:
@@ -147,6 +149,11 @@ def lead_head(
             shown = new.title
             plain = f"{opening}**{shown}** — {body[0]}"
         first, more = [plain], body[1:]
+    # unless its siblings open with the mark too (``⛔ **…**`` on every rule): then it is their
+    # form as well, kept where it reads back as a mark (before a bold sentence, as the target's)
+    own = first[0][len(opening) :]
+    if symbol and after_mark(symbol + own) == own and shared_mark(record, like, symbol):
+        first[0] = f"{opening}{symbol}{own}"
     return first, more, shown
 
 
