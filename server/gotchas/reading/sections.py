@@ -530,7 +530,9 @@ class Reader(Traits):
             return [self.heading_span(section, why)]
         why = "a heading naming a lesson over the paragraph that says it"
         self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
-        return self.spans_from("paragraph", [first], section.end, section, why)
+        # with a lesson this tool wrote after it (a successor): an entry of its own
+        written = [b for b in content if b.start > first.start and self.own_paragraph(b)]
+        return self.spans_from("paragraph", [first, *written], section.end, section, why)
 
     def read_scopes(self, scopes: Sequence[Section], why: str, pinned: bool = False) -> Reading:
         spans: list[Span] = []
