@@ -336,9 +336,18 @@ class State:
         found = lead_label(text)
         if found is None or not self.is_field_label(*found):
             return False
-        if block.start in self.topic_runs and found[0] not in parts.FIELDS:
+        if block.start in self.topic_runs and (found[0] not in parts.FIELDS or self.tells_fields(block)):
             return False
         return not SECOND_FIELD.compiled.search(text, len(found[0]) + 1)
+
+    def tells_fields(self, block: Block) -> bool:
+        """An item whose own lines go on with other fields (``1. Context: …`` over ``Mistake: …``
+        and ``Rule: …``): a lesson told in its fields, not one field of a lesson."""
+        for line in self.lines[block.start + 1 : block.end]:
+            found = lead_label(line.strip())
+            if found is not None and found[1] and found[0] in parts.FIELDS:
+                return True
+        return False
 
     @property
     def topic_runs(self) -> frozenset[int]:
