@@ -12,7 +12,7 @@ from gotchas.vocabulary import words
 
 TitleRule = tuple[str, Callable[[str], bool], float]
 
-_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
+_ASIDE = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)\s*$")  # in either script's parentheses
 
 
 def _core(title: str) -> str:
@@ -20,7 +20,7 @@ def _core(title: str) -> str:
     review — 2026)``): a remark on the section, not what it is, so the aside alone makes no
     sentence or claim of it. Only the evidence against a group is judged without it: a short
     name before an aside may still state one lesson."""
-    core = _ASIDE.sub("", title) if title.rstrip().endswith(")") else title
+    core = _ASIDE.sub("", title) if title.rstrip().endswith((")", "）")) else title
     return core or title
 
 
