@@ -142,8 +142,11 @@ def annotate_lead(
     followed by more of its text (that text would otherwise continue the quote)."""
     start, end = target.start_line - 1, target.end_line
     metadata = _metadata_lines(target)
+    # the entry's own item only: a sibling bullet it holds as a field (``- Root cause: …``
+    # after ``- **Title.** …``) is an item of its own, and a mark there would not be the target's
+    column = len(bare_line(lines[start])) - len(bare_line(lines[start]).lstrip(" "))
     run = start + 1
-    while run < end and run in metadata:
+    while run < end and run in metadata and not _sibling_item(bare_line(lines[run]), column):
         run += 1
     if run > start + 1:
         prefix = _field_prefix(bare_line(lines[run - 1]), indent)
@@ -186,6 +189,12 @@ def _closing_in_tight_item(
     if close is None or (close < len(lines) and not _ends_quote(bare_line(lines[close]), indent)):
         return None
     return Insertion(close, (f"{indent}- {marks}", indent + caveat))
+
+
+def _sibling_item(text: str, column: int) -> bool:
+    """A list item opening at ``column``, the target item's own: a sibling, not its content."""
+    match = MARKER.match(text)
+    return match is not None and len(match[1]) == column
 
 
 def _paragraph_end(lines: Sequence[bytes], at: int, end: int) -> int:
