@@ -431,10 +431,12 @@ class Reader(Traits):
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
+        # a lesson this tool wrote among ticked items (a successor) stands for itself
+        ticked = [b for b in body if not (b.kind == "item" and self.writes_own(b))] if body else body
         ticks_only = (
-            bool(body)  # an empty body holds no checkbox either; most open with neither rule nor item
-            and body[0].kind in ("hr", "item")
-            and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in body)
+            bool(ticked)  # an empty body holds no checkbox either; most open with neither rule nor item
+            and ticked[0].kind in ("hr", "item")
+            and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in ticked)
         )
         if self.placeholder_only(section) or self.awaits_lessons(section):
             self.left_out.append(Note(section.start, section.end, "empty", section.title, _PLACEHOLDER))
@@ -465,7 +467,10 @@ class Reader(Traits):
             why = "a table of where things are: a column of files' names, no lesson"
             self.left_out.append(Note(section.start, section.end, "references", section.title, why))
             return []
-        runs = self.field_runs(body)
+        # under a date or where a log's entries go (``## Entries``): under a title of its own the
+        # fields are that lesson's, told again
+        heads = self.dated(section.title) or vocabulary.names_log_place(section.title)
+        runs = self.field_runs(body) if heads else []
         if runs:
             return self.runs_of_fields(section, runs)
         self.item_titles = False  # most leaves are one lesson: their items need no titles
@@ -502,18 +507,21 @@ class Reader(Traits):
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return self.one_lesson(section, why)
 
+    @staticmethod
+    def dated(title: str) -> bool:
+        """A title that is a date or a period, little more (``2026-02-07``, ``Week 3``)."""
+        if vocabulary.names_period(title):
+            return True
+        return DATE.search(title) is not None and words(DATE.sub("", title)) <= 3
+
     def runs_of_fields(self, section: Section, runs: Sequence[Block]) -> list[Span]:
         """``## 2026-02-07`` over ``- Mistake: …`` / ``- Root cause: …`` / ``- Mistake: …``: one
-        lesson a run of fields. Under a title that says more than a date the first run is the
-        heading's own lesson (``## 2026-04-19: Respect in every word``), the others follow it."""
-        why = f"a lesson in the group {section.title!r}: its fields' first label comes back"
-        dated = DATE.search(section.title) is not None and words(DATE.sub("", section.title)) <= 3
-        if dated or vocabulary.names_period(section.title):
-            note = "a group: its fields' first label comes back, one lesson a run"
-            self.groups.append(Note(section.start, section.body_start, "group", section.title, note))
-            return self.spans_from("item", runs, section.end, section, why)
-        own = self.heading_span(section, "a lesson: its fields, then more told the same way", runs[1].start)
-        return [own, *self.spans_from("item", runs[1:], section.end, section, why)]
+        lesson a run of fields, the last ending with the list (a note after it is not its field)."""
+        why = f"a lesson in the group {section.title!r}: its fields come back in one order"
+        note = "a group: its fields come back in one order, one lesson a run"
+        self.groups.append(Note(section.start, section.body_start, "group", section.title, note))
+        listed = [b for b in section.body if b.kind == "item" and b.list_id == runs[0].list_id]
+        return self.spans_from("item", runs, listed[-1].end, section, why)
 
     def one_lesson(self, section: Section, why: str) -> list[Span]:
         """A leaf that is one lesson: its heading, or, under a title that only names a lesson

@@ -175,7 +175,11 @@ class Traits(State):
         items = [b for b in body if b.kind == "item"]
         if len(items) < 4:
             return []
-        items = [b for b in items if b.list_id == items[0].list_id]
+        listed = [b for b in items if b.list_id == items[0].list_id]
+        # a lesson this tool wrote among them (a successor) is one of its own, told in its form
+        own = [b for b in listed if self.writes_own(b)]
+        # and its mark, a bullet of its own fields inside a run (``- red-herring-for: …``), is the run's
+        items = [b for b in listed if b not in own and not ENTRY_FIELD.match(self.lines[b.start])]
         labels = []
         for block in items:
             found = lead_label(self.first_text(block)) if self.is_field_item(block) else None
@@ -188,7 +192,9 @@ class Traits(State):
         period = len(items) // len(starts)
         if len(starts) < 2 or period < 3 or period * len(starts) != len(items):
             return []
-        return starts if all(label == labels[n % period] for n, label in enumerate(labels)) else []
+        if any(label != labels[n % period] for n, label in enumerate(labels)):
+            return []
+        return sorted([*starts, *own], key=lambda block: block.start)
 
     def holds_data(self, section: Section) -> bool:
         """A sub-section that is a table of measurements alone: a part (the evidence) of the
