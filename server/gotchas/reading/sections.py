@@ -20,17 +20,15 @@ from gotchas.reading.model import Answer, Note, Prior, Reading, Span, SpanKind
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
 from gotchas.reading.text import (
-    DATE,
     MARK,
     MD_REFERENCE,
     item_title,
     title_of,
 )
-from gotchas.reading.titles import title_evidence
+from gotchas.reading.titles import reads_as_date_group, title_evidence
 from gotchas.reading.traits import Traits
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lead_paragraphs, plural, unit_spans
-from gotchas.vocabulary import words
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -431,12 +429,14 @@ class Reader(Traits):
 
     def read_leaf(self, section: Section) -> list[Span]:
         body = section.body
-        # a lesson this tool wrote among ticked items (a successor) stands for itself
-        ticked = [b for b in body if not (b.kind == "item" and self.writes_own(b))] if body else body
         ticks_only = (
-            bool(ticked)  # an empty body holds no checkbox either; most open with neither rule nor item
-            and ticked[0].kind in ("hr", "item")
-            and all(b.kind == "hr" or (b.kind == "item" and self.is_tick(b)) for b in ticked)
+            bool(body)  # an empty body holds no checkbox either; most open with neither rule nor item
+            and body[0].kind in ("hr", "item")
+            # a lesson this tool wrote among ticked items (a successor) stands for itself
+            and all(
+                b.kind == "hr" or (b.kind == "item" and (self.is_tick(b) or self.writes_own(b))) for b in body
+            )
+            and any(b.kind == "item" and self.is_tick(b) for b in body)
         )
         if self.placeholder_only(section) or self.awaits_lessons(section):
             self.left_out.append(Note(section.start, section.end, "empty", section.title, _PLACEHOLDER))
@@ -469,7 +469,7 @@ class Reader(Traits):
             return []
         # under a date or where a log's entries go (``## Entries``): under a title of its own the
         # fields are that lesson's, told again
-        heads = self.dated(section.title) or vocabulary.names_log_place(section.title)
+        heads = reads_as_date_group(section.title) or vocabulary.names_log_place(section.title)
         runs = self.field_runs(body) if heads else []
         if runs:
             return self.runs_of_fields(section, runs)
@@ -507,13 +507,6 @@ class Reader(Traits):
         why = "a lesson: " + ("; ".join(reasons) if reasons else "a heading with its own text")
         return self.one_lesson(section, why)
 
-    @staticmethod
-    def dated(title: str) -> bool:
-        """A title that is a date or a period, little more (``2026-02-07``, ``Week 3``)."""
-        if vocabulary.names_period(title):
-            return True
-        return DATE.search(title) is not None and words(DATE.sub("", title)) <= 3
-
     def runs_of_fields(self, section: Section, runs: Sequence[Block]) -> list[Span]:
         """``## 2026-02-07`` over ``- Mistake: …`` / ``- Root cause: …`` / ``- Mistake: …``: one
         lesson a run of fields, the last ending with the list (a note after it is not its field)."""
@@ -527,14 +520,11 @@ class Reader(Traits):
         """A leaf that is one lesson: its heading, or, under a title that only names a lesson
         (``## Initial lesson`` over ``Ownership must be decided before …``), the paragraph
         saying it: the heading names the lesson, the paragraph is the entry."""
+        if not vocabulary.names_lesson_alone(section.title):
+            return [self.heading_span(section, why)]  # most titles: the heading is the lesson's
         content = [b for b in section.body if b.kind not in ("html", "hr")]
         first = content[0] if content else None
-        if (
-            first is None
-            or first.kind != "paragraph"
-            or not vocabulary.names_lesson_alone(section.title)
-            or MARK.compiled.match(self.lines[first.start])
-        ):
+        if first is None or first.kind != "paragraph" or MARK.compiled.match(self.lines[first.start]):
             return [self.heading_span(section, why)]
         why = "a heading naming a lesson over the paragraph that says it"
         self.groups.append(Note(section.start, section.body_start, "group", section.title, why))

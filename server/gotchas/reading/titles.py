@@ -24,6 +24,11 @@ def _core(title: str) -> str:
     return core or title
 
 
+def _dated(title: str) -> bool:
+    """A date and three words at most (``2026-02-07``, ``2026-02-07 session``)."""
+    return DATE.search(title) is not None and words(DATE.sub("", title)) <= 3
+
+
 TITLE_RULES: tuple[TitleRule, ...] = (
     ("is numbered or carries an id", lambda t: bool(NUMBERED_TITLE.match(vocabulary.plain(t))), -1.0),
     ("carries a ticket id", lambda t: bool(TICKET.search(t)), -1.0),
@@ -37,9 +42,14 @@ TITLE_RULES: tuple[TitleRule, ...] = (
         lambda t: words(t) <= 5 and not CODE_SPAN.search(t) and not t.rstrip().endswith((".", "!", "?")),
         1.0,
     ),
-    ("reads as a date group", lambda t: bool(DATE.search(t)) and words(DATE.sub("", t)) <= 3, 1.0),
+    ("reads as a date group", _dated, 1.0),
     ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
 )
+
+
+def reads_as_date_group(title: str) -> bool:
+    """A title that is a date or a period, little more (``## 2026-02-07``, ``## Week 3``)."""
+    return _dated(title) or vocabulary.names_period(title)
 
 
 def title_evidence(title: str) -> tuple[float, list[str]]:
