@@ -221,9 +221,10 @@ class State:
         return found
 
     def writes_own(self, block: Block) -> bool:
-        """A block carrying this tool's own field line: a lesson it wrote (a successor)."""
+        """A block carrying this tool's own field line: a lesson it wrote (a successor). In an
+        item the line sits at the item's content column, four spaces in after ``10. ``."""
         lines = self.lines[block.start : block.end]
-        return any(ENTRY_FIELD.match(line) and OWN_FIELDS.search(line) for line in lines)
+        return any(ENTRY_FIELD.match(line.lstrip(" ")) and OWN_FIELDS.search(line) for line in lines)
 
     def asks_to_record(self, block: Block) -> bool:
         """A short block telling the reader to add lessons here (``- After every correction: add
@@ -360,6 +361,8 @@ class State:
                 if block.kind != "item":
                     continue
                 label = opening_label(block, self.lines[block.start])
+                if label is None and last is not None and last[1] is not None and self.writes_own(block):
+                    continue  # a lesson this tool wrote between two of a run leaves the run as it was
                 if last is not None and label is not None and last[1:] == (label, block.list_id):
                     runs.update((last[0].start, block.start))
                 last = (block, label, block.list_id)
