@@ -161,7 +161,9 @@ def field_base(label: str) -> str:
     code's, not the label's end or a choice of two fields."""
     if "`" in label:
         label = _CODE_PUNCTUATION.sub(lambda span: re.sub(r"[:：/]", " ", span[0]), label)
-    text = SYMBOL_LEAD.sub("", plain(label))  # ``🛠️ Fix``, ``✅ Solution``: the part's name
+    text = plain(label)
+    if text[:1] and not text[:1].isalnum():
+        text = SYMBOL_LEAD.sub("", text)  # ``🛠️ Fix``, ``✅ Solution``: the part's name
     text = _NUMBERING.compiled.sub("", text)
     text = text.split(":", 1)[0].split("：", 1)[0]
     text = _LEADING_ARTICLE.compiled.sub("", text)

@@ -466,7 +466,10 @@ def names_trouble(title: str) -> bool:
 def names_step(text: str) -> bool:
     """Whether an item's text or a title opens with a step to take (``Check …``, ``Verify …``),
     numbered or not (``2. **Restart the server**``)."""
-    return bool(_STEP.compiled.match(_STEP_NUMBER.sub("", plain(text).lstrip(" *_")).lstrip(" *_")))
+    text = plain(text).lstrip(" *_")
+    if text[:1].isdigit():
+        text = _STEP_NUMBER.sub("", text).lstrip(" *_")
+    return bool(_STEP.compiled.match(text))
 
 
 _STEP_NUMBER = re.compile(r"^\d{1,3}[.)]\s+")

@@ -469,9 +469,8 @@ class Reader(Traits):
             return []
         # under a date or where a log's entries go (``## Entries``): under a title of its own the
         # fields are that lesson's, told again
-        heads = reads_as_date_group(section.title) or vocabulary.names_log_place(section.title)
-        runs = self.field_runs(body) if heads else []
-        if runs:
+        runs = self.field_runs(body)  # most bodies hold no four field bullets: none, at once
+        if runs and (reads_as_date_group(section.title) or vocabulary.names_log_place(section.title)):
             return self.runs_of_fields(section, runs)
         self.item_titles = False  # most leaves are one lesson: their items need no titles
         try:
@@ -520,8 +519,11 @@ class Reader(Traits):
         """A leaf that is one lesson: its heading, or, under a title that only names a lesson
         (``## Initial lesson`` over ``Ownership must be decided before …``), the paragraph
         saying it: the heading names the lesson, the paragraph is the entry."""
-        if not vocabulary.names_lesson_alone(section.title):
-            return [self.heading_span(section, why)]  # most titles: the heading is the lesson's
+        lowered = section.title.lower()  # most titles name no lesson: the heading is the lesson's
+        if ("lesson" not in lowered and "takeaway" not in lowered) or not vocabulary.names_lesson_alone(
+            section.title
+        ):
+            return [self.heading_span(section, why)]
         content = [b for b in section.body if b.kind not in ("html", "hr")]
         first = content[0] if content else None
         if first is None or first.kind != "paragraph" or MARK.compiled.match(self.lines[first.start]):

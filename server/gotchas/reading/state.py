@@ -185,7 +185,9 @@ class State:
             return True
         if long and not NUMBERED_FIELD.compiled.match(vocabulary.plain(title)):
             return False  # but ``Attempt 2: <what was tried>`` is one of a lesson's parts
-        first = parts.field_base(title).split(maxsplit=1)
+        first = title.lower().lstrip("#*_ 0123456789.)").split(maxsplit=1)
+        if first and not first[0][:1].isalnum():  # ``🛠️ Fix``: the part's name after its symbol
+            first = parts.field_base(title).split(maxsplit=1)
         repeated = self.headings[folded(title)] >= 2
         if not repeated and (not first or not parts.may_open_field(first[0].rstrip(":：.*_"))):
             return False
@@ -198,7 +200,9 @@ class State:
         if vocabulary.numbers_entry(title.partition(":")[0].partition("：")[0]):
             return False  # `Bug 1: …`, `Issue 2: …`: one of a numbered series of lessons
         base = parts.field_base(title)
-        text = parts.SYMBOL_LEAD.sub("", vocabulary.plain(title))  # ``🛠️ Fix``: the part's name
+        text = vocabulary.plain(title)
+        if text[:1] and not text[:1].isalnum():
+            text = parts.SYMBOL_LEAD.sub("", text)  # ``🛠️ Fix``: the part's name
         text = NUMBER_PREFIX.compiled.sub("", text).rstrip(":：. ")
         text = ARTICLE.compiled.sub("", text)
         if text.endswith(")") and " (" in text:  # an aside on the part: ``Fix (applied)``

@@ -172,6 +172,9 @@ class Traits(State):
         """``- Mistake: …`` / ``- Root cause: …`` / ``- Fix: …``, then ``- Mistake: …`` again: a
         list of fields told over and over in one order holds one lesson a run. The first bullet
         of each run; none when the fields do not come back so."""
+        first = next((b for b in body if b.kind == "item"), None)
+        if first is None or not self.is_field_item(first):
+            return []  # most bodies: no bullet, or a first one that is no field
         items = [b for b in body if b.kind == "item"]
         if len(items) < 4:
             return []

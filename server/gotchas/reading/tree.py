@@ -20,10 +20,11 @@ class Section:
     body: list[Block] = field(default_factory=list)
     children: list[Section] = field(default_factory=list)
     parent: str | None = None  # the title of the section holding this one, if it has one
+    # the heading's text, kept once: every rule asks it of every section
+    title: str = field(init=False, default="")
 
-    @property
-    def title(self) -> str:
-        return self.heading.title if self.heading else ""
+    def __post_init__(self) -> None:
+        self.title = self.heading.title if self.heading else ""
 
     @property
     def level(self) -> int:

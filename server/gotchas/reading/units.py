@@ -44,7 +44,7 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
     others: list[Block] = []
     after_label = False
     open_title = False
-    under: range = range(0)  # the indents of bullets under the item before, short of its text
+    under = (0, 0)  # the indents of bullets under the item before, short of its text: [from, to)
     for block in body:
         if block.kind != "item":
             if block.kind in ("paragraph", "fence", "table", "quote"):
@@ -52,15 +52,15 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
                     continue  # the detached body of a title-only item; the file's closing stamp
                 after_label = state.is_label_paragraph(block)
                 others.append(block)
-                under = range(0)
+                under = (0, 0)
             continue
         line = state.lines[block.start]
-        indent = len(line) - len(line.lstrip(" "))
-        if indent in under:
+        indent = 0 if line[:1] != " " else len(line) - len(line.lstrip(" "))  # most: at the margin
+        if under[0] <= indent < under[1]:
             # ``15. **Title**`` over ``   - Impact: …``: indented under it, though short of the
             # four columns that would nest it; a reader sees the item's own fields
             continue
-        under = range(indent + 1, indent + len(block.marker) + 1)
+        under = (indent + 1, indent + len(block.marker) + 1)
         if after_label or state.is_tick(block) or state.is_field_item(block) or state.asks_to_record(block):
             continue
         if state.empty_item(block):
