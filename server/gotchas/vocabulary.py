@@ -458,6 +458,17 @@ def names_resolved(title: str) -> bool:
     return bool(_RESOLVED.search(plain(title)))
 
 
+# a troubleshooting file: ``# Troubleshooting``, ``# トラブルシューティング``, ``# 故障排除``
+_PROBLEM_FILE = LazyPattern(
+    r"troubleshoot|dépannage|トラブルシューティング|故障排除|疑难解答|排错", re.IGNORECASE
+)
+
+
+def names_problem_file(title: str) -> bool:
+    """A file title naming troubleshooting: its sections are problems to solve."""
+    return bool(_PROBLEM_FILE.compiled.search(plain(title)))
+
+
 def names_trouble(title: str) -> bool:
     """A title naming problems met (``Database Issues``) or saying something goes wrong."""
     return names_problems(title) or bool(_TROUBLE.compiled.search(plain(title)))

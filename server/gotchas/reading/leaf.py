@@ -81,11 +81,36 @@ def leaf_evidence(
     ):
         score -= 2.0
         reasons.append("its bullets are steps to take (Check …, Verify …): one problem's procedure")
+    if len(units) <= _FEW and others == [] and _of_problems(state) and _notes(state, units):
+        score -= 2.0
+        reasons.append("a problem of a file of problems: its few short bullets are what to check or know")
     stated = sum(opens_bold_sentence(item_text(state.lines[s.start])) for s in units)
     if len(units) >= 3 and stated * 3 >= len(units) * 2:
         score += 1.5
         reasons.append("its bullets open with bold sentences, as lessons do")
     return score, reasons
+
+
+_FEW = 4  # bullets at most under a problem that are its notes, not problems of their own
+_SHORT = 15  # words a bullet at most, on average, to be a note or a step
+
+
+def _notes(state: State, units: Sequence[Span]) -> bool:
+    """Plain short bullets, a line or two each: notes or steps, not problems named in bold or
+    told with details of their own (``1. **Bundle >500KB:** …`` over its sub-bullets)."""
+    for unit in units:
+        text = item_text(state.lines[unit.start])
+        lines = [line for line in state.lines[unit.start : unit.end] if line.strip(" -*_\t")]
+        if text.startswith(("**", "__")) or len(lines) > 2:
+            return False
+    return _mean_words(state, units) < _SHORT
+
+
+def _of_problems(state: State) -> bool:
+    """A file titled as problems met (``# Troubleshooting``, ``# Known Issues``): its sections
+    are problems, each over what to check or know about it."""
+    tops = [s for s in state.tree.children if s.heading is not None]
+    return bool(tops) and tops[0].level == 1 and vocabulary.names_problem_file(tops[0].title)
 
 
 def _mean_words(state: State, units: Sequence[Span]) -> float:
