@@ -122,6 +122,8 @@ FIELD_WORDS = (
     # Vietnamese: symptom, cause, solution, how to fix, lesson
     *("triệu chứng", "nguyên nhân", "giải pháp", "cách khắc phục", "bài học"),
     *("问题描述", "解决方法", "修复方案", "影响", "教训", "背景", "复现步骤", "根本原因", "预防措施", "现状"),
+    # and in traditional characters: symptom, solution, how to solve, impact, lesson
+    *("症狀", "解決", "解決方案", "解決方法", "影響", "教訓", "問題描述"),
 )
 FIELDS = frozenset(FIELD_WORDS)
 # A bug report's parts, as sub-headings under one problem (``### Environment``, ``### Reproduction``);

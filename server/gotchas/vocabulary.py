@@ -424,7 +424,9 @@ def bare_title(title: str) -> str:
 # list of them under a problem is that problem's procedure, not a list of lessons.
 _STEP = LazyPattern(
     r"^(?:check|verify|confirm|inspect|review|restart|try|look\s+(?:at|for|in)|make\s+sure|ensure|"
-    r"clear|clean|rebuild|reinstall|re-?run|run)\b",
+    r"clear|clean|rebuild|reinstall|re-?run|run)\b|"
+    # and in Chinese and Japanese: check, confirm, verify, clear, restart, run, use
+    r"^(?:檢查|检查|確認|确认|驗證|验证|清除|清理|重啟|重启|重新|執行|执行|運行|运行|使用|再起動|実行)",
     re.IGNORECASE,
 )
 
