@@ -17,6 +17,8 @@ from gotchas.vocabulary import CODE_SPAN, bare_title, names_lessons, plain, word
 _PLAN_LEAD = r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?"  # a plan's title may be numbered in its series
 META_TITLES = (
     r"when\s+to\s+add",
+    # keeping the file itself: ``Maintaining this file``, ``Updating this document``
+    r"^\W*(?:maintaining|maintenance\s+of|updating|editing|keeping)\s+this\s+(?:file|doc(?:ument)?|page|log|list)\W*$",
     r"how\s+to\s+(?:add|write|use|contribute)",
     # how to read the file itself, not how to read a config or a log (lessons)
     r"how\s+to\s+read\s+(?:this|these|the\s+(?:page|file|tables?|list|entries|catalog|doc(?:ument)?))\b",
@@ -118,7 +120,7 @@ _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),
-    *("instruc", "regla", "filing", "cara ", "ideas"),
+    *("instruc", "regla", "filing", "cara ", "ideas", "this file", "this doc", "this page"),
     *(
         "related",
         "help",
