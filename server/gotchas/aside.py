@@ -67,7 +67,9 @@ META_TITLES = (
     # how the file is kept: its lifecycle, maintenance rules, notes on where it moved
     r"^(?:entry\s+)?lifecycle$",
     # what the file is for, and the categories its entries are tagged with
-    r"^purpose\b|^scope\s*(?:&|and)\s*purpose$|^categories\b(?!\s+of\b)",
+    r"^purpose\b|^scope\s*(?:&|and)\s*purpose$|^categories\b(?!\s+of\b)|"
+    # the categories in Korean, Chinese and Japanese, the title alone (``## 분류``, ``## 分类``)
+    r"^(?:분류|카테고리|分类|分類|类别|類別|カテゴリー?)$",
     r"^maintenance(?:\s+rules)?$|^editing\s+rules\b",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
@@ -120,7 +122,7 @@ _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),
-    *("instruc", "regla", "filing", "cara ", "ideas", "this file", "this doc", "this page"),
+    *("instruc", "regla", "filing", "cara ", "ideas", "this page"),
     *(
         "related",
         "help",
@@ -145,6 +147,7 @@ _META_HINTS = (
         "lifecycle",
         "purpose",
         "categor",
+        *("분류", "카테고리", "分类", "分類", "类别", "類別", "カテゴリ"),
         "maintenance",
         "editing",
         "this file",
