@@ -20,6 +20,7 @@ from gotchas.reading.leaf import marked, unmarked_role
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
 from gotchas.reading.text import ENTRY_FIELD, MARK
+from gotchas.reading.titles import names_date_alone
 from gotchas.reading.tree import Section
 from gotchas.reading.units import unit_spans
 
@@ -91,6 +92,8 @@ def _list_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, 
         if _own_fields(state, child) or MARK.compiled.match(state.lines[first.start]):
             continue
         if major == "lesson":
+            if names_date_alone(child.title):
+                continue  # ``## 2026-06-27`` over its bullets: a day's lessons, whatever its siblings
             why = f"a lesson: {count} of its {len(roles)} sibling headings over a list alone are lessons"
             flips[i] = ([state.heading_span(child, why)], [])
             continue

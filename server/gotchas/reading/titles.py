@@ -47,6 +47,11 @@ TITLE_RULES: tuple[TitleRule, ...] = (
 )
 
 
+def names_date_alone(title: str) -> bool:
+    """A title that is a date and nothing more (``## 2026-06-27``): a day's lessons."""
+    return DATE.search(title) is not None and words(DATE.sub("", title)) == 0
+
+
 def reads_as_date_group(title: str) -> bool:
     """A title that is a date or a period, little more (``## 2026-02-07``, ``## Week 3``)."""
     return _dated(title) or vocabulary.names_period(title)
