@@ -106,7 +106,10 @@ def is_placeholder(text: str) -> bool:
 # an instruction to add entries to this file: ``After every correction: add one line here.``,
 # ``добавить урок сюда``, ``ここに追記``, ``在此追加``; it names what is recorded
 _ASKS_TO_RECORD = LazyPattern(
-    r"\b(?:add|append|record|log|document)\b[^.\n]{0,50}?\b(?:here|to\s+this\s+file|in\s+this\s+file)\b|"
+    r"\b(?:add|append|record|log|document|update)\b[^.\n]{0,50}?\b(?:here|to\s+this\s+file|in\s+this\s+file|this\s+file)\b|"
+    # or to the file kept for them: ``add learnings to .kiro/steering/learnings.md``
+    r"\b(?:add|append|record|log)\s+(?:\w+\s+){0,2}?(?:lessons?|learnings?|gotchas?|mistakes?)\s+(?:to|in)\s+"
+    r"\S{0,80}?(?:lessons?|learnings?|gotchas|mistakes|pitfalls)[\w-]*\.mdc?\b|"
     r"\b(?:add|append)\s+(?:\w+\s+){0,3}?(?:entr(?:y|ies)|lessons?|gotchas?|learnings?|mistakes?|pitfalls?)\s+"
     r"(?:\w+\s+){0,2}?(?:above|below)\b|"
     r"добав\w*[^.\n]{0,40}?сюда|сюда[^.\n]{0,20}?добав|ここに(?:追記|追加)|在此(?:追加|添加|记录)",
@@ -119,7 +122,7 @@ _RECORDED = LazyPattern(
 )
 
 
-_RECORD_HINTS = ("here", "this file", "above", "below", "сюда", "ここに", "在此")
+_RECORD_HINTS = ("here", "this file", "above", "below", ".md", "сюда", "ここに", "在此")
 
 
 def asks_to_record(text: str) -> bool:
