@@ -466,6 +466,7 @@ _PROBLEM_FILE = LazyPattern(
 )
 
 
+@lru_cache(maxsize=64)  # asked of the file's one title by every leaf over a few bullets
 def names_problem_file(title: str) -> bool:
     """A file title naming troubleshooting: its sections are problems to solve."""
     return bool(_PROBLEM_FILE.compiled.search(plain(title)))

@@ -83,7 +83,7 @@ def leaf_evidence(
         reasons.append("its bullets are steps to take (Check …, Verify …): one problem's procedure")
     if len(units) <= _FEW and others == [] and _of_problems(state) and _notes(state, units):
         score -= 2.0
-        reasons.append("a problem of a file of problems: its few short bullets are what to check or know")
+        reasons.append("a problem in a troubleshooting file: its few short bullets are what to check or know")
     stated = sum(opens_bold_sentence(item_text(state.lines[s.start])) for s in units)
     if len(units) >= 3 and stated * 3 >= len(units) * 2:
         score += 1.5
@@ -107,8 +107,9 @@ def _notes(state: State, units: Sequence[Span]) -> bool:
 
 
 def _of_problems(state: State) -> bool:
-    """A file titled as problems met (``# Troubleshooting``, ``# Known Issues``): its sections
-    are problems, each over what to check or know about it."""
+    """A file titled as troubleshooting (``# Troubleshooting``, ``# 故障排除``): its sections are
+    problems, each over what to check or know about it. In a file of known issues short bullets
+    under a heading are issues of their own."""
     tops = [s for s in state.tree.children if s.heading is not None]
     return bool(tops) and tops[0].level == 1 and vocabulary.names_problem_file(tops[0].title)
 
