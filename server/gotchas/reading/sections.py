@@ -20,6 +20,7 @@ from gotchas.reading.model import Answer, Note, Prior, Reading, Span, SpanKind
 from gotchas.reading.reuse import Memo
 from gotchas.reading.siblings import share_roles
 from gotchas.reading.text import (
+    ENTRY_FIELD,
     MARK,
     MD_REFERENCE,
     item_title,
@@ -526,7 +527,15 @@ class Reader(Traits):
             return [self.heading_span(section, why)]
         content = [b for b in section.body if b.kind not in ("html", "hr")]
         first = content[0] if content else None
-        if first is None or first.kind != "paragraph" or MARK.compiled.match(self.lines[first.start]):
+        # a heading whose text opens with the record's fields (``tasks: #1``) or a red-herring
+        # mark is the entry those belong to
+        opening = self.lines[first.start] if first is not None else ""
+        if (
+            first is None
+            or first.kind != "paragraph"
+            or ENTRY_FIELD.match(opening)
+            or MARK.compiled.match(opening)
+        ):
             return [self.heading_span(section, why)]
         why = "a heading naming a lesson over the paragraph that says it"
         self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
