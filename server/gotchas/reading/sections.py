@@ -433,6 +433,7 @@ class Reader(Traits):
         ticks_only = (
             bool(body)  # an empty body holds no checkbox either; most open with neither rule nor item
             and body[0].kind in ("hr", "item")
+            and (body[0].kind == "hr" or self.is_tick(body[0]))  # a successor is never the first
             # a lesson this tool wrote among ticked items (a successor) stands for itself
             and all(
                 b.kind == "hr" or (b.kind == "item" and (self.is_tick(b) or self.writes_own(b))) for b in body
