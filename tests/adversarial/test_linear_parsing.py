@@ -61,20 +61,6 @@ SHAPES: dict[str, str] = {
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_a_how_to_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> None:
-    line = SHAPES[shape]
-    # sub-headings weighed as numbered steps or commands under a how-to; a quoted placeholder
-    # between rules beneath them (three copies of the line keep the record under 16 MiB)
-    data = (
-        f"# Lessons\n\n## How to test\n\n### {line}\n\n```sh\nmake\n```\n\n"
-        f"### {line}\n\n---\n\n> {line}\n\n---\n\nx\n"
-    ).encode()
-    with finishes_within(30, f"reading a how-to with a 1 MB line of {shape}"):
-        parsed = record.parse(data)
-        verification.check_record(parsed)
-
-
-@pytest.mark.parametrize("shape", SHAPES)
 def test_a_megabyte_field_line_parses_in_linear_time(shape: str) -> None:
     line = SHAPES[shape]
     with finishes_within(20, f"parsing a 1 MB line of {shape}"):
@@ -84,17 +70,34 @@ def test_a_megabyte_field_line_parses_in_linear_time(shape: str) -> None:
             link.parse_links(field.value)
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str) -> None:
-    line = SHAPES[shape]
-    # the first heading is a form's blank title, its lines weighed as blanks; the last headings'
-    # titles are weighed as a group's or a lesson's over their bullets
-    data = (
+def _lessons(line: str) -> bytes:
+    """The first heading is a form's blank title, its lines weighed as blanks; the last
+    headings' titles are weighed as a group's or a lesson's over their bullets."""
+    return (
         f"# Lessons\n\n## [Lesson] <one>\n\n{line}\n\n- {line}\n\n## {line}\n\nprose\n\n"
         f"## {line}\n\n- one fact\n- another fact\n\n"
         f"## {line}\n\n- Check one\n- Verify two\n- Check three\n"
     ).encode()
-    with finishes_within(30, f"reading and checking a record with a 1 MB line of {shape}"):
+
+
+def _how_to(line: str) -> bytes:
+    """Sub-headings weighed as numbered steps or commands under a how-to, and a quoted
+    placeholder between rules beneath them (three copies of the line keep it under 16 MiB)."""
+    return (
+        f"# Lessons\n\n## How to test\n\n### {line}\n\n```sh\nmake\n```\n\n"
+        f"### {line}\n\n---\n\n> {line}\n\n---\n\nx\n"
+    ).encode()
+
+
+RECORDS = {"lessons": _lessons, "how-to": _how_to}
+
+
+@pytest.mark.parametrize("kind", RECORDS)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_record_holding_a_megabyte_line_reads_in_linear_time(shape: str, kind: str) -> None:
+    line = SHAPES[shape]
+    data = RECORDS[kind](line)
+    with finishes_within(30, f"reading and checking a {kind} record with a 1 MB line of {shape}"):
         parsed = record.parse(data)
         assert [entry.id for entry in parsed.entries]  # ids are made from titles, on first use
         verification.check_record(parsed)  # what `gotchas lint` runs: each problem placed on its line
