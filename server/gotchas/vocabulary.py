@@ -89,6 +89,7 @@ LESSONS_CJK = (
     "陷阱",
     "踩坑",
     "的坑",  # 已知的坑, 踩过的坑: pits fallen into
+    "个坑",  # 踩过的五个坑: the five pits fallen into
     "坑点",
     "避坑",
     "经验",
