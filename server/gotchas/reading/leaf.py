@@ -81,7 +81,14 @@ def leaf_evidence(
     ):
         score -= 2.0
         reasons.append("its bullets are steps to take (Check …, Verify …): one problem's procedure")
-    if len(units) <= _FEW and others == [] and _of_problems(state) and _notes(state, units):
+    # a problem is told in a few words (``## Offline screen shows``); one word names a category
+    if (
+        len(units) <= _FEW
+        and others == []
+        and vocabulary.words(section.title) >= 2
+        and _of_problems(state)
+        and _notes(state, units)
+    ):
         score -= 2.0
         reasons.append("a problem in a troubleshooting file: its few short bullets are what to check or know")
     stated = sum(opens_bold_sentence(item_text(state.lines[s.start])) for s in units)
