@@ -51,6 +51,25 @@ def table_is_key(state: State, table: Block) -> bool:
     return is_key(state, firsts, table.end, tuple(table_rows.cells(lines[table.start])))
 
 
+def table_restates(state: State, table: Block) -> bool:
+    """A table of three rows or more whose first cells each restate a heading of the file
+    (``| Plaintext credentials | Critical | FIXED |`` for ``### 1. ~~Plaintext Credentials in
+    Git~~ (FIXED)``), two in three of them: a tracker of the entries, not entries of its own."""
+    lines = state.lines
+    stop = table_rows.rows_end(lines, table.start + 2, table.end)
+    firsts = [cells[0] for n in range(table.start + 2, stop) if (cells := table_rows.cells(lines[n]))]
+    if len(firsts) < 3:
+        return False
+    titles = [set(label_key(b.title).split()) for b in state.blocks if b.kind == "heading"]
+    restated = 0
+    for cell in firsts:
+        words = set(label_key(cell).split())
+        # two words or more, two in three of them in one heading's title
+        if len(words) >= 2 and any(len(words & title) * 3 >= len(words) * 2 for title in titles):
+            restated += 1
+    return restated * 3 >= len(firsts) * 2
+
+
 def is_key(state: State, labels: Sequence[str], after: int, header: tuple[str, ...] = ()) -> bool:
     """Three labels or more of a few words, named once each, every one used after line
     ``after`` as a heading's title or a table row's first cell, or as the first words of one

@@ -458,7 +458,7 @@ class Reader(Traits):
             )
             return []
         if self.key_only(body):
-            why = "the file's key: the labels its other sections or rows carry, no lesson"
+            why = "the file's key (the labels its sections or rows carry) or a tracker of them, no lesson"
             self.left_out.append(Note(section.start, section.end, "references", section.title, why))
             return []
         if self.links_only(body):

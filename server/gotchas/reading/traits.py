@@ -276,14 +276,16 @@ class Traits(State):
 
     def key_only(self, body: Sequence[Block]) -> bool:
         """A body that is only the file's key: a list or a table of the labels its sections or
-        rows carry (``- 🔴 **CRITICAL** — blocks users`` over ``## 🔴 CRITICAL``)."""
+        rows carry (``- 🔴 **CRITICAL** — blocks users`` over ``## 🔴 CRITICAL``), or a table
+        restating its headings."""
         if any(b.kind in ("paragraph", "heading", "fence", "quote") for b in body):
             return False  # most bodies: prose is no key
         body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         if not body:
             return False
         if len(body) == 1 and body[0].kind == "table":
-            return key.table_is_key(self, body[0])
+            # or a tracker of the entries: rows restating the headings (``## Tracking``)
+            return key.table_is_key(self, body[0]) or key.table_restates(self, body[0])
         return all(b.kind == "item" for b in body) and key.list_is_key(self, body)
 
     def file_map_only(self, body: Sequence[Block]) -> bool:

@@ -267,6 +267,8 @@ def table_unit(
         return None
     if key.table_is_key(state, table):
         return None  # ``| tag | means |`` over the tags the lessons below carry
+    if key.table_restates(state, table):
+        return None  # ``| Plaintext credentials | Critical | FIXED |``: a tracker of the headings
     return state.row_spans(table, section, why or "a row of the lessons table")
 
 
