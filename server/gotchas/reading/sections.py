@@ -289,8 +289,6 @@ class Reader(Traits):
             if self.steps_of_one(section, children):
                 return [self.heading_span(section, "a problem: its sub-headings are steps to take")]
             if self.numbered_steps(children):
-                if vocabulary.names_trouble(section.title):
-                    return [self.heading_span(section, "a problem: its sub-headings are steps to take")]
                 # ``## How to Test the Room Page`` over ``### Step 1: Start Backend``: how-to
                 why = "a procedure: its sub-headings are numbered steps to take, no lesson"
                 self.left_out.append(Note(section.start, section.end, "procedure", section.title, why))
@@ -443,14 +441,14 @@ class Reader(Traits):
         if self.placeholder_only(section) or self.awaits_lessons(section):
             self.left_out.append(Note(section.start, section.end, "empty", section.title, _PLACEHOLDER))
             return []
-        if ticks_only and any(b.kind == "item" for b in body) and vocabulary.names_resolved(section.title):
+        if ticks_only and vocabulary.names_resolved(section.title):
             # ``### Crash-on-use (HIGH) — fixed`` over ``- ✅ `tail` crashed every call``: in a file
             # of issues, each ticked item is one issue fixed, not a step of progress
             why = "a group of issues fixed: each ticked item is one"
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
             items = [b for b in body if b.kind == "item"]
             return self.spans_from("item", items, section.end, section, why, body)
-        if ticks_only and any(b.kind == "item" for b in body):
+        if ticks_only:
             self.left_out.append(
                 Note(
                     section.start, section.end, "empty", section.title, "only checkboxes: progress, no lesson"
@@ -521,11 +519,8 @@ class Reader(Traits):
         """A leaf that is one lesson: its heading, or, under a title that only names a lesson
         (``## Initial lesson`` over ``Ownership must be decided before …``), the paragraph
         saying it: the heading names the lesson, the paragraph is the entry."""
-        lowered = section.title.lower()  # most titles name no lesson: the heading is the lesson's
-        if ("lesson" not in lowered and "takeaway" not in lowered) or not vocabulary.names_lesson_alone(
-            section.title
-        ):
-            return [self.heading_span(section, why)]
+        if not vocabulary.names_lesson_alone(section.title):
+            return [self.heading_span(section, why)]  # most titles: the heading is the lesson's
         content = [b for b in section.body if b.kind not in ("html", "hr")]
         first = content[0] if content else None
         # a heading whose text opens with the record's fields (``tasks: #1``) or a red-herring

@@ -159,6 +159,8 @@ class Traits(State):
         procedure (as bullets of steps are, in ``leaf_evidence``)."""
         if len(children) < 2 or section.heading is None:
             return False
+        if self.numbered_steps(children):  # ``### Step 1: Run the diagnostic script``
+            return vocabulary.names_trouble(section.title)
         if any(c.children or self.has_entry_fields(c) for c in children):
             return False
         return vocabulary.names_procedure(section.title, (c.title for c in children))
