@@ -106,7 +106,7 @@ def is_placeholder(text: str) -> bool:
 # an instruction to add entries to this file: ``After every correction: add one line here.``,
 # ``добавить урок сюда``, ``ここに追記``, ``在此追加``; it names what is recorded
 _ASKS_TO_RECORD = LazyPattern(
-    r"\b(?:add|append|record|log|document|update)\b[^.\n]{0,50}?\b(?:here|to\s+this\s+file|in\s+this\s+file|this\s+file)\b|"
+    r"\b(?:add|append|record|log|document|update)\b[^.\n]{0,50}?\b(?:here|this\s+file)\b|"
     # or to the file kept for them: ``add learnings to .kiro/steering/learnings.md``
     r"\b(?:add|append|record|log)\s+(?:\w+\s+){0,2}?(?:lessons?|learnings?|gotchas?|mistakes?)\s+(?:to|in)\s+"
     r"\S{0,80}?(?:lessons?|learnings?|gotchas|mistakes|pitfalls)[\w-]*\.mdc?\b|"

@@ -265,30 +265,27 @@ def shared_mark(record: Record, like: Entry, mark: str) -> bool:
     """Whether the mark before ``like``'s bold lead-in (``⛔ **Title.**``) is its siblings'
     form, two thirds of them opening with it, rather than this entry's own status."""
     siblings = _siblings(record, like)
-    opening = sum(1 for e in siblings if _lead_text(record, e).startswith(mark))
+    opening = sum(1 for e in siblings if _lead_text(record, e)[0].startswith(mark))
     return len(siblings) >= 3 and opening * 3 >= len(siblings) * 2
 
 
-def _lead_text(record: Record, entry: Entry) -> str:
-    """An entry's first line, less a heading's hashes or an item's marker."""
+def _lead_text(record: Record, entry: Entry) -> tuple[str, bool]:
+    """An entry's first line, less a heading's hashes or an item's marker, and whether it is a
+    heading's."""
     cut = record.data.find(b"\n", entry.start, entry.end)
     first = record.data[entry.start : cut if cut != -1 else entry.end].decode("utf-8").rstrip("\r")
     heading = ATX.match(first)
     if heading:
-        return str(heading["text"])
+        return str(heading["text"]), True
     item = ITEM_LINE.match(first)
-    return str(item["rest"]) if item else first.strip()
+    return (str(item["rest"]) if item else first.strip()), False
 
 
 def written_title(record: Record, entry: Entry) -> str:
     """An entry's title as written in the file: heading text, or a lead's bold text or first words."""
-    cut = record.data.find(b"\n", entry.start, entry.end)
-    first = record.data[entry.start : cut if cut != -1 else entry.end].decode("utf-8").rstrip("\r")
-    heading = ATX.match(first)
+    rest, heading = _lead_text(record, entry)
     if heading:
-        return heading["text"]
-    item = ITEM_LINE.match(first)
-    rest = item["rest"] if item else first.strip()
+        return rest
     bold = BOLD_LEAD.match(rest)
     if bold:
         return bold["inner"]
