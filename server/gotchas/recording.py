@@ -132,7 +132,7 @@ def asks_to_record(text: str) -> bool:
     if len(text) > 300 or "`" in text:
         return False
     lowered = text.lower()  # most texts name none of these: the patterns are not tried
-    if not any(hint in lowered for hint in _RECORD_HINTS):
+    if not any(map(lowered.__contains__, _RECORD_HINTS)):
         return False
     said = plain(text)
     return bool(_ASKS_TO_RECORD.compiled.search(said)) and bool(_RECORDED.compiled.search(said))

@@ -154,9 +154,13 @@ class Reader(Traits):
             why = "a part of the report around the lessons (its summary, tests, next steps)"
             self.left_out.append(Note(section.start, section.end, "report", section.title, why))
             return True
-        # in a file of issues (``# Known Issues``, ``# Troubleshooting``), not of lessons learned
-        of_issues = not vocabulary.names_many_lessons(section.parent or "")
-        if report and of_issues and aside.names_decisions(section.title):
+        # in a file of issues (``# Known Issues``, ``# Troubleshooting``), not of lessons learned;
+        # the parent's title is asked last, of a title naming decisions (every child shares it)
+        if (
+            report
+            and aside.names_decisions(section.title)
+            and not vocabulary.names_many_lessons(section.parent or "")
+        ):
             why = "the decisions taken, beside the issues: a record of its own, not lessons"
             self.left_out.append(Note(section.start, section.end, "report", section.title, why))
             return True

@@ -234,9 +234,8 @@ def odd_edges(state: State, spans: list[Span]) -> list[Span]:
     ``## #1 [2026-05-28] …``) is a part of the file around them, not a lesson."""
     dropped: set[int] = set()
     for run in heading_runs(spans, _MIN_RUN):
-        forms = Counter(title_form(span.title) for span in run)
-        (usual, count), *_ = forms.most_common(1)
-        if usual not in DEFINITE_FORMS or count * 3 < len(run) * 2:
+        usual = _usual_form(run)
+        if usual is None:
             continue
         for edge in (run[:_MAX_EDGE], run[::-1][:_MAX_EDGE]):
             for span in edge:
@@ -246,6 +245,21 @@ def odd_edges(state: State, spans: list[Span]) -> list[Span]:
                 why = f"written otherwise than the {usual} lessons beside it"
                 state.left_out.append(Note(span.start, span.end, "context", span.title, why))
     return [s for s in spans if s.start not in dropped] if dropped else spans
+
+
+def _usual_form(run: Sequence[Span]) -> str | None:
+    """The definite form two in three of ``run``'s titles are written in, if one is."""
+    forms: Counter[str | None] = Counter()
+    otherwise = 0
+    for span in run:
+        form = title_form(span.title)
+        forms[form] += 1
+        if form not in DEFINITE_FORMS:
+            otherwise += 1
+            if otherwise * 3 > len(run):
+                return None  # a third written otherwise: no form can make two in three
+    (usual, count), *_ = forms.most_common(1)
+    return usual if usual in DEFINITE_FORMS and count * 3 >= len(run) * 2 else None
 
 
 EntryRule = Callable[[State, list[Span]], list[Span]]

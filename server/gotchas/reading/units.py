@@ -336,6 +336,10 @@ def _dated_log(state: State, body: Sequence[Block]) -> bool:
 def paragraph_unit(
     state: State, section: Section, body: Sequence[Block], end: int, why: str
 ) -> list[Span] | None:
+    lines = state.lines
+    # both ask for a paragraph opening with a lead-in's first character: most bodies hold none
+    if not any(b.kind == "paragraph" and lines[b.start].lstrip()[:1] in _LEAD_FIRSTS for b in body):
+        return None
     leads = lead_paragraphs(state, body) or _lone_kept_lead(state, body)
     if not leads:
         return None
