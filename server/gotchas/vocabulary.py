@@ -339,8 +339,8 @@ _THIS_FILE = LazyPattern(
 
 def lines_naming_file(lines: Sequence[str], starts: Iterable[int]) -> frozenset[int]:
     """Those of ``starts`` whose line opens by naming the file (``This document catalogs …``)."""
-    match = _THIS_FILE.compiled.match
-    return frozenset(n for n in starts if match(lines[n].strip()))
+    match = _THIS_FILE.compiled.match  # its leading ``\W*`` passes over the indent: no strip
+    return frozenset(n for n in starts if match(lines[n]))
 
 
 def names_no_lessons(title: str) -> bool:

@@ -62,7 +62,7 @@ class Traits(State):
 
     def opens_by_naming_file(self, body: Sequence[Block]) -> bool:
         """A body whose first text is a paragraph naming the file (``This file captures …``)."""
-        first = next((b for b in body if b.kind not in ("html", "hr")), None)
+        first = _first_content(body)
         return first is not None and self.names_file(first)
 
     def describes_file(self, section: Section) -> bool:
@@ -70,7 +70,7 @@ class Traits(State):
         …``): what the file is for, not a lesson. A numbered one stays one of a series."""
         if section.children:
             return False
-        first = next((b for b in section.body if b.kind not in ("html", "hr")), None)
+        first = _first_content(section.body)
         if first is None or first.kind != "paragraph":
             return False
         if not self.names_file(first) and not MARK.compiled.match(self.lines[first.start]):
@@ -425,6 +425,14 @@ class Traits(State):
 _LABEL = re.compile(r"^\s*[*_]*[^*_\n]{1,80}[:：][*_]*\s*$")
 # one line wholly in parentheses where lessons would be: ``- (append here as decisions are made)``
 _ASIDE = re.compile(r"^[_*]*[(（][^()（）]*[)）][_*]*\.?$")
+
+
+def _first_content(body: Sequence[Block]) -> Block | None:
+    """The first block of ``body`` that is no comment or rule (asked of every section)."""
+    for block in body:
+        if block.kind not in ("html", "hr"):
+            return block
+    return None
 
 
 def _only_content(body: Sequence[Block], skip: Callable[[Block], bool] | None = None) -> Block | None:
