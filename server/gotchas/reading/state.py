@@ -285,8 +285,8 @@ class State:
             # ``- [ ] **No cascade deletion** — orphans tasks …``: an issue named in bold and
             # told, as lessons are; a task to tick is its words alone
             return not _TOLD_ISSUE.match(line)
-        if not any(mark in line for mark in DONE_MARKS):
-            return False  # no done mark anywhere on the line: none opens its text
+        if line.isascii() or not any(mark in line for mark in DONE_MARKS):
+            return False  # no done mark anywhere on the line (none is ASCII): none opens its text
         text = self.first_text(block)
         if not DONE.match(text) or len(text.split()) > 12:
             return False

@@ -12,7 +12,9 @@ from gotchas.vocabulary import words
 
 TitleRule = tuple[str, Callable[[str], bool], float]
 
-_ASIDE = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)\s*$")  # in either script's parentheses
+# in either script's parentheses; searched from a bracket (a pattern opening with ``\s*`` would be
+# tried at every character), the spaces before it stripped after
+_ASIDE = re.compile(r"(?:\([^()]*\)|（[^（）]*）)\s*$")
 
 
 def _core(title: str) -> str:
@@ -20,7 +22,8 @@ def _core(title: str) -> str:
     review — 2026)``): a remark on the section, not what it is, so the aside alone makes no
     sentence or claim of it. Only the evidence against a group is judged without it: a short
     name before an aside may still state one lesson."""
-    core = _ASIDE.sub("", title) if title.rstrip().endswith((")", "）")) else title
+    found = _ASIDE.search(title) if title.rstrip().endswith((")", "）")) else None
+    core = title[: found.start()].rstrip() if found is not None else title
     return core or title
 
 

@@ -45,9 +45,10 @@ def outline_blocks(blocks: Sequence[Block], lines: Sequence[str]) -> Sequence[Bl
     headings start at the margin, is that text's line, not a section of the file; a log of one
     dated line an entry, with no blank line between them, is that many paragraphs."""
     blocks = _dated_lines(blocks, lines)
-    headings = [b for b in blocks if b.kind == "heading"]
-    indented = [b for b in headings if lines[b.start][:1] == " "]
-    if not indented or len(indented) * 10 > len(headings):
+    indented = [b for b in blocks if b.kind == "heading" and lines[b.start][:1] == " "]
+    if not indented:
+        return blocks  # most files: every heading at the margin, the others not counted
+    if len(indented) * 10 > sum(1 for b in blocks if b.kind == "heading"):
         return blocks
     starts = {b.start for b in indented}
     return [
