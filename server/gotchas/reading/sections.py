@@ -400,13 +400,14 @@ class Reader(Traits):
         """Siblings share a role: among headings read as lessons, one with a sub-heading or two
         and text of its own (``## Pattern: X`` holding ``### Lesson: …``) is a lesson too, its
         sub-headings its parts, unless its title reads as a category."""
+        if not any(c.children for c, _ in read):
+            return read  # only a child with sub-headings is read again: most siblings are leaves
         lone = sum(
             1 for c, spans in read if not c.children and len(spans) == 1 and spans[0].kind == "heading"
         )
         if len(read) < 3 or lone * 3 < (len(read) - 1) * 2:
             return read
-        # the marks siblings open with, asked of a child with sub-headings only
-        marks = {_mark(c.title) for c, _ in read} - {""} if any(c.children for c, _ in read) else set()
+        marks = {_mark(c.title) for c, _ in read} - {""}  # the marks siblings open with
         out = []
         dropped: list[tuple[int, int, int, int]] = []
         for (child, spans), added in zip(read, notes, strict=True):

@@ -97,7 +97,10 @@ class Traits(State):
                 and not self.is_group_of_parts(child)
                 and not self.told_in_field_items(child)
             )
-            part = field or (not child.children and parts.names_report_part(child.title))
+            # whether it names a report's part counts only when the first does (``opens``)
+            part = field or (
+                opens is not False and not child.children and parts.names_report_part(child.title)
+            )
             if opens is None:
                 opens = part
             named += part

@@ -42,8 +42,9 @@ def decode(data: bytes) -> str:
 
 def line_starts(data: bytes) -> array[int]:
     """Byte offset of every line, and the length at the end: lines end at CR, LF or CRLF."""
-    # ``bytes.splitlines`` breaks at exactly CR, LF and CRLF: the line ends, summed in C
-    return array("q", itertools.accumulate(map(len, data.splitlines(keepends=True)), initial=0))
+    # ``bytes.splitlines`` breaks at exactly CR, LF and CRLF: the line ends, summed in C; an
+    # array made from a list is sized once, from an iterator it grows item by item
+    return array("q", list(itertools.accumulate(map(len, data.splitlines(keepends=True)), initial=0)))
 
 
 def bare_lines(text: str) -> list[str]:
