@@ -228,14 +228,17 @@ class State:
         """A block carrying this tool's own field line: a lesson it wrote (a successor). In an
         item the line sits at the item's content column, four spaces in after ``10. ``."""
         lines = self.lines[block.start : block.end]
-        return any(ENTRY_FIELD.match(line.lstrip(" ")) and OWN_FIELDS.search(line) for line in lines)
+        # both patterns end at a colon: a line without one is passed over unmatched
+        return any(
+            ":" in line and ENTRY_FIELD.match(line.lstrip(" ")) and OWN_FIELDS.search(line) for line in lines
+        )
 
     def asks_to_record(self, block: Block) -> bool:
         """A short block telling the reader to add lessons here (``- After every correction: add
         one line here.``): a note on the file, not a lesson."""
         if block.end - block.start > 3:
             return False
-        text = " ".join(line.strip() for line in self.lines[block.start : block.end])
+        text = " ".join(map(str.strip, self.lines[block.start : block.end]))
         return recording.asks_to_record(text)
 
     def names_file(self, block: Block) -> bool:

@@ -116,9 +116,12 @@ def walk(section: Section) -> Iterator[Section]:
 
 
 def leaves(section: Section) -> Iterator[Section]:
-    """The sections without sub-sections, in file order, found as they are asked for."""
-    if not section.children:
-        yield section
-        return
-    for child in section.children:
-        yield from leaves(child)
+    """The sections without sub-sections, in file order, found as they are asked for (from one
+    stack, not a generator a section)."""
+    stack = [section]
+    while stack:
+        current = stack.pop()
+        if current.children:
+            stack.extend(reversed(current.children))  # the first child on top
+        else:
+            yield current
