@@ -83,7 +83,11 @@ META_TITLES = (
     _PLAN_LEAD + r"(?:future|potential|next|planned|upcoming)\s+(?:enhancements?|improvements?|work|plans?|"
     r"outlook|ideas|learning\s+areas|entries|topics)\b",
     _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
-    _PLAN_LEAD + r"(?:next\s+(?:steps|session(?:\s+priorities)?)|nächste\s+schritte)\b",
+    _PLAN_LEAD + r"(?:next\s+(?:steps|session(?:\s+priorities)?)|(?:empfohlene\s+)?nächste\s+schritte)\b",
+    # what comes next, in more words and languages (``🚀 What's Next (Parked Items)``, ``Próximos
+    # Passos Sugeridos``, ``Trabajo pendiente``, ``Suggested order of work``, ``技术债 & 未来改进``)
+    _PLAN_LEAD + r"(?:what['’]?s\s+next|próximos\s+(?:passos|pasos)|trabajo\s+pendiente|"
+    r"prochaines\s+étapes)\b|^\W*(?:suggested|recommended)\s+order\s+of\s+work\W*$|未来(?:改进|计划|优化|工作)",
     # a record of the file's own versions or edits (``Version History``, ``Corrections History``)
     r"^\W*(?:version|update|revision|edit|corrections?)\s+history\W*$",
     # general advice closing a file of lessons (``General Principles``, ``通用建议``): their summary
@@ -132,6 +136,11 @@ _META_HINTS = (
         "報告",
         "history",
         "nächste",
+        "próxim",
+        "pendiente",
+        "order of",
+        "prochaines",
+        "未来",
         "still",
         "bantuan",
         "support",
@@ -207,7 +216,7 @@ _REPORT_PARTS = re.compile(
     # a checklist distilled from the lessons, to run before work (not an audit's findings)
     r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|checklist(?:\s+for\s+.+)?|"
     # its statistics and the tracker table summing up the issues above
-    r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?)\s+)?(?:statistics|stats)|统计|統計|estatísticas|statistiken|issue\s+tracking|"
+    r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?|project)\s+)?(?:statistics|stats)|(?:项目|項目)?(?:统计|統計)|estatísticas|statistiken|issue\s+tracking|"
     r"status\s+(?:overview|table))$",
     re.IGNORECASE,
 )

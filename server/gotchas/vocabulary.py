@@ -359,7 +359,7 @@ def numbers_entry(label: str) -> bool:
 
 
 # what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
-_TITLE_LEAD = re.compile(r"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?")
+_TITLE_LEAD = re.compile(r"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+|[一二三四五六七八九十]{1,3}[、.．]\s*)?")
 
 
 # The two sides of a lesson shown by contrast (``### Wrong: …`` / ``### Right: …``): its parts.
