@@ -16,7 +16,7 @@ from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
-from gotchas.reading.text import MARK, NUMBERED_TITLE, item_text, lead_label, opens_bold_sentence
+from gotchas.reading.text import ID_LEAD, MARK, NUMBERED_TITLE, item_text, lead_label, opens_bold_sentence
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
@@ -24,8 +24,6 @@ from gotchas.reading.units import lesson_items, plural, unit_spans
 GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
 _NESTED = re.compile(r"^\s+(?:[-*+]|\d+[.)])\s")  # a bullet of a list nested in a bullet
 TOLD_WORDS = 20  # the mean length of units that each tell a lesson, not one lesson's facts
-# an id opening a bullet: ``**PITFALL-001**:``, ``L-007 —``, ``[BUG-12]``
-_ID_LEAD = re.compile(r"^(?:\*\*|__)?\[?[A-Z][A-Z0-9]{0,11}-\d{1,4}\]?(?:\*\*|__)?(?:[\s:]|$)")
 
 
 def names_field(state: State, block: Block) -> bool:
@@ -66,7 +64,7 @@ def leaf_evidence(
         reasons.append("its body is one lesson bullet")
     # a successor this tool wrote among them need not carry one (its fields name it)
     theirs = [s for s in units if not state.writes_own(Block("item", s.start, s.end))]
-    ided = sum(1 for s in theirs if _ID_LEAD.match(item_text(state.lines[s.start])))
+    ided = sum(1 for s in theirs if ID_LEAD.match(item_text(state.lines[s.start])))
     if len(theirs) >= 2 and ided == len(theirs):
         score += 1.5
         reasons.append("each of its bullets carries an id of its own (PITFALL-001, L-007), as lessons do")

@@ -20,6 +20,7 @@ from gotchas.reading.state import State
 from gotchas.reading.text import (
     BOLD_LABEL,
     ENTRY_FIELD,
+    ID_LEAD,
     OWN_FIELDS,
     TIMESTAMP_LEAD,
     lead_label,
@@ -125,8 +126,8 @@ def _is_lead(state: State, text: str) -> bool:
     """A timestamp lead (``[2030-01-02] Title: …``) or a bold lead-in that is no field label."""
     if not text or text[0] not in _LEAD_FIRSTS:
         return False
-    if TIMESTAMP_LEAD.compiled.match(text):
-        return True
+    if TIMESTAMP_LEAD.compiled.match(text) or ID_LEAD.match(text):
+        return True  # ``[2030-01-02] Title: …``, ``[BUG-001] [2026-03-28]`` over its fields
     found = lead_label(text)
     if not (found and BOLD_LABEL.match(text) and not state.is_field_label(*found) and found[0]):
         return False
