@@ -211,7 +211,8 @@ _REPORT_PARTS = re.compile(
     # a reference of commands kept beside the lessons, and general advice on debugging
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
     r"(?:\s+to\s+remember|\s+for\s+[\w\s]{1,30})?|cheat\s*sheet|quick\s+reference|"
-    r"general\s+debugging|quick\s+diagnos(?:is|tics?)|инструменты\s+отладки|debug(?:ging)?\s+(?:tips|techniques|tools|mode)|デバッグ\s*(?:tips|のコツ)|"
+    r"general\s+debugging|quick\s+diagnos(?:is|tics?)|advanced\s+troubleshooting|"
+    r"logs?\s+(?:and|et|und|y|e|&)\s+diagnosti(?:cs?|ques?|cos|k)|инструменты\s+отладки|debug(?:ging)?\s+(?:tips|techniques|tools|mode)|デバッグ\s*(?:tips|のコツ)|"
     r"(?:调试|排查|排错)(?:技巧|方法|步骤|流程|思路)|"
     # a checklist distilled from the lessons, to run before work (not an audit's findings)
     r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|checklist(?:\s+for\s+.+)?|"
