@@ -59,6 +59,8 @@ META_TITLES = (
     r"^\W*what\s+to\s+include(?:\s+when\s+reporting)?\W*$|^(?:环境|调试|诊断)?信息收集$|"
     r"^報告(?:してほしい|に必要な|時の)?(?:情報|内容)$",
     r"^related(?:\s+\w+)?$",
+    # how the file stands to the project's other documents (``Relationship to other docs``)
+    r"^\W*relationship\s+(?:to|with)\s+(?:the\s+)?other\s+(?:docs|documents|files|rules)\W*$|与其他(?:文档|文件)的关系",
     r"^references?$",
     r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
     r"^usage(?:\s+rules)?$",
@@ -129,6 +131,8 @@ _META_HINTS = (
     *("instruc", "regla", "filing", "cara ", "ideas", "this page"),
     *(
         "related",
+        "relationship",
+        "其他文",
         "help",
         "informat",
         "include",
