@@ -51,6 +51,11 @@ META_TITLES = (
     r"^\W*(?:(?:when|where|how)\s+to\s+)?(?:asking|seeking|ask|seek)\s+(?:for\s+)?help\W*$|^\W*meminta\s+bantuan\W*$",
     # how to report a new one: the file's intake, not a lesson (``🐛 Reporting New Issues``)
     r"^\W*(?:reporting|how\s+to\s+report|report(?:ing)?\s+an?)\s+(?:new\s+)?(?:issues?|bugs?|problems?)\W*$",
+    # and what to do before one: see whether it is known, collect the report (``Collecting a bug
+    # report``, ``Check to see if the issue has been reported``)
+    r"^\W*collecting\s+(?:a\s+)?bug\s+reports?\W*$|"
+    r"^\W*check\s+(?:to\s+see\s+)?(?:if|whether)\s+(?:the|this|your)\s+(?:issue|bug|problem)\s+"
+    r"(?:has\s+been|was|is\s+already)\s+reported",
     # ideas not tried yet (``Untested ideas``, ``Improvement Ideas``): a plan, not a lesson
     r"^\W*(?:untested|improvement|untried)\s+ideas\W*$|^\W*ideas\s+(?:for|to)\s+(?:improve|try|improvement)",
     r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$|^\W*cara\s+(?:report|melaporkan)\b",
@@ -62,7 +67,7 @@ META_TITLES = (
     # how the file stands to the project's other documents (``Relationship to other docs``)
     r"^\W*relationship\s+(?:to|with)\s+(?:the\s+)?other\s+(?:docs|documents|files|rules)\W*$|与其他(?:文档|文件)的关系",
     r"^references?$",
-    r"^(?:further|recommended)\s+reading\b|^(?:useful\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
+    r"^(?:further|recommended)\s+reading\b|^(?:(?:useful|external|additional|further|other)\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
     r"^usage(?:\s+rules)?$",
     r"^cách\s+sử\s+dụng$|^使い方$|^使用(?:方法|说明|説明|规则|規則)$",
     r"^about(?:\s+this\s+(?:file|doc(?:ument)?))?$|^this\s+(?:file|doc(?:ument)?)\W*$",
@@ -131,6 +136,8 @@ _META_HINTS = (
     *("instruc", "regla", "filing", "cara ", "ideas", "this page"),
     *(
         "related",
+        "bug report",
+        "been reported",
         "relationship",
         "其他文",
         "help",
@@ -214,7 +221,7 @@ _REPORT_PARTS = re.compile(
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
     # a reference of commands kept beside the lessons, and general advice on debugging
     r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
-    r"(?:\s+to\s+remember|\s+for\s+[\w\s]{1,30})?|cheat\s*sheet|quick\s+reference|"
+    r"(?:\s+to\s+remember|\s+for\s+[\w\s]{1,30})?|(?:\w+\s+)?cheat\s*sheet|quick\s+reference(?:\s*[—–:-].*)?|速查表|"
     r"general\s+debugging|quick\s+diagnos(?:is|tics?)|advanced\s+troubleshooting|"
     r"logs?\s+(?:and|et|und|y|e|&)\s+diagnosti(?:cs?|ques?|cos|k)|инструменты\s+отладки|debug(?:ging)?\s+(?:tips|techniques|tools|mode)|デバッグ\s*(?:tips|のコツ)|"
     r"(?:调试|排查|排错)(?:技巧|方法|步骤|流程|思路)|"
@@ -291,5 +298,7 @@ _SYMBOL_LEAD = re.compile(r"^[^\w(\[]+(?=[\w(\[])")
 _META_AT_LENGTH = LazyPattern(
     r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
     r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b|"
-    r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$"
+    r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$|"
+    r"^\W*check\s+(?:to\s+see\s+)?(?:if|whether)\s+(?:the|this|your)\s+(?:issue|bug|problem)\s+"
+    r"(?:has\s+been|was|is\s+already)\s+reported"
 )
