@@ -100,7 +100,7 @@ META_TITLES = (
     # general advice closing a file of lessons (``General Principles``, ``通用建议``): their summary
     r"^\W*(?:\d+[.)]?\s*)?(?:general|overall|guiding)\s+(?:principles|advice|recommendations|guidelines)\W*$|"
     r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?通用(?:建议|原则|准则|避坑指南)",
-    _PLAN_LEAD + r"(?:backlog|to-?dos?)$",
+    _PLAN_LEAD + r"(?:(?:improvement|product|tech(?:nical)?|feature)\s+)?(?:backlog|to-?dos?)$",
     # the same in Japanese and Korean: how the file is run, its format, what comes next
     r"^運用ルール$|^(?:[\w-]+\s*){0,2}(?:형식|포맷)$|^향후\s*(?:개선|계획)",
     # and in Chinese: follow-up suggestions, to-dos, plans (``9. 后续建议``, ``六、后续待办``)
@@ -232,6 +232,8 @@ _REPORT_PARTS = re.compile(
     r"status\s+(?:overview|table)|"
     # how the issues were found, and the features that work: the report's frame, not an issue
     r"how\s+(?:this|these|it|they)\s+(?:was|were)\s+found|discovery\s+method\b.*|"
+    # where the logs are: a reference beside the problems (``## Log Locations``, ``## Log Files``)
+    r"(?:key\s+|debug\s+)?log\s+(?:locations?|files)|where\s+to\s+find\s+(?:the\s+)?logs|"
     r"(?:current(?:ly)?\s+)?working\s+features)$",
     re.IGNORECASE,
 )
