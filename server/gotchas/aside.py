@@ -18,7 +18,8 @@ _PLAN_LEAD = r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?"  # a plan's title may be numbered
 META_TITLES = (
     r"when\s+to\s+add",
     # keeping the file itself: ``Maintaining this file``, ``Updating this document``
-    r"^\W*(?:maintaining|maintenance\s+of|updating|editing|keeping)\s+this\s+(?:file|doc(?:ument)?|page|log|list)\W*$",
+    r"^\W*(?:maintaining|maintenance\s+of|updating|editing|keeping)\s+this\s+(?:file|doc(?:ument)?|page|log|list)"
+    r"(?:\s+(?:alive|current|up\s+to\s+date))?\W*$",
     r"how\s+to\s+(?:add|write|use|contribute)",
     # how to read the file itself, not how to read a config or a log (lessons)
     r"how\s+to\s+read\s+(?:this|these|the\s+(?:page|file|tables?|list|entries|catalog|doc(?:ument)?))\b",
@@ -220,13 +221,13 @@ _REPORT_PARTS = re.compile(
     r"documentation\s+updates\b.*|next\s+steps(?:\s+priorities)?|recommended\s+actions|(?:final\s+)?recommendations?(?:\s+for\s+[\w\s-]{1,40})?|decision\s+log|"
     r"(?:[\w-]+\s+){0,2}benefits(?:\s+achieved)?|(?:current\s+)?(?:project\s+)?status|"
     # a reference of commands kept beside the lessons, and general advice on debugging
-    r"(?:(?:useful|important|common|handy|durable|operating|key|quick)\s+){1,2}(?:commands|shortcuts)"
+    r"(?:(?:useful|important|common|handy|durable|operating|key|quick|test)\s+){1,2}(?:commands|shortcuts)"
     r"(?:\s+to\s+remember|\s+for\s+[\w\s]{1,30})?|(?:\w+\s+)?cheat\s*sheet|quick\s+reference(?:\s*[—–:-].*)?|速查表|"
     r"general\s+debugging|quick\s+diagnos(?:is|tics?)|advanced\s+troubleshooting|"
     r"logs?\s+(?:and|et|und|y|e|&)\s+diagnosti(?:cs?|ques?|cos|k)|инструменты\s+отладки|debug(?:ging)?\s+(?:tips|techniques|tools|mode)|デバッグ\s*(?:tips|のコツ)|"
     r"(?:调试|排查|排错)(?:技巧|方法|步骤|流程|思路)|"
     # a checklist distilled from the lessons, to run before work (not an audit's findings)
-    r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|checklist(?:\s+for\s+.+)?|"
+    r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|(?:the\s+)?(?:final\s+)?checklist(?:\s+for\s+.+)?|"
     # its statistics and the tracker table summing up the issues above
     r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?|project)\s+)?(?:statistics|stats)|(?:项目|項目)?(?:统计|統計)|estatísticas|statistiken|issue\s+tracking|"
     r"status\s+(?:overview|table)|"
