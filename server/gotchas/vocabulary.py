@@ -27,7 +27,7 @@ LESSONS_WORDS = (
     r"traps?",
     r"caveats?",
     r"footguns?",
-    r"common\s+(?:issues|problems)",
+    r"common\s+(?:issues|problems|errors|error\s+patterns|failures)",
     r"quirks?",
     r"non-obvious",
     r"things\s+to\s+watch",
@@ -95,6 +95,7 @@ LESSONS_CJK = (
     "经验",
     "已知问题",
     "常见问题",
+    "常见错误",
     "注意事项",
     "易错",
     # Korean: precautions, pitfalls, mistakes, patterns often got wrong, known issues
