@@ -450,9 +450,9 @@ def _substantial(reader: Reader, root: Section) -> bool:
         return not any(start <= n < end for start, end in forms)
 
     content = [b for b in reader.blocks if b.kind not in ("html", "hr", "heading") and kept(b.start)]
+    lines = sum(1 for n in range(root.start, root.end) if reader.lines[n].strip() and kept(n))
     # headings alone (``## Bug Template`` over empty ``### Symptom``, ``### Fix``) say nothing
-    lines = sum(b.end - b.start for b in content)
-    return reader.matter is not None or len(content) >= 3 or lines >= 4
+    return reader.matter is not None or len(content) >= 3 or (bool(content) and lines >= 4)
 
 
 # (name, rule), tried in order; the last always decides
