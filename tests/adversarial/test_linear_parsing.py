@@ -57,6 +57,11 @@ SHAPES: dict[str, str] = {
     "open questions spaces": "open" + " " * MB + "questions",
     "unclosed bold": "**" + "a" * MB,
     "placeholder spaces": "(No" + " " * MB + "lessons yet.",
+    "reported check spaces": "check" + " " * MB + "if the issue has been",
+    "quick reference spaces": "quick" + " " * MB + "reference — x",
+    "words before a cheat sheet": "a " * (MB // 2) + "cheat sheet",
+    "relationship spaces": "relationship to" + " " * MB + "other",
+    "bracketed ids": "[BUG-1.1] " * (MB // 10),
 }
 
 
