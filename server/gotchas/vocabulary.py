@@ -361,7 +361,7 @@ def numbers_entry(label: str) -> bool:
     return bool(_ENTRY_NUMBER.compiled.match(plain(label).strip(" :：.")))
 
 
-# what a title may open with before its words: a symbol (``🎯``) and a number (``8.``)
+# what a title may open with before its words: a symbol (``🎯``) and a number (``8.``, ``八、``)
 _TITLE_LEAD = re.compile(r"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+|[一二三四五六七八九十]{1,3}[、.．]\s*)?")
 
 
