@@ -20,7 +20,8 @@ LESSONS_WORDS = (
     r"lessons?(?:[\s-]+learn(?:ed|t))?",
     r"learnings",
     r"pitfalls?",
-    r"known\s+(?:issues?|bugs?|problems?|quirks?|limitations?|failure\s+modes?)",
+    # with a word naming where (``Known LSP Limitations``, ``Known iOS issues``)
+    r"known\s+(?:[\w.-]+\s+)?(?:issues?|bugs?|problems?|quirks?|limitations?|failure\s+modes?)",
     r"failure\s+modes?",
     r"troubleshooting",
     r"(?:common\s+)?mistakes?",
