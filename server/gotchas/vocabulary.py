@@ -35,6 +35,10 @@ LESSONS_WORDS = (
     r"quirks?",
     r"non-obvious",
     r"things\s+to\s+watch",
+    # what to watch for, what often breaks, what looks like a bug and is none
+    r"^\W*watch\s+(?:out\s+)?for\W*$",
+    r"\bthat\s+(?:often\s+)?breaks?\b",
+    r"\blooks?\s+like\s+(?:a\s+)?bugs?\b",
     r"(?:things|patterns|what)\s+to\s+avoid",
     r"anti-?patterns",
     r"post-?mortems",
