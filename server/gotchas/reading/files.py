@@ -284,10 +284,24 @@ def _lessons_in_part(frame: Frame) -> bool:
     return frame.root.heading is not None and vocabulary.names_lessons_beside_guide(frame.root.title)
 
 
+def _troubleshooting_guide(frame: Frame) -> bool:
+    """A troubleshooting how-to (``# Troubleshooting Guide`` over ``## Tool Selection``, ``##
+    Quick Fixes``, ``## Common Issues``): one section titled as lessons, no other naming problems
+    or lessons; that one holds them, the others are the how-to's own."""
+    root = frame.root
+    if root.heading is None or not vocabulary.names_problem_file(root.title):
+        return False
+    titled = [c for c in root.children if vocabulary.names_lessons(c.title)]
+    if len(titled) != 1 or not vocabulary.names_problems(titled[0].title):
+        return False  # the one section titled as lessons names the problems met, not a checklist
+    others = [c for c in root.children if c is not titled[0] and not aside.is_meta(c.title)]
+    return bool(others) and not any(vocabulary.names_trouble(c.title) for c in others)
+
+
 def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
     """A guide (or an untitled file) with sections titled as lessons: those hold them."""
     root = frame.root
-    if not (_untitled_lessons(frame) or _lessons_in_part(frame)):
+    if not (_untitled_lessons(frame) or _lessons_in_part(frame) or _troubleshooting_guide(frame)):
         return None
     titled = _titled_lessons(frame)
     tops = root.children
