@@ -438,7 +438,7 @@ A storefront and its order API.
 
 - `pnpm dev` starts everything
 
-## Frequent errors
+## Errors we hit
 
 - Changing `NEXT_PUBLIC_*` variables without rebuilding the web image: they are baked in.
 - Running `docker compose up -d` without `--no-deps` in production restarts the database.
@@ -452,17 +452,17 @@ def test_a_guide_read_as_holding_none_beside_a_section_of_problems_is_a_guess(tm
     parsed = record.parse(GUIDE_WITH_PROBLEMS)
     assert parsed.reading is not None and parsed.reading.kind == "not-lessons" and not parsed.entries
     notice = parsed.reading.notice or ""
-    assert "'Frequent errors' is titled as problems met" in notice
+    assert "'Errors we hit' is titled as problems met" in notice
     pin = PIN.search(notice)
-    assert pin is not None and pin[1] == '"Frequent errors"' and pin[2] == "list"
+    assert pin is not None and pin[1] == '"Errors we hit"' and pin[2] == "list"
     root = _project(tmp_path, GUIDE_WITH_PROBLEMS)
-    pinned = _run(root, tmp_path / "home", "pin", "--section", "Frequent errors", pin[2])
+    pinned = _run(root, tmp_path / "home", "pin", "--section", "Errors we hit", pin[2])
     assert pinned.returncode == 0, pinned.stderr
     assert _listed_lines(root, tmp_path / "home") == ["15", "16"]
 
 
 def test_a_guide_without_a_section_of_problems_says_nothing() -> None:
-    plain = GUIDE_WITH_PROBLEMS.replace(b"## Frequent errors", b"## Deployment")
+    plain = GUIDE_WITH_PROBLEMS.replace(b"## Errors we hit", b"## Deployment")
     parsed = record.parse(plain)
     assert parsed.reading is not None and parsed.reading.kind == "not-lessons"
     assert parsed.reading.notice is None

@@ -223,7 +223,7 @@ GUIDE = """# Shopfront
 
 - `pnpm dev` starts everything
 
-## Frequent errors
+## Errors we hit
 
 - Changing `NEXT_PUBLIC_*` variables without rebuilding the web image: they are baked in.
 - Running `docker compose up -d` without `--no-deps` in production restarts the database.
@@ -234,7 +234,7 @@ def test_a_section_pinned_auto_in_a_guide_is_read_by_detection(tmp_path: Path) -
     """A guide reads as holding no lessons; a section pinned ``auto`` is read as its lessons
     section would be, though its title names none."""
     assert _titles(GUIDE, None) == []
-    pin = _config(tmp_path, '[sections]\n"Frequent errors" = "auto"\n')
+    pin = _config(tmp_path, '[sections]\n"Errors we hit" = "auto"\n')
     assert _titles(GUIDE, pin) == [
         "Changing `NEXT_PUBLIC_*` variables without rebuilding the web image: they are baked in.",
         "Running `docker compose up -d` without `--no-deps` in production restarts the database.",

@@ -378,7 +378,8 @@ LIST_SECTIONS = b"""# Lessons
 # five numbered lessons: alone under the title they are a series, and the list beside them is
 # the report around it (the marked target still counts, so the correction keeps the series);
 # beside four headings over short facts they are one short of it, and a successor numbered 6
-# (or 1.1) must not tip them over
+# (or 1.1) must not tip them over (under ``# Known issues``: a troubleshooting how-to would
+# read only its common issues, its practices being the how-to's own)
 NUMBERED_RUN = b"""### 1. The map is empty after a reload
 
 Nodes are kept in a Map; restore them as one.
@@ -412,7 +413,7 @@ NUMBERED_SERIES = (
 """
 )
 NUMBERED_BESIDE = (
-    b"# Troubleshooting\n\n## Common issues\n\n"
+    b"# Known issues\n\n## Common issues\n\n"
     + NUMBERED_RUN
     + b"""
 ## Practices

@@ -295,7 +295,10 @@ def _troubleshooting_guide(frame: Frame) -> bool:
     if len(titled) != 1 or not vocabulary.names_problems(titled[0].title):
         return False  # the one section titled as lessons names the problems met, not a checklist
     others = [c for c in root.children if c is not titled[0] and not aside.is_meta(c.title)]
-    return bool(others) and not any(vocabulary.names_trouble(c.title) for c in others)
+    # open questions are issues not settled yet: a file holding them is one of issues
+    return bool(others) and not any(
+        vocabulary.names_trouble(c.title) or vocabulary.names_open_questions(c.title) for c in others
+    )
 
 
 def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
