@@ -62,6 +62,9 @@ SHAPES: dict[str, str] = {
     "words before a cheat sheet": "a " * (MB // 2) + "cheat sheet",
     "relationship spaces": "relationship to" + " " * MB + "other",
     "bracketed ids": "[BUG-1.1] " * (MB // 10),
+    "knowns": "known " * (MB // 6),
+    "watch spaces": "watch" + " " * MB + "fo",
+    "that breaks spaces": "that" + " " * MB + "often",
 }
 
 
