@@ -508,6 +508,26 @@ _NUMBERED_STEP = LazyPattern(
 )
 
 
+# A debugging method's phases named as one (``## Four phases``, ``## 4 фазы``, ``## 4단계 프로세스``,
+# ``## 四阶段流程``, ``## 1. 七步法``), or one phase of it (``## Phase 1: Root-cause investigation``)
+_METHOD_PHASES = LazyPattern(
+    r"^\W*(?:\d+[.)]\s*)?(?:\d+|two|three|four|five|six|seven|[二三四五六七])\s*-?\s*"
+    r"(?:phases?|stages?|фаз[ыа]?|этап(?:а|ов)?|단계|阶段|段階|步法?)(?!\w)",
+    re.IGNORECASE,
+)
+_PHASE = LazyPattern(r"^\W*(?:phase|фаза|étape|fase)\s*\d+\s*[:.—–-]", re.IGNORECASE)
+DEBUGGING_TITLE = LazyPattern(
+    r"debug|디버깅|отладк|调试|デバッグ|depura|根因|root\s+cause\s+analysis", re.IGNORECASE
+)
+
+
+def names_method_phases(titles: Sequence[str]) -> bool:
+    """Sections naming a method's phases: one naming them all, or three phases one by one."""
+    if any(_METHOD_PHASES.compiled.match(plain(t)) for t in titles):
+        return True
+    return sum(1 for t in titles if _PHASE.compiled.match(plain(t))) >= 3
+
+
 def names_numbered_step(title: str) -> bool:
     """Whether a title is a numbered step (``Step 2: Start the frontend``)."""
     return bool(_NUMBERED_STEP.compiled.match(plain(title).lstrip(" *_")))

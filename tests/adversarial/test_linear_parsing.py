@@ -65,6 +65,8 @@ SHAPES: dict[str, str] = {
     "knowns": "known " * (MB // 6),
     "watch spaces": "watch" + " " * MB + "fo",
     "that breaks spaces": "that" + " " * MB + "often",
+    "phases spaces": "4" + " " * MB + "phase",
+    "phase numbers": "phase " + "1" * MB,
 }
 
 

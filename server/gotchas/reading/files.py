@@ -358,6 +358,28 @@ def _pinned_in(frame: Frame, title: str) -> bool:
     return any(unit != "none" and vocabulary.plain(t).lower() in plain for t, unit in frame.pin.sections)
 
 
+def _debugging_method(reader: Reader, frame: Frame) -> Reading | None:
+    """A file titled as debugging whose sections are a method's phases (``## Four phases``, ``##
+    Phase 1: Root-cause investigation``) and its rules, none titled as lessons: a procedure to
+    follow, no lesson learned (a section titled as lessons is read by the guide's rule first)."""
+    root = frame.root
+    if root.heading is not None:
+        title = root.title
+    elif reader.matter is not None:  # an untitled rule says what it is in its front matter
+        title = " ".join(reader.lines[reader.matter[0] : reader.matter[1]])[:2000]
+    else:
+        return None
+    if not vocabulary.DEBUGGING_TITLE.compiled.search(title) or vocabulary.names_lessons(title):
+        return None
+    tops = root.children
+    if not vocabulary.names_method_phases([c.title for c in tops]):
+        return None
+    if frame.title_note:
+        reader.left_out.append(frame.title_note)
+    why = "a debugging method: its sections are its phases and rules, none titled as lessons"
+    return Reading("not-lessons", [], why, [], [], reader.left_out)
+
+
 def _guide(reader: Reader, frame: Frame) -> Reading | None:
     """Sections about the project (setup, architecture, commands), none titled as lessons."""
     root = frame.root
@@ -484,6 +506,7 @@ FILE_RULES: tuple[tuple[str, FileRule], ...] = (
     ("an empty log", _empty_log),
     ("a guide's lessons section", _lessons_section),
     ("a guide without lessons", _guide),
+    ("a debugging method", _debugging_method),
     ("a lessons file read whole", _whole_file),
 )
 
