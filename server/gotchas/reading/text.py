@@ -30,9 +30,9 @@ DONE_MARKS = ("✅", "✔", "☑", "✓")  # what ``DONE`` opens with: a cheap t
 # an item that is only a link, bold or not: ``[Setup guide](docs/setup.md)``
 LINK_ONLY = LazyPattern(r"^(?:\*\*|__)?\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)(?:\*\*|__)?\s*$")
 LEDGER_REF = LazyPattern(r"^(?:✅|✔️?|☑️?|✓)\s*(?:\*\*|__)?(?:#\d+|[A-Z][A-Z0-9]{1,9}-\d+)\b")  # `✅ #12 …`
-# a bold label, code spans inside it kept whole (``**`/$count` needs `Accept: */*`.**``)
 # an id opening a lesson, a bullet's or a paragraph's: ``**PITFALL-001**:``, ``L-007 —``, ``[BUG-12]``
 ID_LEAD = re.compile(r"^(?:\*\*|__)?\[?[A-Z][A-Z0-9]{0,11}-\d{1,4}(?:\.\d{1,3})?\]?(?:\*\*|__)?(?:[\s:]|$)")
+# a bold label, code spans inside it kept whole (``**`/$count` needs `Accept: */*`.**``)
 BOLD_LABEL = re.compile(r"^(?:\*\*|__)(?P<label>(?:`[^`]{1,60}`|[^*_`]){1,200}?)(?:\*\*|__)\s*(?P<after>.*)$")
 # a full-width colon needs no space after it (``- 原因：…``)
 _PLAIN_LABEL = LazyPattern(r"^(?P<label>[^\W\d][\w .'/()&-]{0,40}?)\s*(?::\s+|：\s*)(?P<after>\S.*)$")
