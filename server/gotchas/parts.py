@@ -85,6 +85,9 @@ FIELD_WORDS = (
     "løsning",
     "fiks",
     "regel",
+    # Finnish: problem, cause, root cause, symptom(s), solution, fix, impact, workaround, lesson
+    *("ongelma", "syy", "juurisyy", "oire", "oireet", "ratkaisu", "korjaus", "vaikutus", "kiertotie"),
+    "opetus",
     # Polish: fix, solution, cause, symptoms, lesson, conclusions
     *("poprawka", "rozwiązanie", "przyczyna", "objaw", "objawy", "lekcja", "wnioski"),
     "problème",
