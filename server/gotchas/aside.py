@@ -235,6 +235,8 @@ _REPORT_PARTS = re.compile(
     r"how\s+(?:this|these|it|they)\s+(?:was|were)\s+found|discovery\s+method\b.*|"
     # where the logs are: a reference beside the problems (``## Log Locations``, ``## Log Files``)
     r"(?:key\s+|debug\s+)?log\s+(?:locations?|files)|where\s+to\s+find\s+(?:the\s+)?logs|"
+    # how to get back to a working state: a procedure beside the problems (``## Recovery Procedures``)
+    r"recovery(?:\s+(?:procedures?|steps|commands|playbook))?|"
     r"(?:current(?:ly)?\s+)?working\s+features)$",
     re.IGNORECASE,
 )
