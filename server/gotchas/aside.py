@@ -88,6 +88,8 @@ META_TITLES = (
     r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
     # what is still to do: a plan, not a lesson learned
     # (numbered too: ``15. Next improvements`` closing a numbered series)
+    # and what the writer would improve next (``Things to improve next``, ``🔹 9. What I Would Improve Next``)
+    _PLAN_LEAD + r"(?:things\s+to|what\s+(?:i|we)(?:['’]d|\s+would)?)\s+improve\s+next\W*$",
     _PLAN_LEAD + r"(?:future|potential|next|planned|upcoming)\s+(?:enhancements?|improvements?|work|plans?|"
     r"outlook|ideas|learning\s+areas|entries|topics)\b",
     _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
@@ -303,7 +305,7 @@ _SYMBOL_LEAD = re.compile(r"^[^\w(\[]+(?=[\w(\[])")
 _META_AT_LENGTH = LazyPattern(
     r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
     r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b|"
-    r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$|"
+    r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$|\bwould\s+improve\s+next\W*$|"
     r"^\W*check\s+(?:to\s+see\s+)?(?:if|whether)\s+(?:the|this|your)\s+(?:issue|bug|problem)\s+"
     r"(?:has\s+been|was|is\s+already)\s+reported"
 )
