@@ -231,7 +231,7 @@ _REPORT_PARTS = re.compile(
     # a checklist distilled from the lessons, to run before work (not an audit's findings)
     r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|(?:the\s+)?(?:final\s+)?checklist(?:\s+for\s+.+)?|"
     # its statistics and the tracker table summing up the issues above
-    r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?|project)\s+)?(?:statistics|stats)|(?:项目|項目)?(?:统计|統計)|estatísticas|statistiken|issue\s+tracking|"
+    r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?|project)\s+)?(?:statistics|stats)|(?:项目|項目)?(?:统计|統計)|estatísticas|statistiken|issue\s+tracking|問題追蹤|问题追踪|"
     r"status\s+(?:overview|table)|"
     # how the issues were found, and the features that work: the report's frame, not an issue
     r"how\s+(?:this|these|it|they)\s+(?:was|were)\s+found|discovery\s+method\b.*|"

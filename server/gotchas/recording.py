@@ -88,6 +88,8 @@ _PLACEHOLDER_FIRST = frozenset("tbd tbd. todo none n/a na nothing to review fill
 # ``Пока нет``, ``Noch keine Einträge``
 _PLACEHOLDER_ELSEWHERE = LazyPattern(
     r"^(?:当前为空|目前为空|暂无|尚无|还没有|まだ(?:ありません|ない|なし)|現在なし|아직\s*없|"
+    # in traditional characters, and ``目前無其他已知問題`` (no other known issue for now)
+    r"目前(?:為空|無|无|沒有|没有)|暫無|尚無|還沒有|"
     r"пока\s+(?:нет|пусто)|noch\s+keine\b|aucune?\s+(?:entrée|leçon)s?\s+pour\s+l'instant)",
     re.IGNORECASE,
 )
