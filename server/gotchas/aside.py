@@ -217,6 +217,8 @@ _ASIDE_END = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)$")
 # when they sit at the top of the file; under a lesson, ``Summary`` is that lesson's field.
 _REPORT_PARTS = re.compile(
     r"^(?:(?:[\w-]+\s+){0,3}(?:summary|rationale)(?:\s+table)?|overview|conclusions?|"
+    # a summary named after a colon or a dash (``Summary: What To Expect``, ``SUMMARY — TOP 5 …``)
+    r"summary\s*[:—–-]\s*\S.*|"
     # a summary in other languages (``Zusammenfassung``, ``最佳实践总结``, ``요약``)
     r"(?:[\w-]+\s+)?(?:zusammenfassung|résumé|resumen|resumo|итоги|резюме)|\w{0,8}(?:总结|小结|まとめ|要約|요약)|"
     r"test(?:ing)?\s+(?:environment|matrix|setup)|what\s+to\s+document\s+next|"
