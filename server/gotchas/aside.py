@@ -231,10 +231,12 @@ _REPORT_PARTS = re.compile(
     r"logs?\s+(?:and|et|und|y|e|&)\s+diagnosti(?:cs?|ques?|cos|k)|инструменты\s+отладки|debug(?:ging)?\s+(?:tips|techniques|tools|mode)|デバッグ\s*(?:tips|のコツ)|"
     r"(?:调试|排查|排错)(?:技巧|方法|步骤|流程|思路)|"
     # a checklist distilled from the lessons, to run before work (not an audit's findings)
-    r"(?:prevention|testing|release|review|pre-?\w+|before\s+\w+)\s+checklist|(?:the\s+)?(?:final\s+)?checklist(?:\s+for\s+.+)?|"
+    r"(?:(?:prevention|testing|release|review|pre-?\w+|before\s+\w+|quick[- ]fix|debug(?:ging)?|"
+    r"troubleshooting|verification)\s+|(?:the\s+)?(?:final\s+)?)checklist(?:\s+(?:for|de|za|für|pour|para)\s+.+)?|"
+    r"\w{0,6}检查清单|\w{0,6}チェックリスト|"
     # its statistics and the tracker table summing up the issues above
-    r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?|project)\s+)?(?:statistics|stats)|(?:项目|項目)?(?:统计|統計)|estatísticas|statistiken|issue\s+tracking|問題追蹤|问题追踪|"
-    r"status\s+(?:overview|table)|"
+    r"key\s+takeaways?|tl;?\s?dr\b.*|(?:(?:issues?|bugs?|project)\s+)?(?:statistics|stats)|(?:项目|項目)?(?:统计|統計)|estatísticas|statistiken|"
+    r"issue\s+tracking|問題追蹤|问题追踪|status\s+(?:overview|table)|"
     # how the issues were found, and the features that work: the report's frame, not an issue
     r"how\s+(?:this|these|it|they)\s+(?:was|were)\s+found|discovery\s+method\b.*|"
     # where the logs are: a reference beside the problems (``## Log Locations``, ``## Log Files``)
