@@ -67,6 +67,11 @@ SHAPES: dict[str, str] = {
     "that breaks spaces": "that" + " " * MB + "often",
     "phases spaces": "4" + " " * MB + "phase",
     "phase numbers": "phase " + "1" * MB,
+    "improve next spaces": "what we would" + " " * MB + "improve nex",
+    "summaries": "summary: " * (MB // 9),
+    "checklist spaces": "quick fix" + " " * MB + "checklis",
+    "checklists for": "checklist for " * (MB // 14),
+    "recovery spaces": "recovery" + " " * MB + "procedur",
 }
 
 
