@@ -521,6 +521,28 @@ DEBUGGING_TITLE = LazyPattern(
 )
 
 
+# A way to see what a program does (``## Log File Flags``, ``## Debug Configuration``, ``## Do Not
+# Guess -- Instrument and Observe``): a debugging tool, not a problem met; how to debug one thing
+# (``## Debugging Integration Test Failures``) names a tool too
+_DEBUG_TOOL = LazyPattern(
+    r"\bdebug|\blog(?:s|ging)?\b|\btrac(?:e|ing)\b|\binstrument|\bbreakpoints?\b", re.IGNORECASE
+)
+_PROBLEM = LazyPattern(
+    r"\b(?:issues?|errors?|problems?|bugs?|fail\w*|crash\w*|broken|not\s+working|hangs?)\b", re.IGNORECASE
+)
+_HOW_TO_DEBUG = LazyPattern(r"^\W*debugging\b", re.IGNORECASE)
+
+
+def names_debugging_tools(titles: Sequence[str]) -> bool:
+    """Two or more sections, each naming a debugging tool and none a problem met (``## Log
+    Files``, ``## Log File Flags``, ``## Debugging Integration Test Failures``)."""
+    return len(titles) >= 2 and all(
+        _DEBUG_TOOL.compiled.search(t)
+        and (_HOW_TO_DEBUG.compiled.match(t) or not _PROBLEM.compiled.search(t))
+        for t in map(plain, titles)
+    )
+
+
 def names_method_phases(titles: Sequence[str]) -> bool:
     """Sections naming a method's phases: one naming them all, or three phases one by one."""
     if any(_METHOD_PHASES.compiled.match(plain(t)) for t in titles):

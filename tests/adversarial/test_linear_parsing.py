@@ -72,6 +72,7 @@ SHAPES: dict[str, str] = {
     "checklist spaces": "quick fix" + " " * MB + "checklis",
     "checklists for": "checklist for " * (MB // 14),
     "recovery spaces": "recovery" + " " * MB + "procedur",
+    "debugging tools": "debug log trace " * (MB // 16),
 }
 
 

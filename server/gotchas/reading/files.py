@@ -105,6 +105,7 @@ def _pinned_section(reader: Reader, frame: Frame) -> Reading | None:
 
 # front matter that scopes a rule to the files it applies to: Cursor's ``globs``, Copilot's
 # ``applyTo``, Claude Code's ``paths`` (a value, or a list on the lines below)
+_TROUBLESHOOTING = re.compile(r"troubleshoot", re.IGNORECASE)
 _SCOPE_KEY = re.compile(r"^(?:applyTo|globs|paths)\s*:(.*)$")
 _SCOPE_ITEM = re.compile(r"^\s+-\s+(.*)$")
 _LESSONS_PATH = re.compile(r"(?<![^\W_])(?:lessons?|learnings?|gotchas?|pitfalls?)(?![^\W_])", re.IGNORECASE)
@@ -361,7 +362,9 @@ def _pinned_in(frame: Frame, title: str) -> bool:
 def _debugging_method(reader: Reader, frame: Frame) -> Reading | None:
     """A file titled as debugging whose sections are a method's phases (``## Four phases``, ``##
     Phase 1: Root-cause investigation``) and its rules, none titled as lessons: a procedure to
-    follow, no lesson learned (a section titled as lessons is read by the guide's rule first)."""
+    follow, no lesson learned (a section titled as lessons is read by the guide's rule first).
+    So is one titled as debugging or troubleshooting whose every section is a debugging tool
+    (``## Log File Flags``, ``## Debug Configuration``), none a problem met."""
     root = frame.root
     if root.heading is not None:
         title = root.title
@@ -369,14 +372,19 @@ def _debugging_method(reader: Reader, frame: Frame) -> Reading | None:
         title = " ".join(reader.lines[reader.matter[0] : reader.matter[1]])[:2000]
     else:
         return None
-    if not vocabulary.DEBUGGING_TITLE.compiled.search(title) or vocabulary.names_lessons(title):
+    debugging = vocabulary.DEBUGGING_TITLE.compiled.search(title) is not None
+    debugging = debugging and not vocabulary.names_lessons(title)
+    if not debugging and not _TROUBLESHOOTING.search(title):
         return None
-    tops = root.children
-    if not vocabulary.names_method_phases([c.title for c in tops]):
+    titles = [c.title for c in root.children]
+    if debugging and vocabulary.names_method_phases(titles):
+        why = "a debugging method: its sections are its phases and rules, none titled as lessons"
+    elif vocabulary.names_debugging_tools(titles):
+        why = "a debugging how-to: its sections are ways to see what the program does, none a problem met"
+    else:
         return None
     if frame.title_note:
         reader.left_out.append(frame.title_note)
-    why = "a debugging method: its sections are its phases and rules, none titled as lessons"
     return Reading("not-lessons", [], why, [], [], reader.left_out)
 
 
