@@ -38,7 +38,7 @@ META_TITLES = (
     r"gotchas?|incidents?|postmortems?|retro(?:spective)?s?)\s+templates?\b|\btemplates?\s+(?:for|per|para|pour|für|voor|cho|thêm|untuk|entry|entries|\d+\s*[:.])",
     r"table\s+of\s+contents",
     r"^contents$",
-    r"^index$",
+    r"^(?:quick\s+)?index$",
     r"appendix|附录|付録|부록",
     r"changelog",
     r"change\s+log",
@@ -78,7 +78,8 @@ META_TITLES = (
     r"^purpose\b|^scope\s*(?:&|and)\s*purpose$|^categories\b(?!\s+of\b)|"
     # the categories in Korean, Chinese and Japanese, the title alone (``## 분류``, ``## 分类``)
     r"^(?:분류|카테고리|分类|分類|类别|類別|カテゴリー?)$",
-    r"^maintenance(?:\s+rules)?$|^editing\s+rules\b",
+    # (numbered in its series, or the upkeep closing a troubleshooting guide: ``Preventative Maintenance``)
+    r"^(?:\d+[.)]\s*)?(?:preventa?tive\s+)?maintenance(?:\s+rules)?$|^editing\s+rules\b",
     r"^(?:removed|moved|pruned)\s+(?:from|out\s+of)\s+this\s+(?:file|doc(?:ument)?)\b",
     r"(?:本|此)文件|文档(?:迁移|维护)?说明",
     r"(?:文件|文档|ファイル)(?:索引|一覧)$",  # an index of the project's files: ``七、关键文件索引``
