@@ -105,7 +105,9 @@ class Scene:
     def copy(self) -> Path:
         """A fresh copy of the project (with a home beside it), as it was before the apply."""
         self.counter += 1
-        place = self.template.parent / f"run-{self.counter}"
+        # every copy's path as long as the dry run's: a longer path allocates differently and
+        # moves the memory calls (``brk``) the kills are counted by
+        place = self.template.parent / f"run-{self.counter:04d}"
         (place / "home").mkdir(parents=True)
         shutil.copytree(self.template, place / "project", symlinks=True)
         return place / "project"
