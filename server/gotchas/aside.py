@@ -89,10 +89,10 @@ META_TITLES = (
     r"^(?:修复|迭代|变更|更新|修改|版本)(?:记录|日志|历史)$|^(?:更新|変更|改訂)履歴$",
     # what is still to do: a plan, not a lesson learned
     # (numbered too: ``15. Next improvements`` closing a numbered series)
-    # and what the writer would improve next (``Things to improve next``, ``🔹 9. What I Would Improve Next``)
-    _PLAN_LEAD + r"(?:things\s+to|what\s+(?:i|we)(?:['’]d|\s+would)?)\s+improve\s+next\W*$",
     _PLAN_LEAD + r"(?:future|potential|next|planned|upcoming)\s+(?:enhancements?|improvements?|work|plans?|"
     r"outlook|ideas|learning\s+areas|entries|topics)\b",
+    # and what the writer would improve next (``Things to improve next``, ``🔹 9. What I Would Improve Next``)
+    _PLAN_LEAD + r"(?:things\s+to|what\s+(?:i|we)(?:['’]d|\s+would)?)\s+improve\s+next\W*$",
     _PLAN_LEAD + r"(?:(?:known|open|pending|remaining)\s+){0,2}follow[- ]?ups?(?:\s*\([^()]*\))?$",
     _PLAN_LEAD + r"(?:next\s+(?:steps|session(?:\s+priorities)?)|(?:empfohlene\s+)?nächste\s+schritte)\b",
     # what comes next, in more words and languages (``🚀 What's Next (Parked Items)``, ``Próximos

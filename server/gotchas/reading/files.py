@@ -105,7 +105,6 @@ def _pinned_section(reader: Reader, frame: Frame) -> Reading | None:
 
 # front matter that scopes a rule to the files it applies to: Cursor's ``globs``, Copilot's
 # ``applyTo``, Claude Code's ``paths`` (a value, or a list on the lines below)
-_TROUBLESHOOTING = re.compile(r"troubleshoot", re.IGNORECASE)
 _SCOPE_KEY = re.compile(r"^(?:applyTo|globs|paths)\s*:(.*)$")
 _SCOPE_ITEM = re.compile(r"^\s+-\s+(.*)$")
 _LESSONS_PATH = re.compile(r"(?<![^\W_])(?:lessons?|learnings?|gotchas?|pitfalls?)(?![^\W_])", re.IGNORECASE)
@@ -359,7 +358,11 @@ def _pinned_in(frame: Frame, title: str) -> bool:
     return any(unit != "none" and vocabulary.plain(t).lower() in plain for t, unit in frame.pin.sections)
 
 
-def _debugging_method(reader: Reader, frame: Frame) -> Reading | None:
+# a title naming troubleshooting, which names lessons too: only its debugging tools make a how-to
+_TROUBLESHOOTING = re.compile(r"troubleshoot", re.IGNORECASE)
+
+
+def _debugging_procedure(reader: Reader, frame: Frame) -> Reading | None:
     """A file titled as debugging whose sections are a method's phases (``## Four phases``, ``##
     Phase 1: Root-cause investigation``) and its rules, none titled as lessons: a procedure to
     follow, no lesson learned (a section titled as lessons is read by the guide's rule first).
@@ -514,7 +517,7 @@ FILE_RULES: tuple[tuple[str, FileRule], ...] = (
     ("an empty log", _empty_log),
     ("a guide's lessons section", _lessons_section),
     ("a guide without lessons", _guide),
-    ("a debugging method", _debugging_method),
+    ("a debugging method or how-to", _debugging_procedure),
     ("a lessons file read whole", _whole_file),
 )
 
