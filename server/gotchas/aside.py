@@ -115,7 +115,7 @@ META_TITLES = (
     r"^\W*instrucci(?:[oó]n|ones)\s+para\s+(?:la\s+)?(?:ia|ai)$|^\W*instructions?\s+for\s+(?:the\s+)?(?:ai|agents?)$|"
     r"^reglas?\s+de\s+uso$",
     # an entry template, in other languages
-    r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|템플릿|書式",
+    r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|템플릿|書式|תבנית",
     # the entries' format: ``记录格式``, ``版本问题记录格式`` (the format of the version-issue records)
     r"(?:^|记录)格式(?:说明|规范)?$|^(?:條目|条目|日志|教训|经验)格式(?:说明|规范)?$",
 )
@@ -187,6 +187,7 @@ _META_HINTS = (
         "modelo",
         "模板",
         "テンプレート",
+        "תבנית",
         "템플릿",
         "書式",
         "sử dụng",
@@ -232,7 +233,7 @@ _REPORT_PARTS = re.compile(
     r"logs?\s+(?:and|et|und|y|e|&)\s+diagnosti(?:cs?|ques?|cos|k)|инструменты\s+отладки|debug(?:ging)?\s+(?:tips|techniques|tools|mode)|デバッグ\s*(?:tips|のコツ)|"
     r"(?:调试|排查|排错)(?:技巧|方法|步骤|流程|思路)|"
     # a checklist distilled from the lessons, to run before work (not an audit's findings)
-    r"(?:(?:prevention|testing|release|review|pre-?\w+|before\s+\w+|quick[- ]fix|debug(?:ging)?|"
+    r"(?:(?:prevention|testing|release|review|pre-?\w+|before\s+\w+|quick[- ]fix(?:es)?|debug(?:ging)?|"
     r"troubleshooting|verification)\s+|(?:the\s+)?(?:final\s+)?)checklist(?:\s+(?:for|de|za|für|pour|para)\s+.+)?|"
     r"\w{0,6}检查清单|\w{0,6}チェックリスト|"
     # its statistics and the tracker table summing up the issues above
