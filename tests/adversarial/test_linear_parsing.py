@@ -73,6 +73,7 @@ SHAPES: dict[str, str] = {
     "checklists for": "checklist for " * (MB // 14),
     "recovery spaces": "recovery" + " " * MB + "procedur",
     "debugging tools": "debug log trace " * (MB // 16),
+    "without a comma": "without " + "a" * MB,
 }
 
 

@@ -89,6 +89,9 @@ def leaf_evidence(
     ):
         score -= 2.0
         reasons.append("a problem in a troubleshooting file: its few short bullets are what to check or know")
+    if len(units) >= 2 and any(_CONTINUES.match(item_text(state.lines[s.start])) for s in units[1:]):
+        score -= 1.5
+        reasons.append("a bullet continues the one before it (Otherwise …, Without it …): one lesson's facts")
     stated = sum(opens_bold_sentence(item_text(state.lines[s.start])) for s in units)
     if len(units) >= 3 and stated * 3 >= len(units) * 2:
         score += 1.5
@@ -96,6 +99,13 @@ def leaf_evidence(
     return score, reasons
 
 
+# a bullet that reads on from the one before (``Otherwise players can't …``, ``Without cooldown, a key
+# press skips …``): the bullets are one lesson's facts, not lessons side by side
+_CONTINUES = re.compile(
+    r"^(?:otherwise|without\s+(?:it|this|that|(?:the\s+)?[\w-]+,)|both\b|this\s+(?:means|is\s+why|causes|breaks)|"
+    r"that\s+(?:means|is\s+why)|so\s+|hence\b|therefore\b|as\s+a\s+result\b|also\b|then\b)",
+    re.IGNORECASE,
+)
 _FEW = 4  # bullets at most under a problem that are its notes, not problems of their own
 _SHORT = 15  # words a bullet at most, on average, to be a note or a step
 
