@@ -74,6 +74,8 @@ SHAPES: dict[str, str] = {
     "recovery spaces": "recovery" + " " * MB + "procedur",
     "debugging tools": "debug log trace " * (MB // 16),
     "without a comma": "without " + "a" * MB,
+    "symptom spaces": "not" + " " * MB + "workin",
+    "verbindet spaces": "verbindet" + " " * MB + "nich",
 }
 
 

@@ -27,6 +27,28 @@ def _core(title: str) -> str:
     return core or title
 
 
+# a symptom met (``White screen after activating a plugin``, ``Terminal verbindet nicht``,
+# ``LuaHelper 不提示``): one problem, its bullets what to check or do about it
+_SYMPTOM = re.compile(
+    r"\b(?:not\s+(?:working|showing|loading|found|starting|updating|connecting|displaying|appearing|firing|"
+    r"triggering|saving)|fails?|failing|empty|slow|broken|crash(?:es|ing)?|blank|white\s+screen|doesn'?t|"
+    r"won'?t|can'?t|cannot|out\s+of\s+sync|hangs?|times\s+out|stuck|freezes?|unavailable|refused)\b|"
+    r"不(?:提示|显示|工作|生效)|无法|失败|报错|\b(?:verbindet|funktioniert|startet|lädt)\s+nicht\b|"
+    r"\bno\s+funciona\b|не\s+работает",
+    re.IGNORECASE,
+)
+
+
+# a kind of thing named by what it does (``Tests that fail today``, ``Sharing what doesn't scale``,
+# ``What Failed``): a category, not one symptom
+_RELATIVE = re.compile(r"\b(?:that|which|what|who)\b", re.IGNORECASE)
+
+
+def _names_symptom(title: str) -> bool:
+    """A symptom met (``Terminal verbindet nicht``), not a kind of thing that shows one."""
+    return _SYMPTOM.search(title) is not None and _RELATIVE.search(title) is None
+
+
 def _dated(title: str) -> bool:
     """A date and three words at most (``2026-02-07``, ``2026-02-07 session``)."""
     return DATE.search(title) is not None and words(DATE.sub("", title)) <= 3
@@ -46,6 +68,7 @@ TITLE_RULES: tuple[TitleRule, ...] = (
         1.0,
     ),
     ("reads as a date group", _dated, 1.0),
+    ("names a symptom met", _names_symptom, -1.0),
     ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
 )
 
