@@ -76,6 +76,7 @@ SHAPES: dict[str, str] = {
     "without a comma": "without " + "a" * MB,
     "symptom spaces": "not" + " " * MB + "workin",
     "verbindet spaces": "verbindet" + " " * MB + "nich",
+    "an unclosed quote": "1.1 “" + "a " * (MB // 2),
 }
 
 

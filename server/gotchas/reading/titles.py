@@ -39,6 +39,20 @@ _SYMPTOM = re.compile(
 )
 
 
+# a message quoted as it was seen (``"Channel Not Found" Errors``, ``1.1 “Debug Failure. Output generation
+# failed”``): the one problem it names
+# (opening the title, after its number: a quoted name inside a title, ``the "image frame"``, names no message)
+_QUOTED = re.compile(
+    r"^[^\w\"“「『]*(?:\d+(?:\.\d+)*[.)]?\s+)?[\"“「『]"
+    r"[^\"“”「」『』]{1,200}?\s[^\"“”「」『』]{0,200}[\"”」』]"  # two words at least, quoted
+)
+
+
+def _quotes_message(title: str) -> bool:
+    """A title opening on a quoted message of two words or more."""
+    return _QUOTED.match(title) is not None
+
+
 # a kind of thing named by what it does (``Tests that fail today``, ``Sharing what doesn't scale``,
 # ``What Failed``): a category, not one symptom
 _RELATIVE = re.compile(r"\b(?:that|which|what|who)\b", re.IGNORECASE)
@@ -69,6 +83,7 @@ TITLE_RULES: tuple[TitleRule, ...] = (
     ),
     ("reads as a date group", _dated, 1.0),
     ("names a symptom met", _names_symptom, -1.0),
+    ("quotes a message seen", _quotes_message, -1.0),
     ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
 )
 
