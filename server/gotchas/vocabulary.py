@@ -527,9 +527,6 @@ DEBUGGING_TITLE = LazyPattern(
 _DEBUG_TOOL = LazyPattern(
     r"\bdebug|\blog(?:s|ging)?\b|\btrac(?:e|ing)\b|\binstrument|\bbreakpoints?\b", re.IGNORECASE
 )
-_PROBLEM = LazyPattern(
-    r"\b(?:issues?|errors?|problems?|bugs?|fail\w*|crash\w*|broken|not\s+working|hangs?)\b", re.IGNORECASE
-)
 _HOW_TO_DEBUG = LazyPattern(r"^\W*debugging\b", re.IGNORECASE)
 
 
@@ -538,7 +535,7 @@ def names_debugging_tools(titles: Sequence[str]) -> bool:
     Files``, ``## Log File Flags``, ``## Debugging Integration Test Failures``)."""
     return len(titles) >= 2 and all(
         _DEBUG_TOOL.compiled.search(t)
-        and (_HOW_TO_DEBUG.compiled.match(t) or not _PROBLEM.compiled.search(t))
+        and (_HOW_TO_DEBUG.compiled.match(t) or not names_trouble(t))
         for t in map(plain, titles)
     )
 

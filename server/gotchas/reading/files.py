@@ -358,10 +358,6 @@ def _pinned_in(frame: Frame, title: str) -> bool:
     return any(unit != "none" and vocabulary.plain(t).lower() in plain for t, unit in frame.pin.sections)
 
 
-# a title naming troubleshooting, which names lessons too: only its debugging tools make a how-to
-_TROUBLESHOOTING = re.compile(r"troubleshoot", re.IGNORECASE)
-
-
 def _debugging_procedure(reader: Reader, frame: Frame) -> Reading | None:
     """A file titled as debugging whose sections are a method's phases (``## Four phases``, ``##
     Phase 1: Root-cause investigation``) and its rules, none titled as lessons: a procedure to
@@ -377,7 +373,8 @@ def _debugging_procedure(reader: Reader, frame: Frame) -> Reading | None:
         return None
     debugging = vocabulary.DEBUGGING_TITLE.compiled.search(title) is not None
     debugging = debugging and not vocabulary.names_lessons(title)
-    if not debugging and not _TROUBLESHOOTING.search(title):
+    # a troubleshooting title names lessons too: only its debugging tools make it a how-to
+    if not debugging and not vocabulary.names_problem_file(title):
         return None
     titles = [c.title for c in root.children]
     if debugging and vocabulary.names_method_phases(titles):

@@ -28,7 +28,9 @@ def _core(title: str) -> str:
 
 
 # a symptom met (``White screen after activating a plugin``, ``Terminal verbindet nicht``,
-# ``LuaHelper 不提示``): one problem, its bullets what to check or do about it
+# ``LuaHelper 不提示``): one problem, its bullets what to check or do about it. Narrower than the
+# words ``vocabulary.names_trouble`` takes for trouble: ``missing``, ``failures`` and ``not found``
+# name categories of lessons as often as one symptom (measured: five files read worse with them)
 _SYMPTOM = re.compile(
     r"\b(?:not\s+(?:working|showing|loading|found|starting|updating|connecting|displaying|appearing|firing|"
     r"triggering|saving)|fails?|failing|empty|slow|broken|crash(?:es|ing)?|blank|white\s+screen|doesn'?t|"
