@@ -39,6 +39,7 @@ from gotchas.reading.text import (
     NUMBERED_FIELD,
     OWN_FIELDS,
     SECOND_FIELD,
+    blank_form,
     item_text,
     lead_label,
     opening_label,
@@ -256,6 +257,12 @@ class State:
             and not self.first_text(block)
             and not any(map(str.strip, self.lines[block.start + 1 : block.end]))
         )
+
+    def blank_item(self, block: Block) -> bool:
+        """``- **Pattern:** [Describe a recurring pattern]`` over ``- **Date:** [YYYY-MM-DD]``:
+        the entries' form left in the list, every field a bracketed blank; the first lesson
+        written after it is the first the list holds."""
+        return "[" in self.lines[block.start] and blank_form(self.lines[block.start : block.end])
 
     def is_footer(self, block: Block) -> bool:
         """The file's closing line about itself, not prose of the section it happens to close: a

@@ -268,7 +268,7 @@ def title_form(title: str) -> str | None:
 
 # a field waiting to be filled in: ``- **Issue**: [Issue Name]``, ``Fix: [how it was solved]``
 _BLANK_FIELD = re.compile(
-    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)?[^\[\]*_:]{1,40}:?(?:\*\*|__)?:?\s*\[[^\[\]]{1,60}\]\s*$"
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)?[^\[\]*_:]{1,40}:?(?:\*\*|__)?:?\s*\[[^\[\]]{1,120}\]\s*$"
 )
 
 

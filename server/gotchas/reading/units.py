@@ -64,8 +64,8 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
         under = (indent + 1, indent + len(block.marker) + 1)
         if after_label or state.is_tick(block) or state.is_field_item(block) or state.asks_to_record(block):
             continue
-        if state.empty_item(block):
-            continue  # the bullet the next lesson will fill
+        if state.empty_item(block) or state.blank_item(block):
+            continue  # the bullet the next lesson will fill, or the form it follows
         if open_title and not BOLD_LABEL.match(state.first_text(block)):
             continue  # the body of the title-only item before it
         lessons.append(block)
