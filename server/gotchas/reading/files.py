@@ -497,7 +497,10 @@ def _substantial(reader: Reader, root: Section) -> bool:
         return not any(start <= n < end for start, end in forms)
 
     content = [b for b in reader.blocks if b.kind not in ("html", "hr", "heading") and kept(b.start)]
-    lines = sum(1 for n in range(root.start, root.end) if reader.lines[n].strip() and kept(n))
+    # a comment or a rule is no text of the lesson (``<!-- lessons will be appended here -->``)
+    aside = {n for b in reader.blocks if b.kind in ("html", "hr") for n in range(b.start, b.end)}
+    written = (n for n in range(root.start, root.end) if reader.lines[n].strip() and n not in aside)
+    lines = sum(1 for n in written if kept(n))
     # headings alone (``## Bug Template`` over empty ``### Symptom``, ``### Fix``) say nothing
     return reader.matter is not None or len(content) >= 3 or (bool(content) and lines >= 4)
 
