@@ -74,6 +74,8 @@ FIELD_WORDS = (
     "id",
     "see",
     "related",
+    # a lesson told as what to do and what not to: ``**Do:**`` / ``**Don't:**``, ``Wrong approach:``
+    *("do", "don't", "don’t", "do not", "wrong approach", "right approach", "correct approach"),
     # other languages
     "проблема",
     "причина",
