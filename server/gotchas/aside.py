@@ -26,6 +26,8 @@ META_TITLES = (
     r"adding(?:\s+(?:or|and)\s+(?:updating|editing|removing))?\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|learnings?|gotchas?)",
     r"^\W*add\s+(?:an?\s+)?(?:new\s+)?(?:entry|entries|lessons?|gotchas?)\s+(?:here|below)\b",
     r"entry\s+(?:format|template)",
+    # an example of the entries' form, kept with the template (``Example Entry``, ``Sample lesson``)
+    r"^\W*(?:an?\s+)?(?:example|sample)\s+(?:entry|entries|lessons?|learnings?|gotchas?)\W*$",
     r"^(?:the\s+)?format(?:\s*\([^()]*\))?$",
     # ``Entry format``, ``Prompt format``; not a category of lessons (``Data Format``, ``API & Data Format``)
     r"^\W*(?:entry|entries|lessons?|learnings?|gotchas?|log|record|note|prompt|item|issue|bug|report)\s+format$",
@@ -137,7 +139,7 @@ _META_HINTS = (
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),
-    *("instruc", "regla", "filing", "cara ", "ideas", "this page"),
+    *("instruc", "regla", "filing", "cara ", "ideas", "this page", "example", "sample"),
     *(
         "related",
         "bug report",
@@ -295,13 +297,16 @@ def is_meta(title: str) -> bool:
     if quoted:
         title = CODE_SPAN.compiled.sub(" ", title)
     text = _SYMBOL_LEAD.sub("", plain(title))  # ``🔄 Maintenance`` as ``Maintenance``
-    if not _META.compiled.search(text) and (
-        not _LATER.compiled.search(text) or names_lessons(text) or _RULES_FOR.match(text)
+    core = _ASIDE_END.sub("", text) or text  # less an aside, in either script's parentheses
+    # the title or its words before an aside (``使い方（このテンプレを導入した…）``, ``Usage (for agents)``)
+    if (
+        not _META.compiled.search(text)
+        and (core is text or not _META.compiled.search(core))
+        and (not _LATER.compiled.search(text) or names_lessons(text) or _RULES_FOR.match(text))
     ):
         return False
     # a long title mentioning a template or a roadmap states a lesson about one; only how to add
     # to the file, or the file itself, is meta at any length
-    core = _ASIDE_END.sub("", text) or text  # less an aside, in either script's parentheses
     return words(core) + quoted <= 5 or bool(_META_AT_LENGTH.compiled.search(text))
 
 

@@ -118,11 +118,14 @@ def _explains_form(section: Section, root: Section, level: int) -> bool:
     return len(prose) <= 2 and all(b.kind == "paragraph" for b in prose)
 
 
-def _at_level(root: Section, level: int, holder: Section, written: re.Pattern[str] | None) -> list[Section]:
+def _at_level(
+    root: Section, level: int, holder: Section, written: re.Pattern[str] | None, title: str
+) -> list[Section]:
     """The sections of ``level``, not about the file itself, other than the template's own
     section and, when that section is about the file (``## Format``), its parts. Headings of
     that level written in the template's definite form (dated, numbered), placeholders filled
-    in, are lessons appended below it in its section; the template itself, as a heading, is not."""
+    in, are lessons appended below it in its section; the template itself, as a heading, is not,
+    nor is an example written as its heading (``## Example Entry`` over ``### [2026-03-01] …``)."""
     found: list[Section] = []
     meta = holder is not root and aside.is_meta(holder.title)
     # sections about the file or plans (``## Next steps``) other than the template's own: what
@@ -136,7 +139,7 @@ def _at_level(root: Section, level: int, holder: Section, written: re.Pattern[st
         if any(other.start < section.start < other.end for other in asides):
             continue
         inside = meta and holder.start < section.start < holder.end
-        if inside and not _appended(section.title, written):
+        if inside and (section.title == title or not _appended(section.title, written)):
             continue
         found.append(section)
     return found
@@ -158,7 +161,7 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
         return None
     level, title, holder = found
     written = _form(title)
-    sections = _at_level(root, level, holder, written)
+    sections = _at_level(root, level, holder, written, title)
     # a template in the file's introduction or in a section about the file is the log's own;
     # one in a section of its own (``## Format for new entries``) counts where its form is
     # definite (dated, numbered, bracketed) and written below it, not to empty a file
