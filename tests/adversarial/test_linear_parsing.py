@@ -77,6 +77,10 @@ SHAPES: dict[str, str] = {
     "symptom spaces": "not" + " " * MB + "workin",
     "verbindet spaces": "verbindet" + " " * MB + "nich",
     "an unclosed quote": "1.1 “" + "a " * (MB // 2),
+    "a blank field's spaces": "- **Pattern:** [" + " " * MB + "]",
+    "example spaces": "Example" + " " * MB + "entr",
+    "an aside's parentheses": "使い方" + "（" * (MB // 2) + "x）",
+    "bracketed field runs": "- **a:** [b]" * (MB // 12),
 }
 
 
