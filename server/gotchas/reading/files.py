@@ -62,6 +62,10 @@ def _lone_title(reader: Reader, root: Section) -> Section | None:
     ``====`` over ``# Settings``, ``# Seeds``): the file's title written at its sections' level."""
     tops = root.children
     if len(tops) == 1:
+        # front matter that titles the file (``title: "Known issues"``) leaves its one section,
+        # below the title's level, a section of the file: ``## Permission issue`` is its first
+        if tops[0].level > 1 and reader.matter_title():
+            return None
         return tops[0]
     if not tops:
         return None
@@ -416,7 +420,9 @@ def _guide_section(title: str) -> bool:
 def _whole_file(reader: Reader, frame: Frame) -> Reading:
     """A lessons file read whole: its sections and bodies decide the entries."""
     root = frame.root
-    if root.heading is None:
+    if root.heading is None and reader.matter_title():
+        why = f"its front matter titles it {reader.matter_title()!r}; it is read as a whole"
+    elif root.heading is None:
         why = "the file has no title; it is read as a whole"
     elif _untitled_lessons(frame):
         why = f"the title {root.title!r} does not name its contents; the whole file is read"
