@@ -128,6 +128,7 @@ def _at_level(
     nor is an example written as its heading (``## Example Entry`` over ``### [2026-03-01] …``)."""
     found: list[Section] = []
     meta = holder is not root and aside.is_meta(holder.title)
+    ruled = _ruled_off(holder) if meta else None
     # sections about the file or plans (``## Next steps``) other than the template's own: what
     # they hold is theirs, not lessons (``### Rules to add`` under ``## Future improvements``)
     asides = [s for s in walk(root) if s is not root and s is not holder and aside.is_meta(s.title)]
@@ -139,10 +140,24 @@ def _at_level(
         if any(other.start < section.start < other.end for other in asides):
             continue
         inside = meta and holder.start < section.start < holder.end
-        if inside and (section.title == title or not _appended(section.title, written)):
+        below = ruled is not None and section.start > ruled  # written after the form, ruled off
+        if inside and (section.title == title or not (below or _appended(section.title, written))):
             continue
         found.append(section)
     return found
+
+
+def _ruled_off(holder: Section) -> int | None:
+    """The line of the ``---`` rule closing the form in its own section (``## Template`` over
+    its fence, then ``---``, then ``### Retrieved text treated as instructions``): what
+    follows the rule is written below the form, as a lesson; ``None`` without one."""
+    shown = False
+    for section in walk(holder):
+        for block in section.body:
+            if block.kind == "hr" and shown:
+                return block.start
+            shown = shown or block.kind not in ("hr", "html")
+    return None
 
 
 def _appended(title: str, written: re.Pattern[str] | None) -> bool:
