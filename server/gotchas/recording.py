@@ -39,6 +39,8 @@ _RECORDING = re.compile(
     r"(?:lessons?|entr(?:y|ies)|gotchas?|learnings?)\b|"
     r"^(?:the\s+)?(?:fixed\s+)?(?:lesson|entry)\s+(?:schema|format|template)\b|^cross-?references?$|"
     r"いつ記録|何を記録|参照タイミング|记录什么|何时记录|"
+    # the log's own rules for recording (``## 記録ルール``, ``## Recording rules``), as in Korean below
+    r"^(?:recording|logging)\s+rules$|^記録(?:ルール|方法|の仕方)$|^记录(?:规则|方法)$|"
     # and in Korean: what is recorded and what is not, when, in what form
     r"^기록\s*(?:대상|시점|형식|방법|규칙)|기록하지\s*않는|언제\s*기록|무엇을\s*기록",
     re.IGNORECASE,

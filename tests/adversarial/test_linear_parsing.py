@@ -81,6 +81,7 @@ SHAPES: dict[str, str] = {
     "example spaces": "Example" + " " * MB + "entr",
     "an aside's parentheses": "使い方" + "（" * (MB // 2) + "x）",
     "bracketed field runs": "- **a:** [b]" * (MB // 12),
+    "recording spaces": "recording" + " " * MB + "rule",
 }
 
 
