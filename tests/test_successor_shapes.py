@@ -118,6 +118,9 @@ SHAPES: dict[str, str] = {
     "dash-fence-tight": each("- **{t}** — run this:\n  ```\n  make {w}\n  ```\n", sep=""),
     "dash-fence-loose": each("- **{t}** — run this:\n\n  ```\n  make {w}\n  ```\n"),
     "dash-grouped-tight": grouped("- **{t}** — do it before timing.\n", sep=""),
+    # one bold label on every lesson (a run of a topic), its facts nested: the successor between
+    # the first two leaves the run, and the first, as they were
+    "star-topic-run-nested": each("*   **Pattern:** {t} before timing.\n    *   **Context:** the {w}.\n"),
     "dot-grouped-loose": grouped("{n}. **{t}** — do it before timing.\n"),
     "dash-lazy-tight": each("- **{t}** — do it\nbefore timing the {w}\n", sep=""),
     "dash-callout-tight": each("- **{t}** — do it\n  > [!NOTE]\n  > the {w} lies\n", sep=""),

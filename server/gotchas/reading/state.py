@@ -375,8 +375,10 @@ class State:
                 if block.kind != "item":
                     continue
                 label = opening_label(block, self.lines[block.start])
-                if label is None and last is not None and last[1] is not None and self.writes_own(block):
-                    continue  # a lesson this tool wrote between two of a run leaves the run as it was
+                if last is not None and last[1] is not None and self.writes_own(block):
+                    # a lesson this tool wrote between two of a run leaves the run as it was,
+                    # titled in the run's bold lead-in or not
+                    continue
                 if last is not None and label is not None and last[1:] == (label, block.list_id):
                     runs.update((last[0].start, block.start))
                 last = (block, label, block.list_id)
