@@ -301,7 +301,7 @@ def is_meta(title: str) -> bool:
     # the title or its words before an aside (``使い方（このテンプレを導入した…）``, ``Usage (for agents)``)
     if (
         not _META.compiled.search(text)
-        and (core is text or not _META.compiled.search(core))
+        and (core == text or not _META.compiled.search(core))
         and (not _LATER.compiled.search(text) or names_lessons(text) or _RULES_FOR.match(text))
     ):
         return False

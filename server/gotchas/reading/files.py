@@ -420,8 +420,9 @@ def _guide_section(title: str) -> bool:
 def _whole_file(reader: Reader, frame: Frame) -> Reading:
     """A lessons file read whole: its sections and bodies decide the entries."""
     root = frame.root
-    if root.heading is None and reader.matter_title():
-        why = f"its front matter titles it {reader.matter_title()!r}; it is read as a whole"
+    titled = reader.matter_title()
+    if root.heading is None and titled:
+        why = f"its front matter titles it {titled!r}; it is read as a whole"
     elif root.heading is None:
         why = "the file has no title; it is read as a whole"
     elif _untitled_lessons(frame):

@@ -88,21 +88,23 @@ class Reader(Traits):
         span = Span("document", 0, 1, self.total, title, 0, "", None, reason)
         return Reading("single-lesson", [span] if self.total else [], reason)
 
-    def matter_title(self) -> str:
-        """The title the front matter gives the file (``title: Known issues``), or ``""``."""
+    def matter_value(self, *keys: str) -> str:
+        """The first value the front matter gives one of ``keys`` (``title: Known issues``), or ``""``."""
         if self.matter is not None:
             for n in range(self.matter[0] + 1, self.matter[1] - 1):
                 key, _, value = self.lines[n].partition(":")
-                if key.strip().lower() == "title" and value.strip():
+                if key.strip().lower() in keys and value.strip():
                     return value.strip().strip("'\"")
         return ""
 
+    def matter_title(self) -> str:
+        """The title the front matter gives the file, or ``""``."""
+        return self.matter_value("title")
+
     def document_title(self) -> str:
-        if self.matter is not None:
-            for n in range(self.matter[0] + 1, self.matter[1] - 1):
-                key, _, value = self.lines[n].partition(":")
-                if key.strip().lower() in ("name", "title") and value.strip():
-                    return value.strip().strip("'\"")
+        named = self.matter_value("name", "title")
+        if named:
+            return named
         for block in self.blocks:
             if block.kind == "heading":
                 return block.title
