@@ -512,7 +512,7 @@ _NUMBERED_STEP = LazyPattern(
 # ``## 四阶段流程``, ``## 1. 七步法``), or one phase of it (``## Phase 1: Root-cause investigation``)
 _METHOD_PHASES = LazyPattern(
     r"^\W*(?:\d+[.)]\s*)?(?:\d+|two|three|four|five|six|seven|[二三四五六七])\s*-?\s*"
-    r"(?:phases?|stages?|фаз[ыа]?|этап(?:а|ов)?|단계|阶段|段階|步法?)(?!\w)",
+    r"(?:phases?|stages?|фаз[ыа]?|этап(?:а|ов)?|단계|阶段|段階|フェーズ|步法?)(?!\w)",
     re.IGNORECASE,
 )
 _PHASE = LazyPattern(r"^\W*(?:phase|фаза|étape|fase)\s*\d+\s*[:.—–-]", re.IGNORECASE)
