@@ -188,6 +188,13 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
         titled = written is not None and written.search(section.title) is not None
         return titled or _filled(reader, section, fields)
 
+    grouped = False
+    if written is not None and not any(map(in_form, sections)):
+        # lessons written in the form one level down, under groups (``## Mentor's slips`` over
+        # ``### 2026-09-16 — …`` below a ``## YYYY-MM-DD — title`` template): their level
+        deeper = _at_level(root, level + 1, holder, written, title)
+        if any(written.search(s.title) for s in deeper):
+            level, sections, grouped = level + 1, deeper, True
     if not sections or (written is not None and not any(map(in_form, sections))):
         if not about or any(map(_holds_content, sections)):
             return None  # a section of notes beside the template (``## Current Notes``) is read as such
@@ -205,6 +212,8 @@ def own_template(reader: Reader, root: Section) -> Reading | None:
         reader.left_out.append(Note(section.start, section.end, "empty", section.title, why))
         sections.remove(section)
     why = f"the log's own template shows each lesson as an h{level} heading"
+    if grouped:
+        why = f"the log's own template shows each lesson's form, written as h{level} headings under groups"
     spans = series.settle(reader, [reader.heading_span(s, why) for s in sections])
     return Reading("lessons", spans, why, [], reader.groups, _with_template(reader, holder, root, sections))
 
