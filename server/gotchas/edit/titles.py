@@ -222,7 +222,12 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     outer = mine.outer if all(s.outer == mine.outer for s in siblings) else ""
     inner = mine.inner if all(s.inner == mine.inner for s in siblings) else ""
     label = ""
-    if mine.label is not None and _scheme_holds(mine.label, siblings):
+    # two lessons under their own heading (``### Bug 1 — …``, ``### Bug 2 — …``) keep their
+    # scheme among unnumbered headings of the same level elsewhere
+    group = [split_title(written_title(record, e)) for e in _group(record, like)]
+    if mine.label is not None and (
+        _scheme_holds(mine.label, siblings) or (len(group) >= 2 and _scheme_holds(mine.label, group))
+    ):
         label = next_label(mine.label, taken_numbers(record, mine.label.stem)).text()
         if title and not mine.core and not label[-1:].isspace():
             label += " "  # a title that is its number alone (``## 5``): the words follow a space
@@ -254,11 +259,22 @@ def _siblings(record: Record, like: Entry) -> list[Entry]:
     since a file's form is local and a big file must not make each edit scan every title."""
     same = [e for e in record.entries if e.kind == like.kind and e.level == like.level]
     # a group of its own (``### Bug 1: …`` under one heading, ``### 1. …`` under others) sets the form
-    local = [e for e in same if e.section == like.section]
-    if like.section is not None and 3 <= len(local) < len(same):
+    local = _group(record, like)
+    if 3 <= len(local) < len(same):
         same = local
     here = next((i for i, e in enumerate(same) if e.start == like.start), 0)
     return same[max(0, here - SIBLING_WINDOW) : here + SIBLING_WINDOW + 1]
+
+
+def _group(record: Record, like: Entry) -> list[Entry]:
+    """Entries of ``like``'s kind and level under its own heading; none outside any."""
+    if like.section is None:
+        return []
+    return [
+        e
+        for e in record.entries
+        if e.kind == like.kind and e.level == like.level and e.section == like.section
+    ]
 
 
 def shared_mark(record: Record, like: Entry, mark: str) -> bool:
