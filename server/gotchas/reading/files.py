@@ -395,12 +395,12 @@ def _debugging_procedure(reader: Reader, frame: Frame) -> Reading | None:
 def _guide(reader: Reader, frame: Frame) -> Reading | None:
     """Sections about the project (setup, architecture, commands), none titled as lessons."""
     root = frame.root
-    if not _untitled_lessons(frame) or not root.children:
+    if not _untitled_lessons(frame):
         return None
     tops = root.children
     guide = sum(1 for s in tops if _guide_section(s.title))
     titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.compiled.search(root.title))
-    if guide >= 2 and (guide * 3 >= len(tops) or titled):
+    if tops and guide >= 2 and (guide * 3 >= len(tops) or titled):
         return Reading(
             "not-lessons", [], "a guide: its sections are about the project, none is titled as lessons"
         )
@@ -509,7 +509,7 @@ def _substantial(reader: Reader, root: Section) -> bool:
     written = (n for n in range(root.start, root.end) if reader.lines[n].strip() and n not in aside)
     lines = sum(1 for n in written if kept(n))
     # headings alone (``## Bug Template`` over empty ``### Symptom``, ``### Fix``) say nothing
-    return reader.matter is not None or len(content) >= 3 or (bool(content) and lines >= 4)
+    return bool(content) and (reader.matter is not None or len(content) >= 3 or lines >= 4)
 
 
 # (name, rule), tried in order; the last always decides
