@@ -121,6 +121,12 @@ SHAPES: dict[str, str] = {
     # one bold label on every lesson (a run of a topic), its facts nested: the successor between
     # the first two leaves the run, and the first, as they were
     "star-topic-run-nested": each("*   **Pattern:** {t} before timing.\n    *   **Context:** the {w}.\n"),
+    # two numbered lessons and one written otherwise under one heading: the successor of a numbered
+    # one makes four, three numbered, yet the plain one stays a lesson (a successor never tips its
+    # siblings into a series)
+    "h3-numbered-then-plain": "# Lessons\n\n## Build\n\n"
+    + "".join(f"### {n}. {t}\n\nDo it before timing.\n\n" for n, t in enumerate(WORDS[:2], start=1))
+    + f"### {WORDS[2]}\n\nDo it before timing.\n\n## Runtime\n\n### {WORDS[3]}\n\nDo it before timing.\n",
     "dot-grouped-loose": grouped("{n}. **{t}** — do it before timing.\n"),
     "dash-lazy-tight": each("- **{t}** — do it\nbefore timing the {w}\n", sep=""),
     "dash-callout-tight": each("- **{t}** — do it\n  > [!NOTE]\n  > the {w} lies\n", sep=""),

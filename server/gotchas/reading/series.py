@@ -234,7 +234,10 @@ def odd_edges(state: State, spans: list[Span]) -> list[Span]:
     ``## #1 [2026-05-28] …``) is a part of the file around them, not a lesson."""
     dropped: set[int] = set()
     for run in heading_runs(spans, _MIN_RUN):
-        usual = _usual_form(run)
+        # a successor this tool wrote was not there before the correction: it neither lengthens
+        # the run nor sways its form, or its plain sibling would stop being a lesson
+        theirs = [span for span in run if not _supersedes(state, span)]
+        usual = _usual_form(theirs) if len(theirs) >= _MIN_RUN else None
         if usual is None:
             continue
         for edge in (run[:_MAX_EDGE], run[::-1][:_MAX_EDGE]):
