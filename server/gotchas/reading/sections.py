@@ -463,7 +463,7 @@ class Reader(Traits):
             why = "a group of issues fixed: each ticked item is one"
             self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
             items = [b for b in body if b.kind == "item"]
-            return self.spans_from("item", items, section.end, section, why, body)
+            return self.spans_from("item", items, section.own_end, section, why, body)
         if ticks_only:
             self.left_out.append(
                 Note(
@@ -490,7 +490,9 @@ class Reader(Traits):
             return self.runs_of_fields(section, runs)
         self.item_titles = False  # most leaves are one lesson: their items need no titles
         try:
-            units = unit_spans(self, section, body, section.end, "")
+            # a leaf's sub-sections left out (``### Backlog`` under a list of lessons) are no
+            # part of its last unit
+            units = unit_spans(self, section, body, section.own_end, "")
         finally:
             self.item_titles = True
         if not units:
@@ -553,7 +555,7 @@ class Reader(Traits):
         self.groups.append(Note(section.start, section.body_start, "group", section.title, why))
         # with a lesson this tool wrote after it (a successor): an entry of its own
         written = [b for b in content if b.start > first.start and self.own_paragraph(b)]
-        return self.spans_from("paragraph", [first, *written], section.end, section, why)
+        return self.spans_from("paragraph", [first, *written], section.own_end, section, why)
 
     def read_scopes(self, scopes: Sequence[Section], why: str, pinned: bool = False) -> Reading:
         spans: list[Span] = []
