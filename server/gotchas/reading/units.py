@@ -21,6 +21,7 @@ from gotchas.reading.text import (
     BOLD_LABEL,
     ENTRY_FIELD,
     ID_LEAD,
+    MARK,
     OWN_FIELDS,
     TIMESTAMP_LEAD,
     lead_label,
@@ -90,7 +91,7 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
             return leads  # fewer than two paragraphs can open with a lead-in (most bodies)
     # a lead carrying this tool's own fields (a successor) owns the body paragraphs after
     # it, and a paragraph only of those fields is a mark: neither counts against the share
-    owned = 0
+    owned = written = 0
     ours = False
     for block in paragraphs:
         text = lines[block.start].strip()
@@ -104,15 +105,23 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
         ours = False
         if lead:
             leads.append(block)
-            ours = any(ENTRY_FIELD.match(lines[n]) for n in range(block.start, block.end))
+            # a red-herring mark in a lead is not its fields: a marked lesson reads as before
+            fields = [
+                line
+                for line in lines[block.start : block.end]
+                if ENTRY_FIELD.match(line) and not MARK.compiled.match(line)
+            ]
+            ours = bool(fields)
+            written += any("supersedes:" in line for line in fields)  # a successor
     if pinned:
         return leads
     if leads and _told_in_fields(state, paragraphs):
         return []  # ``**Issue:** …`` then ``**Expected Behavior:** …``: one lesson's parts
-    rest = len(paragraphs) - owned
+    # the share is the file's own: a lead this tool wrote (a successor) does not tip it
+    theirs, rest = len(leads) - written, len(paragraphs) - owned - written
     # four in five paragraphs open with a lead-in; from three leads on, two in three (a lesson
     # may run on into a paragraph of its own)
-    if len(leads) >= 2 and (len(leads) * 5 >= rest * 4 or (len(leads) >= 3 and len(leads) * 3 >= rest * 2)):
+    if len(leads) >= 2 and (theirs * 5 >= rest * 4 or (theirs >= 3 and theirs * 3 >= rest * 2)):
         return leads
     return []
 
