@@ -278,6 +278,15 @@ class State:
         at = bisect.bisect_left(self.blocks, block.start, key=_BLOCK_START)
         return at > 0 and self.blocks[at - 1].kind == "hr"  # the block above it is a ``---`` rule
 
+    def closing_stamp(self, body: Sequence[Block], end: int) -> int:
+        """Where the file's closing stamp in ``body`` begins, with the ``---`` rule above it
+        (``---`` / ``*Last updated: 2026-02. Add entries as they occur.*``); else ``end``."""
+        last = body[-1] if body else None
+        if last is None or last.kind != "paragraph" or not self.is_footer(last):
+            return end  # most bodies: their last block is no stamp
+        above = [b for b in body[:-1] if b.kind != "html"]
+        return above[-1].start if above and above[-1].kind == "hr" else last.start
+
     def _content_end(self) -> int:
         """The line after the file's last line of text (found once, when first asked)."""
         if self.content_end < 0:
@@ -458,10 +467,9 @@ class State:
         comment after that rule belongs to the next block)."""
         if kind == "item":  # the file's closing stamp too: an edit goes before it
             cuts = [b.start for b in body if b.kind in ("html", "hr") or self.is_footer(b)]
-        elif kind == "block":
-            cuts = [b.start for b in body if b.kind == "hr"]
         else:
-            cuts = []
+            cuts = [b.start for b in body if b.kind == "hr"] if kind == "block" else []
+            end = min(end, self.closing_stamp(body or section.body, end))  # the last lesson ends before it
         stops = unit_stops([b.start for b in starts], [b.end for b in starts], cuts, end, kind == "item")
         out = []
         for block, stop in zip(starts, stops, strict=True):
