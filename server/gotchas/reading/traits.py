@@ -264,6 +264,8 @@ class Traits(State):
         field (``**Symptom.**`` opens the parts of the one lesson its heading names)."""
         if kind != "paragraph":
             return True
+        if first.kind != "paragraph":
+            return False  # a fence, a list or a table opens no lead-in: the heading is the lesson
         found = lead_label(self.first_text(first))
         return found is None or parts.field_of(found[0]) not in parts.FIELDS
 
