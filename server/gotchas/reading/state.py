@@ -409,7 +409,15 @@ class State:
         bold = BOLD_LABEL.match(self.first_text(block))
         if not bold or bold["after"].strip(" :："):
             return False
-        return all(not self.lines[n].strip() for n in range(block.start + 1, block.end))
+        # a red-herring mark and the quote under it are no body: a marked title stays one
+        marked = False
+        for n in range(block.start + 1, block.end):
+            line = self.lines[n].strip()
+            if MARK.compiled.match(line):
+                marked = True
+            elif line and not (marked and line.startswith(">")):
+                return False
+        return True
 
     def fenced(self, block: Block) -> bool:
         """A fenced code block with a line inside: its title is that line, not the fence."""
