@@ -17,7 +17,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Note, Span, heading_runs
 from gotchas.reading.state import State
-from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, title_form
+from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, names_superseded, title_form
 from gotchas.reading.tree import Section, leaves
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
@@ -115,7 +115,7 @@ def _own_fields(state: State, span: Span) -> bool:
 
 def _supersedes(state: State, span: Span) -> bool:
     """An entry whose own field lines say what it supersedes: a successor this tool wrote."""
-    return any("supersedes:" in line for line in _field_lines(state, span))
+    return names_superseded(_field_lines(state, span))
 
 
 _MAX_FLIPPED_ITEMS = 4

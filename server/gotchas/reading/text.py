@@ -15,7 +15,7 @@ from gotchas.blockmap import Block
 from gotchas.pattern import LazyPattern
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from gotchas.reading.model import SpanKind
 
@@ -83,6 +83,16 @@ ENTRY_FIELD = re.compile(
     r"^\s{0,3}(?:[-*+]\s+|\d{1,9}[.)]\s+)?(?:id|tasks|root-cause|supersedes|superseded-by|red-herring-for)\s*:",
     re.IGNORECASE,
 )
+# the field a successor this tool wrote carries (``supersedes: old-id (for #7)``)
+_SUPERSEDES = re.compile(r"\bsupersedes\s*:", re.IGNORECASE)
+
+
+def names_superseded(field_lines: Iterable[str]) -> bool:
+    """Field lines saying what their lesson supersedes: a successor this tool wrote, which was
+    not there before the correction and so weighs in no share or run of its siblings."""
+    return any(_SUPERSEDES.search(line) for line in field_lines)
+
+
 ARTICLE = LazyPattern(r"^(?:the|a|an)\s+")
 NUMBERED_FIELD = LazyPattern(r"^[^\W\d]+(?:\s+[^\W\d]+)?\s+(?:\d+|[a-z])\s*[:：]")
 _CHECKBOX_LEAD = re.compile(r"^\[[ xX]\]\s+")

@@ -26,6 +26,7 @@ from gotchas.reading.text import (
     TIMESTAMP_LEAD,
     lead_label,
     lead_title,
+    names_superseded,
     opens_wrapped_bold,
 )
 from gotchas.reading.tree import Section
@@ -112,7 +113,7 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
                 if ENTRY_FIELD.match(line) and not MARK.compiled.match(line)
             ]
             ours = bool(fields)
-            written += any("supersedes:" in line for line in fields)  # a successor
+            written += names_superseded(fields)
     if pinned:
         return leads
     if leads and _told_in_fields(state, paragraphs):
