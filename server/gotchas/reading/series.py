@@ -114,7 +114,11 @@ def _own_fields(state: State, span: Span) -> bool:
 
 
 def _supersedes(state: State, span: Span) -> bool:
-    """An entry whose own field lines say what it supersedes: a successor this tool wrote."""
+    """An entry whose own field lines say what it supersedes: a successor this tool wrote.
+    Asked of many headings of a run: the word is looked for before any pattern is tried."""
+    head = state.lines[span.body : min(span.end, span.body + 4)]
+    if not any("upersedes" in line or "UPERSEDES" in line for line in head):
+        return False  # most headings: no such field
     return names_superseded(_field_lines(state, span))
 
 
@@ -234,10 +238,7 @@ def odd_edges(state: State, spans: list[Span]) -> list[Span]:
     ``## #1 [2026-05-28] …``) is a part of the file around them, not a lesson."""
     dropped: set[int] = set()
     for run in heading_runs(spans, _MIN_RUN):
-        # a successor this tool wrote was not there before the correction: it neither lengthens
-        # the run nor sways its form, or its plain sibling would stop being a lesson
-        theirs = [span for span in run if not _supersedes(state, span)]
-        usual = _usual_form(theirs) if len(theirs) >= _MIN_RUN else None
+        usual = _usual_form(state, run)
         if usual is None:
             continue
         for edge in (run[:_MAX_EDGE], run[::-1][:_MAX_EDGE]):
@@ -250,19 +251,27 @@ def odd_edges(state: State, spans: list[Span]) -> list[Span]:
     return [s for s in spans if s.start not in dropped] if dropped else spans
 
 
-def _usual_form(run: Sequence[Span]) -> str | None:
-    """The definite form two in three of ``run``'s titles are written in, if one is."""
+def _usual_form(state: State, run: Sequence[Span]) -> str | None:
+    """The definite form two in three of ``run``'s titles are written in, if one is. A
+    successor this tool wrote was not there before the correction: it neither lengthens the
+    run nor sways its form, or its plain sibling would stop being a lesson. Most runs are
+    settled once a third of them is written otherwise, before the rest is looked at."""
     forms: Counter[str | None] = Counter()
     otherwise = 0
     for span in run:
+        if _supersedes(state, span):
+            continue
         form = title_form(span.title)
         forms[form] += 1
         if form not in DEFINITE_FORMS:
             otherwise += 1
             if otherwise * 3 > len(run):
-                return None  # a third written otherwise: no form can make two in three
+                return None  # a third of the run written otherwise: no form can make two in three
+    theirs = sum(forms.values())
+    if theirs < _MIN_RUN:
+        return None
     (usual, count), *_ = forms.most_common(1)
-    return usual if usual in DEFINITE_FORMS and count * 3 >= len(run) * 2 else None
+    return usual if usual in DEFINITE_FORMS and count * 3 >= theirs * 2 else None
 
 
 EntryRule = Callable[[State, list[Span]], list[Span]]

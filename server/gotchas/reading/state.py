@@ -477,7 +477,8 @@ class State:
             cuts = [b.start for b in body if b.kind in ("html", "hr") or self.is_footer(b)]
         else:
             cuts = [b.start for b in body if b.kind == "hr"] if kind == "block" else []
-            end = min(end, self.closing_stamp(body or section.body, end))  # the last lesson ends before it
+            if end >= self._content_end():  # the file's last units alone: the stamp closes the file
+                end = self.closing_stamp(body or section.body, end)  # the last lesson ends before it
         stops = unit_stops([b.start for b in starts], [b.end for b in starts], cuts, end, kind == "item")
         out = []
         for block, stop in zip(starts, stops, strict=True):
