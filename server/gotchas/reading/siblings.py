@@ -19,7 +19,7 @@ from gotchas.blockmap import Block
 from gotchas.reading.leaf import marked, unmarked_role
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
-from gotchas.reading.text import ENTRY_FIELD, MARK
+from gotchas.reading.text import MARK, own_field_line
 from gotchas.reading.titles import names_date_alone
 from gotchas.reading.tree import Section
 from gotchas.reading.units import unit_spans
@@ -52,7 +52,7 @@ def _own_fields(state: State, section: Section) -> bool:
     whatever its siblings are; a red-herring mark alone does not count, nor the fields of a
     list item (a bullet lesson added to a group carries its own)."""
     return any(
-        ENTRY_FIELD.match(line) and not MARK.compiled.match(line)
+        own_field_line(line)
         for b in section.body
         if b.kind != "item"
         for line in state.lines[b.start : b.end]

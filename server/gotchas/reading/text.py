@@ -258,6 +258,12 @@ def row_title(line: str, id_column: bool) -> str:
 MARK = LazyPattern(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
 
 
+def own_field_line(line: str) -> bool:
+    """A line of this tool's entry fields (``tasks: #7 · root-cause: confirmed``), not a
+    red-herring mark: the mark makes no lesson its own, the fields do."""
+    return ENTRY_FIELD.match(line) is not None and not MARK.compiled.match(line)
+
+
 _TITLE_FORM = LazyPattern(
     r"[*_`\s]*(?:[^\w\s#\[*_`(]{1,3}\s*)?"  # an emoji before it: ``🔹 9. …``
     r"(?:(?P<numbered>#?\d+[a-z]?(?:\.\d+)*[.):]?(?:\s|$))|(?P<id>\[?[A-Z]{1,6}-?\d+\b)"

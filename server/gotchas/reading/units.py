@@ -21,13 +21,13 @@ from gotchas.reading.text import (
     BOLD_LABEL,
     ENTRY_FIELD,
     ID_LEAD,
-    MARK,
     OWN_FIELDS,
     TIMESTAMP_LEAD,
     lead_label,
     lead_title,
     names_superseded,
     opens_wrapped_bold,
+    own_field_line,
 )
 from gotchas.reading.tree import Section
 
@@ -107,11 +107,7 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
         if lead:
             leads.append(block)
             # a red-herring mark in a lead is not its fields: a marked lesson reads as before
-            fields = [
-                line
-                for line in lines[block.start : block.end]
-                if ENTRY_FIELD.match(line) and not MARK.compiled.match(line)
-            ]
+            fields = [line for line in lines[block.start : block.end] if own_field_line(line)]
             ours = bool(fields)
             written += names_superseded(fields)
     if pinned:
