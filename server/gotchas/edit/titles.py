@@ -222,11 +222,8 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     outer = mine.outer if all(s.outer == mine.outer for s in siblings) else ""
     inner = mine.inner if all(s.inner == mine.inner for s in siblings) else ""
     label = ""
-    # two lessons under their own heading (``### Bug 1 — …``, ``### Bug 2 — …``) keep their
-    # scheme among unnumbered headings of the same level elsewhere
-    group = [split_title(written_title(record, e)) for e in _group(record, like)]
     if mine.label is not None and (
-        _scheme_holds(mine.label, siblings) or (len(group) >= 2 and _scheme_holds(mine.label, group))
+        _scheme_holds(mine.label, siblings) or _pair_holds(record, like, mine.label)
     ):
         label = next_label(mine.label, taken_numbers(record, mine.label.stem)).text()
         if title and not mine.core and not label[-1:].isspace():
@@ -264,6 +261,13 @@ def _siblings(record: Record, like: Entry) -> list[Entry]:
         same = local
     here = next((i for i, e in enumerate(same) if e.start == like.start), 0)
     return same[max(0, here - SIBLING_WINDOW) : here + SIBLING_WINDOW + 1]
+
+
+def _pair_holds(record: Record, like: Entry, label: Label) -> bool:
+    """Two lessons under their own heading (``### Bug 1 — …``, ``### Bug 2 — …``) keep their
+    scheme among unnumbered headings of the same level elsewhere."""
+    group = _group(record, like)
+    return len(group) >= 2 and _scheme_holds(label, [split_title(written_title(record, e)) for e in group])
 
 
 def _group(record: Record, like: Entry) -> list[Entry]:
