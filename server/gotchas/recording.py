@@ -66,9 +66,11 @@ def about_recording(title: str) -> bool:
 _PLACEHOLDER = LazyPattern(
     r"^(?:(?:tbd|todo|\(?(?:none|nothing)(?:\s+(?:yet|currently|so\s+far|known|reported))?\)?|n/?a)\W*$|"
     r"(?:to\s+be\s+(?:added|filled|discovered)|review\s+after|fill\s+in|"
-    # ``None currently. Ordinary work remains.``, ``Nothing currently open — see below.``
-    r"(?:none|nothing)\s+(?:currently|yet|so\s+far|right\s+now)(?:\s+(?:open|known|pending|outstanding))?"
-    r"\s*[.;:—–]|"
+    # ``None currently. Ordinary work remains.``, ``Nothing currently open — see below.``,
+    # ``None at this time.``, ``None identified yet, as the project is in early development``
+    r"(?:none|nothing)\s+(?:(?:identified|found|known|reported|recorded|observed)\s+)?"
+    r"(?:currently|yet|so\s+far|right\s+now|for\s+now|at\s+th(?:is|e)\s+(?:time|moment))"
+    r"(?:\s+(?:open|known|pending|outstanding))?\s*(?:[.;:,—–]|$)|"
     r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)|"
     # ``No lessons recorded yet``; ``No critical issues at this time``, ``No regressions detected``
     r"no\s+(?:(?:known|open|critical|high|medium|low|major|minor|priority)\s+){0,2}"
