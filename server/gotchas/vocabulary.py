@@ -166,11 +166,13 @@ _NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGN
 
 # Group headings that name a stretch of work or time: ``Phase 1 — Inventory``, ``Sprint 14``,
 # ``v2.3``, ``Week 3``, ``Q2 2026``.
-_PERIOD = re.compile(
-    r"^(?:(?:phase|stage|sprint|iteration|milestone|release|build|week|month|quarter|part|chapter|round|"
-    r"phase|etappe|fase|étape|этап|спринт)\s*[\d.]+[a-z]?\b|v?\d+\.\d+(?:\.\d+)*\b|q[1-4]\b)",
-    re.IGNORECASE,
+# a period named by a word and its number (``Phase 2``, ``Sprint 14``, ``Day 3``)
+_PERIOD_WORDS = (
+    r"(?:phase|stage|sprint|iteration|milestone|release|build|day|week|month|quarter|part|chapter|round|"
+    r"etappe|fase|étape|этап|спринт)\s*[\d.]+[a-z]?\b"
 )
+_PERIOD = re.compile(rf"^(?:{_PERIOD_WORDS}|v?\d+\.\d+(?:\.\d+)*\b|q[1-4]\b)", re.IGNORECASE)
+_PERIOD_NAMED = re.compile(rf"^{_PERIOD_WORDS}", re.IGNORECASE)
 
 # Numbered labels that number the entries themselves (``**Lesson 1:**``, ``Gotcha 3.``), unlike
 # ``Solution 2:``, which numbers a part of one lesson.
@@ -363,6 +365,12 @@ def names_no_lessons(title: str) -> bool:
 def names_period(title: str) -> bool:
     """``Phase 1 — …``, ``Sprint 14``, ``v2.3``: a group of lessons by when they were learned."""
     return bool(_PERIOD.match(plain(title)))
+
+
+def names_period_by_word(title: str) -> bool:
+    """``Phase 2: Setup``, ``Day 1``: a period whose number is part of its name, not a lesson's
+    number (``5.3 …`` may be either)."""
+    return bool(_PERIOD_NAMED.match(plain(title)))
 
 
 def numbers_entry(label: str) -> bool:

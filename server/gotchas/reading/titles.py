@@ -65,13 +65,20 @@ def _names_symptom(title: str) -> bool:
     return _SYMPTOM.search(title) is not None and _RELATIVE.search(title) is None
 
 
+def _numbered(title: str) -> bool:
+    """A number or id opening the title (``3. …``, ``L-012``), not a period's own number (``Phase 2:
+    Setup``, ``Week 1``): that numbers when the lessons under it were learned, not a lesson."""
+    plain = vocabulary.plain(title)
+    return bool(NUMBERED_TITLE.match(plain)) and not vocabulary.names_period_by_word(title)
+
+
 def _dated(title: str) -> bool:
     """A date and three words at most (``2026-02-07``, ``2026-02-07 session``)."""
     return DATE.search(title) is not None and words(DATE.sub("", title)) <= 3
 
 
 TITLE_RULES: tuple[TitleRule, ...] = (
-    ("is numbered or carries an id", lambda t: bool(NUMBERED_TITLE.match(vocabulary.plain(t))), -1.0),
+    ("is numbered or carries an id", _numbered, -1.0),
     ("carries a ticket id", lambda t: bool(TICKET.search(t)), -1.0),
     ("quotes code", lambda t: bool(CODE_SPAN.search(t)), -1.0),
     ("reads as a sentence (over seven words)", lambda t: words(_core(t)) > 7, -1.0),
