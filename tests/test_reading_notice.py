@@ -539,3 +539,38 @@ def test_a_rule_describing_its_own_lessons_says_nothing() -> None:
     plain = KEEPING_RULE.replace(said, b"Booking flow lessons")
     parsed = record.parse(plain)
     assert parsed.reading is not None and parsed.reading.notice is None
+
+
+SHORT_TITLED = b"""# Day 4
+
+What I picked up today:
+
+\xe2\x80\xa2 Sessions and tokens expire on different clocks.
+
+\xe2\x80\xa2 Index the column the dashboard filters on.
+
+\xe2\x80\xa2 Seed data belongs in fixtures, not migrations.
+"""
+
+
+def test_a_file_read_as_one_lesson_for_want_of_any_shape_is_a_guess_and_its_pin_reads_paragraphs(
+    tmp_path: Path,
+) -> None:
+    """Read as one lesson only because nothing takes a lesson's shape, under a title that names
+    a topic (``•`` opens no Markdown list): it says it guessed, and the pin it names, in a real
+    config, lists the paragraphs."""
+    parsed = record.parse(SHORT_TITLED)
+    assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
+    notice = parsed.reading.notice or ""
+    assert "is read as one lesson; runner-up: its 4 paragraphs, each a lesson" in notice
+    pin = UNIT_PIN.search(notice)
+    assert pin is not None and pin[1] == "paragraph"
+    root = _project(tmp_path, SHORT_TITLED, f'entries = "{pin[1]}"\n')
+    assert _listed_lines(root, tmp_path / "home") == ["3", "5", "7", "9"]
+
+
+def test_one_lesson_for_want_of_shape_under_a_title_saying_what_was_learned_says_nothing() -> None:
+    data = SHORT_TITLED.replace(b"# Day 4", b"# Token expiry broke the nightly import twice")
+    parsed = record.parse(data)
+    assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
+    assert parsed.reading.notice is None

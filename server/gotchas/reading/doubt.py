@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from gotchas import recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.quoting import toml_string
-from gotchas.reading.model import Reading, Span, heading_runs, shape, unit_name
+from gotchas.reading.model import ONE_BODY, Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import blank_form, lead_label, title_form
 from gotchas.reading.tree import Section, walk
@@ -257,6 +257,26 @@ def _one_of_many(found: Reading, state: State) -> str | None:
     return guess + f'the lessons inside it; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
 
 
+def _one_body(found: Reading, state: State) -> str | None:
+    """A file read as one lesson only because nothing in it takes a lesson's shape, under a title
+    of a word or two (``# Day 1`` over three sentences, ``# Debugging`` over a few tips): such a
+    title names a topic, where one lesson's title says what was learned. The runner-up is its
+    bullets or paragraphs, each a lesson, or no lesson at all."""
+    if found.kind != "single-lesson" or found.reason != ONE_BODY or words(found.spans[0].title) > 2:
+        return None
+    kinds = Counter(b.kind for b in state.blocks if b.kind in ("item", "paragraph"))
+    unit, count = ("list", kinds["item"]) if kinds["item"] >= 2 else ("paragraph", kinds["paragraph"])
+    guess = "the reading is a guess: the file has no shape lessons take and is read as one lesson; "
+    guess += "runner-up: "
+    if count < 2:
+        return guess + 'no lesson at all; to choose it, pin entries = "none" in .claude/gotchas.toml'
+    units = "bullets" if unit == "list" else "paragraphs"
+    return (
+        guess + f'its {count} {units}, each a lesson; to choose it, pin entries = "{unit}" in '
+        '.claude/gotchas.toml (entries = "none" reads no lesson at all)'
+    )
+
+
 def _unit_within(sections: Sequence[Section], own: Section) -> str:
     """The unit a pin would read in ``sections`` (``own`` and its parts): the heading level
     found most under ``own``, else table rows, bullets or paragraphs."""
@@ -350,6 +370,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a lesson at either end titled otherwise than most of its kind", _odd_title),
     ("a short-titled lesson with next to nothing in it", _empty_lesson),
     ("a file titled as lessons read as one lesson", _one_of_many),
+    ("a file read as one lesson for want of any shape", _one_body),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
     ("a file titled as a guide read as lessons", _titled_as_guide),
     ("a rule described by another file", _kept_elsewhere),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
-from gotchas.reading.model import Note, Pin, Reading
+from gotchas.reading.model import ONE_BODY, Note, Pin, Reading
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
 from gotchas.reading.text import TEMPLATE, blank_title
@@ -446,7 +446,7 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
         why = f"no lesson yet: the sections under {root.title!r} are about the log itself"
         return Reading("not-lessons", [], why, [], reader.groups, reader.left_out)
     if _substantial(reader, root) and not reader.pointer and not _template_only(reader, root):
-        return reader.single("no lesson structure, but one body of text: the file is one lesson")
+        return reader.single(ONE_BODY)
     return Reading(
         "not-lessons", [], "nothing in the file reads as a lesson", [], reader.groups, reader.left_out
     )
