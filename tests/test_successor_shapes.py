@@ -528,6 +528,27 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
     return record.parse(data), record.parse((root / ".claude" / "rules" / "gotchas.md").read_bytes())
 
 
+# two heading lessons beside a table whose header names no lesson: one heading short of the
+# three that make the table a summary around them, so its rows are lessons
+TABLE_BESIDE = b"""# Lessons
+
+## The cache key ignored the lockfile
+
+Stale modules came back. Hash the lockfile into the key.
+
+## Two jobs wrote the same artifact
+
+The second upload replaced the first. Name artifacts by job.
+
+## Decisions that stuck
+
+| Decision | Why it matters |
+|----------|----------------|
+| One cache per branch | Branches stop evicting each other |
+| Artifacts named by job | Uploads never collide |
+"""
+
+
 @pytest.mark.parametrize(
     ("data", "kind", "targets", "entries", "pick"),
     [
@@ -538,6 +559,7 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
         (NUMBERED_BESIDE, "heading", 9, 9, 0),
         (NUMBERED_SERIES, "heading", 5, 5, 4),
         (NUMBERED_SERIES, "heading", 5, 5, 0),
+        (TABLE_BESIDE, "heading", 2, 4, 0),
     ],
     ids=[
         "a-bullet-in-a-group-of-short-bullets",
@@ -547,6 +569,7 @@ def _supersede(tmp_path: Path, data: bytes, target_id: str) -> tuple[record.Reco
         "the-first-of-a-numbered-run-one-short-of-a-series",
         "the-last-of-a-numbered-series",
         "the-first-of-a-numbered-series",
+        "a-heading-one-short-of-making-a-table-beside-it-a-summary",
     ],
 )
 def test_a_correction_does_not_change_how_sibling_sections_read(
@@ -556,7 +579,8 @@ def test_a_correction_does_not_change_how_sibling_sections_read(
     four headings over short bullets (groups), five category headings over bullets (groups)
     beside three long claims over bullets (lessons), or a heading lesson whose short bullets
     vote as a group among its siblings, or a run of numbered lessons one short of a series that
-    would leave the facts beside them out. Correcting an entry of the kind in question adds a mark,
+    would leave the facts beside them out, or heading lessons one short of making a table
+    beside them a summary. Correcting an entry of the kind in question adds a mark,
     a quote and a successor with entry fields; the siblings still read as before, so the edit
     verifies and every other entry keeps its place."""
     before = record.parse(data)

@@ -274,12 +274,39 @@ def _usual_form(state: State, run: Sequence[Span]) -> str | None:
     return usual if usual in DEFINITE_FORMS and count * 3 >= theirs * 2 else None
 
 
+def tables_beside_headings(state: State, spans: list[Span]) -> list[Span]:
+    """Lessons written as headings, three or more, and rows of a table beside them whose header
+    names no lesson or its parts (``| Category | Violations |``, ``| Decision | Why it matters |``)
+    under a title that names none: the table is a summary, a comparison or data around the
+    lessons. A table of ``| Issue | Solution |`` beside them holds lessons of its own."""
+    if all(s.kind != "row" for s in spans):
+        return spans  # most files: no row among their entries
+    # a successor this tool wrote does not tip the count, or a correction would drop rows
+    headings = sum(1 for s in spans if s.kind == "heading" and not _supersedes(state, s))
+    if headings < 3:
+        return spans
+    tables = [b for b in state.blocks if b.kind == "table"]
+    dropped: set[int] = set()
+    for table in tables:
+        rows = [s for s in spans if s.kind == "row" and table.start < s.start < table.end]
+        if not rows or state.parts_header(table):
+            continue
+        title = rows[0].section or ""
+        if vocabulary.names_lessons(title) or vocabulary.names_problems(title):
+            continue
+        why = "a table beside lessons written as headings, its header naming no lesson: around them"
+        state.left_out.append(Note(table.start, table.end, "context", title, why))
+        dropped.update(s.start for s in rows)
+    return [s for s in spans if s.start not in dropped] if dropped else spans
+
+
 EntryRule = Callable[[State, list[Span]], list[Span]]
 
 ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
     ("a numbered series of lessons", numbered_series),
     ("headings of one level share a role", cousins_agree),
     ("a heading at either end of a series written otherwise", odd_edges),
+    ("a table beside lessons written as headings", tables_beside_headings),
 )
 
 
