@@ -549,6 +549,19 @@ The second upload replaced the first. Name artifacts by job.
 """
 
 
+# one heading lesson under the title, bullets in the title's own text before it: one heading
+# short of the two that make those bullets the file's introduction, so they are lessons
+INTRO_BEFORE = b"""# Mistakes
+
+- Keep each entry to what happened and the fix.
+- Newest entries go on top.
+
+## The retry loop hid a permanent failure
+
+The importer retried a 404 for an hour. Retry only on 5xx and timeouts.
+"""
+
+
 @pytest.mark.parametrize(
     ("data", "kind", "targets", "entries", "pick"),
     [
@@ -560,6 +573,7 @@ The second upload replaced the first. Name artifacts by job.
         (NUMBERED_SERIES, "heading", 5, 5, 4),
         (NUMBERED_SERIES, "heading", 5, 5, 0),
         (TABLE_BESIDE, "heading", 2, 4, 0),
+        (INTRO_BEFORE, "heading", 1, 3, 0),
     ],
     ids=[
         "a-bullet-in-a-group-of-short-bullets",
@@ -570,6 +584,7 @@ The second upload replaced the first. Name artifacts by job.
         "the-last-of-a-numbered-series",
         "the-first-of-a-numbered-series",
         "a-heading-one-short-of-making-a-table-beside-it-a-summary",
+        "a-heading-one-short-of-making-the-bullets-before-it-an-introduction",
     ],
 )
 def test_a_correction_does_not_change_how_sibling_sections_read(
@@ -580,9 +595,9 @@ def test_a_correction_does_not_change_how_sibling_sections_read(
     beside three long claims over bullets (lessons), or a heading lesson whose short bullets
     vote as a group among its siblings, or a run of numbered lessons one short of a series that
     would leave the facts beside them out, or heading lessons one short of making a table
-    beside them a summary. Correcting an entry of the kind in question adds a mark,
-    a quote and a successor with entry fields; the siblings still read as before, so the edit
-    verifies and every other entry keeps its place."""
+    beside them a summary, or the bullets before them the file's introduction. Correcting an
+    entry of the kind in question adds a mark, a quote and a successor with entry fields; the
+    siblings still read as before, so the edit verifies and every other entry keeps its place."""
     before = record.parse(data)
     chosen = [e for e in before.entries if e.kind == kind]
     assert len(chosen) == targets and len(before.entries) == entries

@@ -300,6 +300,25 @@ def tables_beside_headings(state: State, spans: list[Span]) -> list[Span]:
     return [s for s in spans if s.start not in dropped] if dropped else spans
 
 
+def intro_before_headings(state: State, spans: list[Span]) -> list[Span]:
+    """Lessons written as headings under the file's title, and bullets or rows in the title's
+    own text before them (``- Format: see …``, ``- One ``###`` entry per mistake``): that text
+    introduces the file, says how it is kept or where its parts live; it is no lesson."""
+    title = _document_title(state)
+    if title is None or all(s.kind == "heading" for s in spans):
+        return spans  # most files: lessons of one kind, or no title over them all
+    headings = [s for s in spans if s.kind == "heading" and not _supersedes(state, s)]
+    if len(headings) < 2:
+        return spans
+    first = headings[0].start
+    intro = [s for s in spans if s.kind != "heading" and s.start < first and s.section == title]
+    if not intro:
+        return spans
+    start, end = intro[0].start, intro[-1].end
+    state.left_out.append(Note(start, end, "context", title, "the file's introduction, before its lessons"))
+    return [s for s in spans if s not in intro]
+
+
 EntryRule = Callable[[State, list[Span]], list[Span]]
 
 ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
@@ -307,6 +326,7 @@ ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
     ("headings of one level share a role", cousins_agree),
     ("a heading at either end of a series written otherwise", odd_edges),
     ("a table beside lessons written as headings", tables_beside_headings),
+    ("the title's own text before lessons written as headings", intro_before_headings),
 )
 
 
