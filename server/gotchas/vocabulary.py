@@ -465,6 +465,17 @@ _TROUBLE = LazyPattern(
 _OPEN_QUESTIONS = re.compile(r"^(?:open|unresolved|outstanding|unanswered)\s+questions$")
 
 
+# a checklist (``## Pre-Deployment Checklist``, ``### 检查清单``): steps to take each time, not lessons
+_CHECKLIST = LazyPattern(
+    r"\bcheck[\s-]?lists?\b|checkliste|чек-?лист|チェックリスト|检查清单|檢查清單", re.IGNORECASE
+)
+
+
+def names_checklist(title: str) -> bool:
+    """``Migration Checklist``, ``Before you… (Checklist)``: its items are steps to take."""
+    return bool(_CHECKLIST.compiled.search(plain(title)))
+
+
 def names_open_questions(title: str) -> bool:
     """``## Open Questions``: a list of issues not settled yet, each one an entry."""
     return bool(_OPEN_QUESTIONS.match(bare_title(title).strip(" :.")))

@@ -40,6 +40,9 @@ def leaf_evidence(
     lesson, and why."""
     score, reasons = title_evidence(section.title)
     kind = units[0].kind
+    if len(units) >= 2 and vocabulary.names_checklist(section.title):
+        score -= 2.0
+        reasons.append("its title names a checklist: its units are steps to take each time, not lessons")
     if kind != "item":
         reasons.append(f"its body is {len(units)} {plural(kind)}")
         return score + 1.0, reasons
