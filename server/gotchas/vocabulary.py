@@ -465,6 +465,15 @@ _TROUBLE = LazyPattern(
 _OPEN_QUESTIONS = re.compile(r"^(?:open|unresolved|outstanding|unanswered)\s+questions$")
 
 
+# a record of progress (``# Project Progress``, ``# 开发进度记录``, ``# Progress Log``): what was done
+_PROGRESS = LazyPattern(r"\bprogress\b|進捗|进度|進度|прогресс|fortschritt|progreso|progrès", re.IGNORECASE)
+
+
+def names_progress(title: str) -> bool:
+    """A title naming a record of progress, and no lessons in it."""
+    return bool(_PROGRESS.compiled.search(plain(title))) and not names_lessons(title)
+
+
 # a checklist (``## Pre-Deployment Checklist``, ``### 检查清单``): steps to take each time, not lessons
 _CHECKLIST = LazyPattern(
     r"\bcheck[\s-]?lists?\b|checkliste|чек-?лист|チェックリスト|检查清单|檢查清單", re.IGNORECASE

@@ -431,6 +431,11 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
         why = f"the title {root.title!r} names a lessons file"
     if frame.title_note:
         reader.left_out.append(frame.title_note)
+    if root.heading is not None and vocabulary.names_progress(root.title):
+        # ``# Project Progress`` over steps done and next: its lessons, if any, would be under a
+        # section titled as lessons or issues, which the rules before this one look for
+        why = f"a record of progress: the title {root.title!r} names one, and no section holds lessons"
+        return Reading("not-lessons", [], why, [], [], reader.left_out)
     entries = reader.container(root, top=True)
     if entries:
         entries = series.settle(reader, entries)
