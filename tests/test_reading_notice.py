@@ -406,14 +406,20 @@ def test_a_file_titled_as_lessons_read_as_one_lesson_is_a_guess_and_its_pin_read
 ) -> None:
     """A file titled as lessons is seldom one lesson: read so, it says it guessed, and the pin
     it names, written into a real config, lists the lessons inside it."""
-    parsed = record.parse(ONE_OF_MANY)
+    root = _one_lesson_guessed(tmp_path, ONE_OF_MANY, "titled 'Pitfalls', is read as one lesson", "paragraph")
+    assert _listed_lines(root, tmp_path / "home") == ["5-6", "8-9", "11-12"]
+
+
+def _one_lesson_guessed(tmp_path: Path, data: bytes, said: str, unit: str) -> Path:
+    """``data`` reads as one lesson with a notice saying ``said`` and naming the pin ``unit``;
+    the project that pin is written into, as a real config."""
+    parsed = record.parse(data)
     assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
     notice = parsed.reading.notice or ""
-    assert "titled 'Pitfalls', is read as one lesson" in notice
+    assert said in notice
     pin = UNIT_PIN.search(notice)
-    assert pin is not None and pin[1] == "paragraph"
-    root = _project(tmp_path, ONE_OF_MANY, f'entries = "{pin[1]}"\n')
-    assert _listed_lines(root, tmp_path / "home") == ["5-6", "8-9", "11-12"]
+    assert pin is not None and pin[1] == unit
+    return _project(tmp_path, data, f'entries = "{pin[1]}"\n')
 
 
 def test_a_single_lesson_titled_as_one_lesson_says_nothing() -> None:
@@ -559,13 +565,8 @@ def test_a_file_read_as_one_lesson_for_want_of_any_shape_is_a_guess_and_its_pin_
     """Read as one lesson only because nothing takes a lesson's shape, under a title that names
     a topic (``•`` opens no Markdown list): it says it guessed, and the pin it names, in a real
     config, lists the paragraphs."""
-    parsed = record.parse(SHORT_TITLED)
-    assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
-    notice = parsed.reading.notice or ""
-    assert "is read as one lesson; runner-up: its 4 paragraphs, each a lesson" in notice
-    pin = UNIT_PIN.search(notice)
-    assert pin is not None and pin[1] == "paragraph"
-    root = _project(tmp_path, SHORT_TITLED, f'entries = "{pin[1]}"\n')
+    said = "is read as one lesson; runner-up: its 4 paragraphs, each a lesson"
+    root = _one_lesson_guessed(tmp_path, SHORT_TITLED, said, "paragraph")
     assert _listed_lines(root, tmp_path / "home") == ["3", "5", "7", "9"]
 
 
