@@ -472,6 +472,14 @@ CAPTURE_GAPS = [
         0,
         id="after-an-empty-heading-before-setext-headings",
     ),
+    # one heading lesson under the title, bullets in the title's own text before it: a captured
+    # heading, carrying its fields, does not make those bullets the file's introduction
+    pytest.param(
+        b"# Mistakes\n\n- Keep each entry to what happened and the fix.\n- Newest entries go on top.\n\n"
+        b"## The retry loop hid a permanent failure\n\nRetry only on 5xx and timeouts.\n",
+        None,
+        id="a-second-heading-beside-the-title's-own-bullets",
+    ),
 ]
 
 

@@ -281,8 +281,9 @@ def tables_beside_headings(state: State, spans: list[Span]) -> list[Span]:
     lessons. A table of ``| Issue | Solution |`` beside them holds lessons of its own."""
     if all(s.kind != "row" for s in spans):
         return spans  # most files: no row among their entries
-    # a successor this tool wrote does not tip the count, or a correction would drop rows
-    headings = sum(1 for s in spans if s.kind == "heading" and not _supersedes(state, s))
+    # a lesson this tool wrote (a successor, a capture) does not tip the count, or an edit would
+    # drop the rows: its field lines say it is one
+    headings = sum(1 for s in spans if s.kind == "heading" and not _own_fields(state, s))
     if headings < 3:
         return spans
     tables = [b for b in state.blocks if b.kind == "table"]
@@ -307,7 +308,7 @@ def intro_before_headings(state: State, spans: list[Span]) -> list[Span]:
     title = _document_title(state)
     if title is None or all(s.kind == "heading" for s in spans):
         return spans  # most files: lessons of one kind, or no title over them all
-    headings = [s for s in spans if s.kind == "heading" and not _supersedes(state, s)]
+    headings = [s for s in spans if s.kind == "heading" and not _own_fields(state, s)]  # as above
     if len(headings) < 2:
         return spans
     first = headings[0].start
