@@ -106,6 +106,9 @@ SHAPES: dict[str, str] = {
     "dash-fields-loose": each("- **{t}** — do it\n  tasks: #{n}0 · root-cause: suspected\n"),
     "dash-fields-text-tight": each("- **{t}** — do it\n  tasks: #{n}0\n  and more about the {w}\n", sep=""),
     "dash-id-tight": each("- **L-{nn} · {t}** — do it before timing.\n", sep=""),
+    # a plain id and a dash before each lesson's text: the successor takes the next id, the dash
+    # after it no sentence's end
+    "dash-plain-id-dash-tight": each("- L-{nn} — {t} before timing the {w}.\n", sep=""),
     # an id in a bold lead-in wrapped onto the next line: the successor takes the next id
     "dash-id-wrapped-tight": each(
         "- **L-{nn}: {t} or the numbers\n  drift.** Do it before timing.\n", sep=""

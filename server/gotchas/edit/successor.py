@@ -141,10 +141,16 @@ def lead_head(
     else:
         shown = styled_title(record, like, rest, new.title)
         plain = f"{opening}{shown} — {body[0]}"
-        labelled = shown != new.title and split_title(shown).label is not None
-        # the date a title opens with ends no sentence (``2026-05-14 — Title``)
-        dated = split_title(shown).date if shown[:1].isdigit() else ""
-        if _SENTENCE.search(shown[len(dated) :] + " ") or (is_plain_field_line(plain) and not labelled):
+        parts = split_title(shown)
+        label = parts.label if shown != new.title else None
+        labelled = label is not None
+        # the date a title opens with ends no sentence (``2026-05-14 — Title``), nor does the dash
+        # after an id (``L-007 — Title``), which its siblings' titles end at too
+        dated = parts.date if shown[:1].isdigit() else ""
+        core = shown[len(dated) :]
+        if label is not None and core.startswith(label.text()):
+            core = core[len(label.text()) :]
+        if _SENTENCE.search(core + " ") or (is_plain_field_line(plain) and not labelled):
             # a plain title must read back whole: not cut at a sentence end, not taken for a field
             shown = new.title
             plain = f"{opening}**{shown}** — {body[0]}"
