@@ -564,6 +564,14 @@ INTRO_BEFORE = b"""# Mistakes
 The importer retried a 404 for an hour. Retry only on 5xx and timeouts.
 """
 
+# three heading lessons beside the table, two after the title's own bullets: the rows and the
+# bullets are around them, and a target the correction marks still counts, so they stay so
+TABLE_BESIDE_THREE = TABLE_BESIDE.replace(
+    b"## Decisions that stuck",
+    b"## Migrations lock the orders table\n\nIndex concurrently.\n\n## Decisions that stuck",
+)
+INTRO_BEFORE_TWO = INTRO_BEFORE + b"\n## The staging key reached production\n\nLoad keys by name.\n"
+
 
 @pytest.mark.parametrize(
     ("data", "kind", "targets", "entries", "pick"),
@@ -577,6 +585,8 @@ The importer retried a 404 for an hour. Retry only on 5xx and timeouts.
         (NUMBERED_SERIES, "heading", 5, 5, 0),
         (TABLE_BESIDE, "heading", 2, 4, 0),
         (INTRO_BEFORE, "heading", 1, 3, 0),
+        (TABLE_BESIDE_THREE, "heading", 3, 3, 0),
+        (INTRO_BEFORE_TWO, "heading", 2, 2, 0),
     ],
     ids=[
         "a-bullet-in-a-group-of-short-bullets",
@@ -588,6 +598,8 @@ The importer retried a 404 for an hour. Retry only on 5xx and timeouts.
         "the-first-of-a-numbered-series",
         "a-heading-one-short-of-making-a-table-beside-it-a-summary",
         "a-heading-one-short-of-making-the-bullets-before-it-an-introduction",
+        "a-marked-heading-still-makes-a-table-beside-it-a-summary",
+        "a-marked-heading-still-makes-the-bullets-before-it-an-introduction",
     ],
 )
 def test_a_correction_does_not_change_how_sibling_sections_read(

@@ -17,7 +17,7 @@ from gotchas import vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Note, Span, heading_runs
 from gotchas.reading.state import State
-from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, names_superseded, title_form
+from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, OWN_FIELDS, names_superseded, title_form
 from gotchas.reading.tree import Section, leaves
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
@@ -111,6 +111,13 @@ def _field_lines(state: State, span: Span) -> list[str]:
 def _own_fields(state: State, span: Span) -> bool:
     """An entry carrying this tool's field lines (a successor it wrote) stays, numbered or not."""
     return bool(_field_lines(state, span))
+
+
+def _wrote(state: State, span: Span) -> bool:
+    """An entry this tool wrote, a successor or a capture: its field lines give its root cause or
+    what it supersedes. A target it marked a red herring gains field lines of another kind
+    (``red-herring-for: …``) and stays what it was."""
+    return any(OWN_FIELDS.search(line) for line in _field_lines(state, span))
 
 
 def _supersedes(state: State, span: Span) -> bool:
@@ -282,8 +289,8 @@ def tables_beside_headings(state: State, spans: list[Span]) -> list[Span]:
     if all(s.kind != "row" for s in spans):
         return spans  # most files: no row among their entries
     # a lesson this tool wrote (a successor, a capture) does not tip the count, or an edit would
-    # drop the rows: its field lines say it is one
-    headings = sum(1 for s in spans if s.kind == "heading" and not _own_fields(state, s))
+    # drop the rows; a target it marked still counts
+    headings = sum(1 for s in spans if s.kind == "heading" and not _wrote(state, s))
     if headings < 3:
         return spans
     tables = [b for b in state.blocks if b.kind == "table"]
@@ -308,7 +315,7 @@ def intro_before_headings(state: State, spans: list[Span]) -> list[Span]:
     title = _document_title(state)
     if title is None or all(s.kind == "heading" for s in spans):
         return spans  # most files: lessons of one kind, or no title over them all
-    headings = [s for s in spans if s.kind == "heading" and not _own_fields(state, s)]  # as above
+    headings = [s for s in spans if s.kind == "heading" and not _wrote(state, s)]  # as above
     if len(headings) < 2:
         return spans
     first = headings[0].start
