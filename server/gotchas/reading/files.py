@@ -417,6 +417,18 @@ def _guide_section(title: str) -> bool:
     return guide and not vocabulary.names_period(title)
 
 
+def _progress(reader: Reader, frame: Frame) -> Reading | None:
+    """``# Project Progress`` over steps done and next: its lessons, if any, would be under a
+    section titled as lessons or issues, which the rules before this one look for."""
+    root = frame.root
+    if root.heading is None or not vocabulary.names_progress(root.title):
+        return None
+    if frame.title_note:
+        reader.left_out.append(frame.title_note)
+    why = f"a record of progress: the title {root.title!r} names one, and no section holds lessons"
+    return Reading("not-lessons", [], why, [], [], reader.left_out)
+
+
 def _whole_file(reader: Reader, frame: Frame) -> Reading:
     """A lessons file read whole: its sections and bodies decide the entries."""
     root = frame.root
@@ -431,11 +443,6 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
         why = f"the title {root.title!r} names a lessons file"
     if frame.title_note:
         reader.left_out.append(frame.title_note)
-    if root.heading is not None and vocabulary.names_progress(root.title):
-        # ``# Project Progress`` over steps done and next: its lessons, if any, would be under a
-        # section titled as lessons or issues, which the rules before this one look for
-        why = f"a record of progress: the title {root.title!r} names one, and no section holds lessons"
-        return Reading("not-lessons", [], why, [], [], reader.left_out)
     entries = reader.container(root, top=True)
     if entries:
         entries = series.settle(reader, entries)
@@ -530,6 +537,7 @@ FILE_RULES: tuple[tuple[str, FileRule], ...] = (
     ("a guide's lessons section", _lessons_section),
     ("a guide without lessons", _guide),
     ("a debugging method or how-to", _debugging_procedure),
+    ("a record of progress with no section of lessons", _progress),
     ("a lessons file read whole", _whole_file),
 )
 
