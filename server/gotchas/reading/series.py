@@ -322,9 +322,11 @@ def intro_before_headings(state: State, spans: list[Span]) -> list[Span]:
     intro = [s for s in spans if s.kind != "heading" and s.start < first and s.section == title]
     if not intro:
         return spans
-    start, end = intro[0].start, intro[-1].end
-    state.left_out.append(Note(start, end, "context", title, "the file's introduction, before its lessons"))
-    return [s for s in spans if s not in intro]
+    state.left_out.append(
+        Note(intro[0].start, intro[-1].end, "context", title, "the file's introduction, before its lessons")
+    )
+    dropped = {s.start for s in intro}
+    return [s for s in spans if s.start not in dropped]
 
 
 EntryRule = Callable[[State, list[Span]], list[Span]]
