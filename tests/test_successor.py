@@ -275,6 +275,30 @@ def test_a_mark_every_sibling_opens_with_is_their_form_and_the_successor_carries
     assert b"\n4. **The cache was the confirmed cause.**" in plan.data, plan.data.decode()
 
 
+def test_a_kind_of_lesson_its_siblings_name_is_the_successors_and_no_one_entrys() -> None:
+    data = (
+        b"# Troubleshooting\n\n### Issue: npm install fails\n\nClear the cache.\n\n"
+        b"### Issue: The build hangs\n\nPin the tokenizer.\n\n### Issue: Tests flake\n\nRerun them.\n"
+    )
+    named = dataclasses.replace(LESSON, title="Problem: the cache")
+    for given, new, written in (
+        (data, LESSON, "### Issue: Confirmed cause"),
+        # a title naming a kind of its own keeps it alone
+        (data, named, "### Problem: the cache"),
+        # a kind only the target names is its own (``Issue:`` among plain titles)
+        (
+            data.replace(b"### Issue: The", b"### The").replace(b"### Issue: Tests", b"### Tests"),
+            LESSON,
+            "### Confirmed cause",
+        ),
+    ):
+        parsed = record.parse(given)
+        target = next(e for e in parsed.entries if "npm" in e.title)
+        plan = edit.plan_supersede(parsed, target=target, task=TASK, new=new)
+        assert f"\n{written}\n".encode() in plan.data, plan.data.decode()
+        assert verification.check_edit(parsed, record.parse(plan.data), plan, new).ok
+
+
 def test_a_numbered_successor_that_repeats_a_number_does_not_verify() -> None:
     data = b"## L-01 \xc2\xb7 Old\n\nid: old\n\ntext\n\n## L-02 \xc2\xb7 Next\n\nmore\n"
     parsed = record.parse(data)

@@ -58,6 +58,8 @@ SHAPES: dict[str, str] = {
     "h3-emoji": each("### ⚠️ {t}\n\nDo it before timing.\n"),
     "h3-bold": each("### **{t}**\n\nDo it before timing.\n"),
     "h2-id": each("## L-{nn} · {t}\n\nDo it before timing.\n"),
+    "h3-kind": each("### Issue: {t}\n\nDo it before timing.\n"),
+    "h2-kind-sentence": each("## Lesson: {t}.\n\nDo it before timing.\n"),
     "h3-dotted": grouped("### 11.{n} {t}\n\nDo it before timing.\n"),
     "h2-numbered": each("## {n}. {t}\n\nDo it before timing.\n"),
     "h3-step-id": each("### STEP-0{n} — {t}\n\nDo it before timing.\n"),

@@ -7,12 +7,14 @@ import re
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)*")
 # a title's decoration around its words: a bold wrapper, a symbol, a date, a number or id with
-# its separator, the punctuation that closes a bold lead-in, closing hashes
+# its separator, the kind of lesson it names (``Issue: ``), the punctuation that closes a bold
+# lead-in, closing hashes
 _TITLE = re.compile(
     r"^(?P<open>\*\*|__)?(?P<symbol>(?:[^\w\s*_`#\[(]+\s+)?)(?P<date>(?:(?:DATE|\[DATE\])\s*[—–·:|-]?\s*)?)"
     r"(?P<label>(?:(?:[^\W\d_]{1,12}[-_ ]|#)?\d+(?:\.\d+)*"
     r"(?:\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t]+|[ \t]+-[ \t]+)"
     r"|\d+\.\d+(?:\.\d+)*[ \t]+)?)"
+    r"(?P<kind>(?:[^\W\d_]+(?: [^\W\d_]+){0,2}[ \t]?[:：][ \t]+(?=\S))?)"
     r"(?P<words>.*?)(?P<mark>[:：.]?)(?P<close>\*\*|__)?(?P<closing>[ \t]+#+)?[ \t]*$"
 )
 
@@ -41,7 +43,7 @@ def form(line: str) -> str:
         rest = ""  # a plain lead: its words are the title
     title = _TITLE.match(rest)
     assert title is not None
-    parts = [title[k] or "" for k in ("open", "symbol", "date", "label")]
+    parts = [title[k] or "" for k in ("open", "symbol", "date", "label", "kind")]
     parts[3] = _NUMBER.sub("9", parts[3])
     words = "w" if title["words"].strip() else ""
     tail = [title[k] or "" for k in ("mark", "close", "closing")]

@@ -28,6 +28,10 @@ _LABEL = re.compile(
 )
 
 
+# the kind of lesson a title names before its own words (``Issue: ``, ``Pattern: ``, ``Lesson: ``)
+_KIND = re.compile(r"^[^\W\d_]+(?: [^\W\d_]+){0,2}[ \t]?[:：][ \t]+(?=\S)")
+
+
 _LABEL_ALONE = re.compile(
     r"(?P<stem>[^\W\d_]{1,12}[-_ ]|#)?(?P<number>\d{1,6}(?:\.\d{1,6})*)(?P<sep>[.):：]?)[ \t]*"
 )
@@ -58,7 +62,8 @@ class Label:
 
 @dataclass(frozen=True)
 class TitleParts:
-    """A written title taken apart: ``outer`` wraps it all, ``inner`` wraps ``core`` alone."""
+    """A written title taken apart: ``outer`` wraps it all, ``inner`` wraps ``kind`` and ``core``.
+    ``kind`` is the kind of lesson named before the title's own words (``Issue: ``), or ``""``."""
 
     outer: str
     symbol: str
@@ -66,6 +71,7 @@ class TitleParts:
     label: Label | None
     inner: str
     core: str
+    kind: str = ""
 
 
 def _symbol(text: str) -> str:
@@ -122,7 +128,10 @@ def split_title(written: str) -> TitleParts:
     wrapped = _WRAP.match(text)
     if wrapped:
         inner, text = wrapped["w"], wrapped["text"]
-    return TitleParts(outer, symbol, date, label, inner, text)
+    kind = _KIND.match(text)
+    if kind is None:
+        return TitleParts(outer, symbol, date, label, inner, text)
+    return TitleParts(outer, symbol, date, label, inner, text[kind.end() :], kind[0])
 
 
 def title_label(title: str) -> Label | None:
@@ -204,10 +213,15 @@ def next_label(label: Label, taken: frozenset[tuple[int, ...]]) -> Label:
 
 def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     """``title`` dressed as ``like``'s title is written: its date, a free number or id in its
-    scheme, and the symbol or wrapper every sibling shares."""
+    scheme, and the symbol, wrapper or kind of lesson (``Issue: ``) its siblings share."""
     mine = split_title(written)
-    colon = mine.core.rstrip().endswith((":", "："))
-    if not (mine.symbol or mine.outer or mine.inner or mine.label or colon):
+    # a heading's title may name its kind of lesson and close as a sentence (``### Lesson: Merge
+    # state deeply.``); an item's ``Problem: …`` is a field
+    heading = like.kind == "heading"
+    closes = (":", "：", ".", "。") if heading else (":", "：")
+    closed = mine.core.rstrip().endswith(closes)
+    kind = mine.kind if heading else ""
+    if not (mine.symbol or mine.outer or mine.inner or mine.label or closed or kind):
         return f"{mine.date}{title}"  # the common case: nothing to compare with the siblings
     siblings = [split_title(written_title(record, e)) for e in _siblings(record, like)] or [mine]
     # kept where every sibling shares it, or opens with a pictograph of its own (``🔍 …``, ``🎮 …``)
@@ -230,10 +244,19 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
             label += " "  # a title that is its number alone (``## 5``): the words follow a space
     closing = mine.core.rstrip()[-1:]
     every = len(siblings) >= 2 and all(s.core.rstrip().endswith(closing) for s in siblings)
-    if closing not in (":", "：") or not every or title.rstrip().endswith(closing):
+    if closing not in closes or not every or title.rstrip().endswith(closing):
         closing = ""  # kept when every sibling's title closes with it (``#### Login fails (401):``)
-    core = f"{inner}{title}{closing}{inner}"
+    core = f"{inner}{_shared_kind(kind, siblings, title)}{title}{closing}{inner}"
     return f"{outer}{symbol}{mine.date}{label}{core}{outer}"
+
+
+def _shared_kind(kind: str, siblings: list[TitleParts], title: str) -> str:
+    """``kind`` where at least two in three siblings (two or more) name it before their words
+    (``### Issue: …`` over every problem), and the new title names no kind of its own."""
+    if not kind or len(siblings) < 2 or split_title(title).kind:
+        return ""
+    same = sum(1 for s in siblings if s.kind.casefold() == kind.casefold())
+    return kind if same * 3 >= len(siblings) * 2 else ""
 
 
 def _scheme_holds(label: Label, siblings: list[TitleParts]) -> bool:
