@@ -256,7 +256,9 @@ def test_a_supersede_in_every_shape_looks_like_a_sibling(shape: str, position: s
     first = [lines[e.start_line - 1] for e in after.entries]
     mine = lines[new.start_line - 1]
     assert new.kind == target.kind
-    assert form(mine) == successor_form(lines[target.start_line - 1]), (mine, lines[target.start_line - 1])
+    # every sibling names one kind of lesson (``### Issue: …``): the successor names it too
+    written = lines[target.start_line - 1]
+    assert form(mine, kind=True) == successor_form(written, kind=True), (mine, written)
 
     # its number or id is no other entry's, and its list number no other item's
     others = [line for line, e in zip(first, after.entries, strict=True) if e.id != new.id]

@@ -19,8 +19,10 @@ _TITLE = re.compile(
 )
 
 
-def form(line: str) -> str:
-    """A first line's form: its marker, box and the decoration of its title, words abstracted."""
+def form(line: str, kind: bool = False) -> str:
+    """A first line's form: its marker, box and the decoration of its title, words abstracted;
+    with ``kind``, the kind of lesson a heading's title names (``Issue: ``), which a successor
+    carries only where its siblings share it."""
     line = line.removeprefix("\ufeff").rstrip("\r\n")
     line = re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", line)
     line = re.sub(r"\[[xX ]\]", "[ ]", line)
@@ -43,19 +45,20 @@ def form(line: str) -> str:
         rest = ""  # a plain lead: its words are the title
     title = _TITLE.match(rest)
     assert title is not None
-    parts = [title[k] or "" for k in ("open", "symbol", "date", "label", "kind")]
+    parts = [title[k] or "" for k in ("open", "symbol", "date", "label")]
+    parts.append(title["kind"] if kind else "")
     parts[3] = _NUMBER.sub("9", parts[3])
     words = "w" if title["words"].strip() else ""
     tail = [title[k] or "" for k in ("mark", "close", "closing")]
     return _NUMBER.sub("9", opening[0]) + "".join(parts) + words + "".join(tail)
 
 
-def successor_form(line: str) -> str:
+def successor_form(line: str, kind: bool = False) -> str:
     """The form a successor of ``line`` takes: the same, but a heading that is a date alone
     (``## 2026-02-07``) gains the successor's title after a dash, as a dated title carries one."""
     if re.fullmatch(r"\s*#{1,6}[ \t]+\d{4}-\d{2}-\d{2}[ \t]*", line.removeprefix("\ufeff").rstrip("\r\n")):
-        return form(line.rstrip() + " — title")
-    return form(line)
+        return form(line.rstrip() + " — title", kind)
+    return form(line, kind)
 
 
 _LABEL = re.compile(
