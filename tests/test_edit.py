@@ -480,6 +480,15 @@ CAPTURE_GAPS = [
         None,
         id="a-second-heading-beside-the-title's-own-bullets",
     ),
+    # a policy for keeping lessons, every part speaking of lessons: the captured lesson, which
+    # does not, is one, and leaves the policy's parts as they read
+    pytest.param(
+        b"# Lessons\n\n## Where lessons live\n\nOne lesson per file in `notes/`.\n\n## Promotion\n\n"
+        b"A lesson seen twice becomes a rule.\n\n## Recall\n\nSearch the entries before a change.\n\n"
+        b"## Size\n\nPast forty entries, merge the oldest.\n",
+        None,
+        id="into-a-policy-for-keeping-lessons",
+    ),
 ]
 
 

@@ -576,6 +576,27 @@ TABLE_BESIDE_THREE = TABLE_BESIDE.replace(
 )
 INTRO_BEFORE_TWO = INTRO_BEFORE + b"\n## The staging key reached production\n\nLoad keys by name.\n"
 
+# four heading lessons, three of them speaking of lessons: one short of a policy for keeping
+# lessons; the caveat a correction writes into the fourth names an entry, and counts for nothing
+POLICY_NEAR = b"""# Lessons
+
+## The cache key ignored the lockfile
+
+That lesson cost a day: hash the lockfile into the key.
+
+## Migrations lock the orders table
+
+We learned this lesson twice. Index concurrently.
+
+## Retries hid a permanent failure
+
+Another lesson from the importer: retry only on 5xx.
+
+## Two jobs wrote the same artifact
+
+The second upload replaced the first. Name artifacts by job.
+"""
+
 
 @pytest.mark.parametrize(
     ("data", "kind", "targets", "entries", "pick"),
@@ -591,6 +612,7 @@ INTRO_BEFORE_TWO = INTRO_BEFORE + b"\n## The staging key reached production\n\nL
         (INTRO_BEFORE, "heading", 1, 3, 0),
         (TABLE_BESIDE_THREE, "heading", 3, 3, 0),
         (INTRO_BEFORE_TWO, "heading", 2, 2, 0),
+        (POLICY_NEAR, "heading", 4, 4, 3),
     ],
     ids=[
         "a-bullet-in-a-group-of-short-bullets",
@@ -604,6 +626,7 @@ INTRO_BEFORE_TWO = INTRO_BEFORE + b"\n## The staging key reached production\n\nL
         "a-heading-one-short-of-making-the-bullets-before-it-an-introduction",
         "a-marked-heading-still-makes-a-table-beside-it-a-summary",
         "a-marked-heading-still-makes-the-bullets-before-it-an-introduction",
+        "a-heading-whose-caveat-names-an-entry-among-lessons-that-speak-of-lessons",
     ],
 )
 def test_a_correction_does_not_change_how_sibling_sections_read(

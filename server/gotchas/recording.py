@@ -8,6 +8,7 @@ Rules as data, as in ``vocabulary``: a language is a line in a pattern below.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from gotchas.aside import is_meta
 from gotchas.pattern import LazyPattern
@@ -142,3 +143,24 @@ def asks_to_record(text: str) -> bool:
         return False
     said = plain(text)
     return bool(_ASKS_TO_RECORD.compiled.search(said)) and bool(_RECORDED.compiled.search(said))
+
+
+# the record's own units named in its text: a policy for keeping lessons speaks of them in every
+# section (``Lessons are stored in `.orqa/lessons/` ``, ``When to write an entry``); a lesson
+# speaks of its subject, and names a lesson at most in the label it opens with (``**Lesson:**``)
+_RECORD_WORDS = LazyPattern(r"\b(?:lessons?|entr(?:y|ies)|learnings?)\b", re.IGNORECASE)
+_OPENING_LABEL = LazyPattern(
+    r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+)?(?:\[[^\]\n]{0,40}\]\s*)?(?:\*\*|__)?"
+    r"[^\s:*_]{1,20}(?: [^\s:*_]{1,20}){0,2}(?:\*\*|__)?\s*[:：]"  # a label of three words at most
+)
+
+
+def speaks_of_the_record(lines: Sequence[str]) -> bool:
+    """Whether ``lines`` name lessons, entries or learnings beyond the label a line opens with."""
+    for line in lines:
+        label = _OPENING_LABEL.compiled.match(line)
+        said = line[label.end() :] if label is not None and _RECORD_WORDS.compiled.search(label[0]) else line
+        if _RECORD_WORDS.compiled.search(said):
+            return True
+    return False
+

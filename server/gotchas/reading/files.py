@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
-from gotchas.reading.model import ONE_BODY, Note, Pin, Reading
+from gotchas.reading.model import ONE_BODY, Note, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
-from gotchas.reading.text import TEMPLATE, blank_title
+from gotchas.reading.text import CAVEAT, MARK, TEMPLATE, blank_title
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, leaves, walk
 from gotchas.reading.units import unit_spans
@@ -448,6 +448,16 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
         entries = series.settle(reader, entries)
     if entries is None:
         return reader.single("the whole file explains one lesson: its sections are that lesson's parts")
+    policy = _policy(reader, entries) if entries else []
+    if policy:
+        # a lesson this tool wrote into it (a capture) is one still; the policy's parts are not
+        own = [s for s in entries if s not in policy]
+        why = "a policy for keeping lessons: every part read as one speaks of lessons or entries"
+        if own:
+            why += ", but those this tool wrote"
+        kept = "how lessons are kept"
+        reader.left_out.extend(Note(s.start, s.end, "policy", s.title, kept) for s in policy)
+        return Reading("lessons" if own else "not-lessons", own, why, [], [], reader.left_out)
     if entries:
         return Reading("lessons", entries, why, [], reader.groups, reader.left_out)
     if _checklist(reader):
@@ -462,6 +472,26 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
     return Reading(
         "not-lessons", [], "nothing in the file reads as a lesson", [], reader.groups, reader.left_out
     )
+
+
+KEEPING_PARTS = 4  # the fewest parts that all speak of lessons for a policy, not a coincidence
+
+
+def _policy(reader: Reader, entries: list[Span]) -> list[Span]:
+    """The parts of a policy for keeping lessons, read as lessons: four or more, every one speaking
+    of lessons or entries (``Where a lesson belongs``, ``Lessons are stored in `.orqa/lessons/` ``).
+    A lesson speaks of its subject. Lessons this tool wrote, and the marks and caveats it wrote
+    into a target, count neither way, so that an edit leaves the reading as it was."""
+    theirs = []
+    for span in entries:
+        if series.own_entry(reader, span):
+            continue
+        lines = reader.lines[span.start : span.end]
+        said = [line for line in lines if not (MARK.compiled.match(line) or CAVEAT.compiled.match(line))]
+        if not recording.speaks_of_the_record(said):
+            return []  # most files: their first lesson speaks of its subject
+        theirs.append(span)
+    return theirs if len(theirs) >= KEEPING_PARTS else []
 
 
 def _about_itself(root: Section) -> bool:

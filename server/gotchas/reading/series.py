@@ -113,7 +113,7 @@ def _own_fields(state: State, span: Span) -> bool:
     return bool(_field_lines(state, span))
 
 
-def _ours(state: State, span: Span) -> bool:
+def own_entry(state: State, span: Span) -> bool:
     """An entry this tool wrote, a successor or a capture, as ``_written_here`` asks of a leaf:
     its field lines give its root cause or what it supersedes. A target it marked a red herring
     gains field lines of another kind (``red-herring-for: …``) and stays what it was."""
@@ -290,7 +290,7 @@ def tables_beside_headings(state: State, spans: list[Span]) -> list[Span]:
         return spans  # most files: no row among their entries
     # a lesson this tool wrote (a successor, a capture) does not tip the count, or an edit would
     # drop the rows; a target it marked still counts
-    headings = sum(1 for s in spans if s.kind == "heading" and not _ours(state, s))
+    headings = sum(1 for s in spans if s.kind == "heading" and not own_entry(state, s))
     if headings < 3:
         return spans
     tables = [b for b in state.blocks if b.kind == "table"]
@@ -315,7 +315,7 @@ def intro_before_headings(state: State, spans: list[Span]) -> list[Span]:
     title = _document_title(state)
     if title is None or all(s.kind == "heading" for s in spans):
         return spans  # most files: lessons of one kind, or no title over them all
-    headings = [s for s in spans if s.kind == "heading" and not _ours(state, s)]  # as above
+    headings = [s for s in spans if s.kind == "heading" and not own_entry(state, s)]  # as above
     if len(headings) < 2:
         return spans
     first = headings[0].start

@@ -256,6 +256,8 @@ def row_title(line: str, id_column: bool) -> str:
 
 # a red-herring or superseded-by mark this tool writes into a lesson it corrects
 MARK = LazyPattern(r"^\s{0,3}(?:[-*+]\s+)?(?:red-herring-for|superseded-by)\s*:", re.IGNORECASE)
+# the caveat this tool writes under that mark (``edit.caveat``): a quote naming the red herring
+CAVEAT = LazyPattern(r"^\s*(?:>\s*)+\*\*Red herring for\b")
 
 
 def own_field_line(line: str) -> bool:
