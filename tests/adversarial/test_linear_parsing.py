@@ -96,12 +96,15 @@ def test_a_megabyte_field_line_parses_in_linear_time(shape: str) -> None:
 
 
 def _lessons(line: str) -> bytes:
-    """The first heading is a form's blank title, its lines weighed as blanks; the last
-    headings' titles are weighed as a group's or a lesson's over their bullets."""
+    """The first heading is a form's blank title, its lines weighed as blanks; the next
+    headings' titles are weighed as a group's or a lesson's over their bullets. The last lesson
+    speaks of its subject only, so that a line speaking of lessons in every other part (``lesson
+    of lesson of …``) leaves the file a lessons file, not a policy for keeping them."""
     return (
         f"# Lessons\n\n## [Lesson] <one>\n\n{line}\n\n- {line}\n\n## {line}\n\nprose\n\n"
         f"## {line}\n\n- one fact\n- another fact\n\n"
-        f"## {line}\n\n- Check one\n- Verify two\n- Check three\n"
+        f"## {line}\n\n- Check one\n- Verify two\n- Check three\n\n"
+        "## Cache keys\n\nHash the lockfile into the key.\n"
     ).encode()
 
 
