@@ -432,6 +432,20 @@ def names_commands(title: str) -> bool:
     return bool(_COMMANDS.match(bare_title(title).strip(" :.")))
 
 
+# A title naming a check or chore to run (``Check Backend Health``, ``Verify Network Connection``,
+# ``How to fully reset the state``, ``Debugging``, ``Clean slate``): over code alone, commands too.
+# ``Test …`` is left out: as often a noun (``Test Helpers for Codable Types``, a lesson).
+_ACTION_TO_RUN = re.compile(
+    r"^(?:(?:check|verify|monitor|inspect|profile|clear|reset|restart|rebuild|resume|tail)\s+\S|"
+    r"how\s+to\s+\S|(?:debugging|troubleshooting|diagnostics|clean\s+slate)$)",
+    re.IGNORECASE,
+)
+
+
+def names_action_to_run(title: str) -> bool:
+    return bool(_ACTION_TO_RUN.match(bare_title(title).strip(" :.")))
+
+
 _COMMAND_WORDS = ("command", "comando", "commande", "befehl", "procedure", "命令", "コマンド", "명령")
 _COMMAND_WORD = re.compile("|".join(map(re.escape, _COMMAND_WORDS)))
 

@@ -345,7 +345,7 @@ class Traits(State):
         """A leaf titled as commands (``## Debug Commands``) whose body is code, each block at
         most led by a short label (``**Check the branch:**``): commands to run, no lesson. Over
         sub-sections, each of them is such code (``### Enable Debug Logging`` over its snippet)."""
-        if not vocabulary.names_commands(section.title):
+        if not (vocabulary.names_commands(section.title) or vocabulary.names_action_to_run(section.title)):
             return False
         if section.children:
             return all(not c.children and self._code_only(c) for c in section.children)
