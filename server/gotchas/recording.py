@@ -163,4 +163,3 @@ def speaks_of_the_record(lines: Sequence[str]) -> bool:
         if _RECORD_WORDS.compiled.search(said):
             return True
     return False
-

@@ -451,7 +451,8 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
     policy = _policy(reader, entries) if entries else []
     if policy:
         # a lesson this tool wrote into it (a capture) is one still; the policy's parts are not
-        own = [s for s in entries if s not in policy]
+        kept_out = {s.start for s in policy}
+        own = [s for s in entries if s.start not in kept_out]
         why = "a policy for keeping lessons: every part read as one speaks of lessons or entries"
         if own:
             why += ", but those this tool wrote"
