@@ -299,6 +299,22 @@ def test_a_kind_of_lesson_its_siblings_name_is_the_successors_and_no_one_entrys(
         assert verification.check_edit(parsed, record.parse(plan.data), plan, new).ok
 
 
+def test_a_class_three_siblings_carry_is_no_id_for_the_successor() -> None:
+    """``[SEV-1]`` on three headings is a severity, not an id: the successor gets no ``[SEV-1.1]``;
+    ``[P-011]`` ids, each on one heading, go on as before (``[P-011.1]``)."""
+    titles = ["Logout keeps sessions", "Seed wipes tables", "Invite link is local", "Icons load late"]
+    for tags, written in (
+        (["[SEV-1]", "[SEV-1]", "[SEV-2]", "[SEV-1]"], "### Confirmed cause"),
+        (["[P-010]", "[P-011]", "[P-012]", "[P-013]"], "### [P-011.1] Confirmed cause"),
+    ):
+        body = "".join(f"### {t} {w}\n\nText.\n\n" for t, w in zip(tags, titles, strict=True))
+        data = "# Gotchas\n\n" + body
+        parsed = record.parse(data.encode())
+        plan = edit.plan_supersede(parsed, target=parsed.entries[1], task=TASK, new=LESSON)
+        assert f"\n{written}\n".encode() in plan.data, plan.data.decode()
+        assert verification.check_edit(parsed, record.parse(plan.data), plan, LESSON).ok
+
+
 def test_a_numbered_successor_that_repeats_a_number_does_not_verify() -> None:
     data = b"## L-01 \xc2\xb7 Old\n\nid: old\n\ntext\n\n## L-02 \xc2\xb7 Next\n\nmore\n"
     parsed = record.parse(data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 
 from gotchas.edit.lines import ATX, BOLD_LEAD, ITEM_LINE
@@ -262,7 +263,13 @@ def _shared_kind(kind: str, siblings: list[TitleParts], title: str) -> str:
 def _scheme_holds(label: Label, siblings: list[TitleParts]) -> bool:
     """Whether a successor goes on with ``label``'s scheme: most siblings share its stem, or
     every sibling carries an id of some stem (``A-001 · …`` beside ``W-001 · …``), or the
-    entry has no sibling to say otherwise (one ``## KI-1 — …`` alone goes on as ``KI-2``)."""
+    entry has no sibling to say otherwise (one ``## KI-1 — …`` alone goes on as ``KI-2``). An id
+    names one entry: a stem and number three siblings carry (``[SEV-1]``) name a class, no id."""
+    if label.stem:
+        stems = (s.label for s in siblings if s.label is not None)
+        numbers = Counter(other.number for other in stems if other.stem == label.stem)
+        if numbers and max(numbers.values()) >= 3:
+            return False
     if len(siblings) <= 1:
         return True
     same = sum(1 for s in siblings if s.label is not None and s.label.stem == label.stem)
