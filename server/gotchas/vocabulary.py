@@ -442,7 +442,22 @@ _ACTION_TO_RUN = re.compile(
 )
 
 
+_ACTION_FIRST = frozenset(
+    "check verify monitor inspect profile clear reset restart rebuild resume tail how debugging "
+    "troubleshooting diagnostics clean".split()
+)
+_MARKUP = "#*_`~>:.()[]"
+
+
 def names_action_to_run(title: str) -> bool:
+    # asked of every section: most titles open with none of these words in their first two
+    # (after a number or a symbol), found before the title is stripped of its markup
+    first = title.lower().split(None, 2)
+    if not (
+        (first and first[0].strip(_MARKUP) in _ACTION_FIRST)
+        or (len(first) > 1 and first[1].strip(_MARKUP) in _ACTION_FIRST)
+    ):
+        return False
     return bool(_ACTION_TO_RUN.match(bare_title(title).strip(" :.")))
 
 

@@ -344,9 +344,12 @@ class Traits(State):
     def commands_only(self, section: Section) -> bool:
         """A leaf titled as commands (``## Debug Commands``) whose body is code, each block at
         most led by a short label (``**Check the branch:**``): commands to run, no lesson. Over
-        sub-sections, each of them is such code (``### Enable Debug Logging`` over its snippet)."""
-        if not (vocabulary.names_commands(section.title) or vocabulary.names_action_to_run(section.title)):
-            return False
+        sub-sections, each of them is such code (``### Enable Debug Logging`` over its snippet).
+        So is a leaf of code alone titled as a check or chore to run (``### Check Backend Health``)."""
+        if not vocabulary.names_commands(section.title):
+            if section.children or not vocabulary.names_action_to_run(section.title):
+                return False
+            return self._code_only(section)
         if section.children:
             return all(not c.children and self._code_only(c) for c in section.children)
         return self._code_only(section)
