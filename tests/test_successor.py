@@ -315,6 +315,26 @@ def test_a_class_three_siblings_carry_is_no_id_for_the_successor() -> None:
         assert verification.check_edit(parsed, record.parse(plan.data), plan, LESSON).ok
 
 
+def test_a_successor_carrying_the_tick_its_siblings_open_with_is_a_lesson_among_them() -> None:
+    """Ticked items naming an issue by its number (``- ✅ #7 …``) are lessons; a short ticked line
+    without one is progress. A successor written with their mark names no number, yet it is a
+    lesson: its fields say this tool wrote it."""
+    data = (
+        "# Known Issues\n\n## Fixed in the sweep\n\n"
+        "- ✅ `.mcp.json` fallback uses the plain plugin root. — **v0.13.0**\n"
+        "- ✅ #7 a dead doc link now points at the setup page.\n"
+        "- ✅ #8 stale default model refs name the current model.\n"
+        "- ✅ #9 removed a leftover executable backup of the hook.\n"
+    ).encode()
+    parsed = record.parse(data)
+    assert [e.start_line for e in parsed.entries] == [6, 7, 8]
+    plan = edit.plan_supersede(parsed, target=parsed.entries[0], task=TASK, new=LESSON)
+    after = record.parse(plan.data)
+    assert verification.check_edit(parsed, after, plan, LESSON).ok
+    ids = [e.id for e in after.entries]
+    assert ids == [parsed.entries[0].id, plan.new_id, parsed.entries[1].id, parsed.entries[2].id]
+
+
 def test_a_numbered_successor_that_repeats_a_number_does_not_verify() -> None:
     data = b"## L-01 \xc2\xb7 Old\n\nid: old\n\ntext\n\n## L-02 \xc2\xb7 Next\n\nmore\n"
     parsed = record.parse(data)

@@ -64,7 +64,9 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
             # four columns that would nest it; a reader sees the item's own fields
             continue
         under = (indent + 1, indent + len(block.marker) + 1)
-        if after_label or state.is_tick(block) or state.is_field_item(block) or state.asks_to_record(block):
+        # a lesson this tool wrote among ticked items (a successor carrying their mark) stands for itself
+        ticked = state.is_tick(block) and not state.writes_own(block)
+        if after_label or ticked or state.is_field_item(block) or state.asks_to_record(block):
             continue
         if state.empty_item(block) or state.blank_item(block):
             continue  # the bullet the next lesson will fill, or the form it follows
