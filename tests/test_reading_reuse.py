@@ -66,12 +66,12 @@ def test_edits_of_held_out_files_read_as_a_full_parse(path: Path) -> None:
 def _areas(late_label: bool) -> bytes:
     lines = ["# Gotchas", ""]
     for n in range(12):
-        first = "- **Gizmo:** the first point of this area" if n == 2 else f"- **Point {n}:** a lesson bullet"
-        lines += [f"## Area {n}", "", first, f"- **Other {n}:** another lesson bullet", ""]
+        first = "- **Gizmo:** the first point of this area" if n == 2 else f"- **Point {n}:** a bullet"
+        lines += [f"## Area {n}", "", first, f"- **Other {n}:** another bullet", ""]
         if n != 2:  # prose after the list: not siblings of one shape, which would read alike
             lines += ["Some prose of its own.", ""]
     if late_label:
-        lines += ["## Area late", "", "- **Gizmo:** again here", "- **Late:** a lesson bullet", ""]
+        lines += ["## Area late", "", "- **Gizmo:** again here", "- **Late:** a bullet", ""]
     return "\n".join(lines).encode()
 
 

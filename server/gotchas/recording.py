@@ -148,7 +148,10 @@ def asks_to_record(text: str) -> bool:
 # the record's own units named in its text: a policy for keeping lessons speaks of them in every
 # section (``Lessons are stored in `.orqa/lessons/` ``, ``When to write an entry``); a lesson
 # speaks of its subject, and names a lesson at most in the label it opens with (``**Lesson:**``)
-_RECORD_WORDS = LazyPattern(r"\b(?:lessons?|entr(?:y|ies)|learnings?)\b", re.IGNORECASE)
+# (not an entry's own number, ``Lesson 12``: that names one entry, it does not speak of lessons)
+_RECORD_WORDS = LazyPattern(r"\b(?:lessons?|entr(?:y|ies)|learnings?)\b(?!\s+#?\d)", re.IGNORECASE)
+# the links this tool writes name entries by id (``supersedes: lesson-0-title (for #7)``)
+_OWN_LINKS = LazyPattern(r"\b(?:supersedes|superseded-by|red-herring-for)\s*:[^|·\n]*", re.IGNORECASE)
 _OPENING_LABEL = LazyPattern(
     r"^\s*(?:#{1,6}\s+|[-*+]\s+|\d{1,3}[.)]\s+)?(?:\[[^\]\n]{0,40}\]\s*)?(?:\*\*|__)?"
     r"[^\s:*_]{1,20}(?: [^\s:*_]{1,20}){0,2}(?:\*\*|__)?\s*[:：]"  # a label of three words at most
@@ -157,7 +160,8 @@ _OPENING_LABEL = LazyPattern(
 
 def speaks_of_the_record(lines: Sequence[str]) -> bool:
     """Whether ``lines`` name lessons, entries or learnings beyond the label a line opens with."""
-    for line in lines:
+    for written in lines:
+        line = _OWN_LINKS.compiled.sub(" ", written) if ":" in written else written
         label = _OPENING_LABEL.compiled.match(line)
         said = line[label.end() :] if label is not None and _RECORD_WORDS.compiled.search(label[0]) else line
         if _RECORD_WORDS.compiled.search(said):
