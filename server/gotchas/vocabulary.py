@@ -435,23 +435,20 @@ def names_commands(title: str) -> bool:
 # A title naming a check or chore to run (``Check Backend Health``, ``Verify Network Connection``,
 # ``How to fully reset the state``, ``Debugging``, ``Clean slate``): over code alone, commands too.
 # ``Test …`` is left out: as often a noun (``Test Helpers for Codable Types``, a lesson).
+_RUN_VERBS = "check verify monitor inspect profile clear reset restart rebuild resume tail".split()
+_RUN_NAMES = "debugging troubleshooting diagnostics".split()
 _ACTION_TO_RUN = re.compile(
-    r"^(?:(?:check|verify|monitor|inspect|profile|clear|reset|restart|rebuild|resume|tail)\s+\S|"
-    r"how\s+to\s+\S|(?:debugging|troubleshooting|diagnostics|clean\s+slate)$)",
+    rf"^(?:(?:{'|'.join(_RUN_VERBS)})\s+\S|how\s+to\s+\S|(?:{'|'.join(_RUN_NAMES)}|clean\s+slate)$)",
     re.IGNORECASE,
 )
-
-
-_ACTION_FIRST = frozenset(
-    "check verify monitor inspect profile clear reset restart rebuild resume tail how debugging "
-    "troubleshooting diagnostics clean".split()
-)
+# the words such a title opens with, asked first: most titles open with none of them
+_ACTION_FIRST = frozenset((*_RUN_VERBS, *_RUN_NAMES, "how", "clean"))
 _MARKUP = "#*_`~>:.()[]"
 
 
 def names_action_to_run(title: str) -> bool:
-    # asked of every section: most titles open with none of these words in their first two
-    # (after a number or a symbol), found before the title is stripped of its markup
+    """``Check Backend Health``, ``🔍 Check logs``: the first or second word (after a symbol) is
+    looked up before the title is stripped of its markup and matched."""
     first = title.lower().split(None, 2)
     if not (
         (first and first[0].strip(_MARKUP) in _ACTION_FIRST)
