@@ -19,7 +19,7 @@ from gotchas.reading import pinned, series
 from gotchas.reading.model import ONE_BODY, Note, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
-from gotchas.reading.text import CAVEAT, MARK, TEMPLATE, blank_title
+from gotchas.reading.text import CAVEAT, TEMPLATE, blank_title
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, leaves, walk
 from gotchas.reading.units import unit_spans
@@ -487,8 +487,8 @@ def _policy(reader: Reader, entries: list[Span]) -> list[Span]:
     for span in entries:
         if series.own_entry(reader, span):
             continue
-        lines = reader.lines[span.start : span.end]
-        said = [line for line in lines if not (MARK.compiled.match(line) or CAVEAT.compiled.match(line))]
+        # the mark's links are passed over as this tool's own words; its caveat is left out here
+        said = [line for line in reader.lines[span.start : span.end] if not CAVEAT.compiled.match(line)]
         if not recording.speaks_of_the_record(said):
             return []  # most files: their first lesson speaks of its subject
         theirs.append(span)
