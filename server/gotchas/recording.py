@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from gotchas.aside import is_meta
 from gotchas.pattern import LazyPattern
-from gotchas.vocabulary import bare_title, plain
+from gotchas.vocabulary import bare_title, plain, words
 
 _HOW_TO_RECORD = re.compile(
     r"^(?:how\s+(?:to|we)\s+)?(?:record|recording|add|adding|write|writing|capture|capturing|log|logging|"
@@ -158,9 +158,18 @@ _OPENING_LABEL = LazyPattern(
 )
 
 
+# a line that is only a lesson's field label in bold (``**Lesson**``, ``**Lessons learned:**``):
+# the name of a part every lesson has, not talk of lessons
+_LABEL_LINE = LazyPattern(r"^\s*(?:\*\*|__)[^\s*_][^*_\n]{0,40}(?:\*\*|__)\s*[:：]?\s*$")
+
+
 def speaks_of_the_record(lines: Sequence[str]) -> bool:
-    """Whether ``lines`` name lessons, entries or learnings beyond the label a line opens with."""
+    """Whether ``lines`` name lessons, entries or learnings beyond the label a line opens with
+    or is."""
     for written in lines:
+        if written.lstrip()[:2] in ("**", "__") and _LABEL_LINE.compiled.match(written):
+            if words(written) <= 3:
+                continue
         line = _OWN_LINKS.compiled.sub(" ", written) if ":" in written else written
         label = _OPENING_LABEL.compiled.match(line)
         said = line[label.end() :] if label is not None and _RECORD_WORDS.compiled.search(label[0]) else line

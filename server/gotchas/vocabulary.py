@@ -481,7 +481,7 @@ _STEP = LazyPattern(
 
 # a title saying something goes wrong: ``Operations Not Working``, ``Build is Slow``, ``Styling Broken``
 _TROUBLE = LazyPattern(
-    r"(?<![\w-])(?:not\s+(?:\w+ing|found)|broken|fails?|failing|failures?|slow|missing|crash(?:es|ing)?|"
+    r"(?<![\w-])(?:not\s+(?:\w+ing|\w+ed|found)|broken|fails?|failing|failures?|slow|missing|crash(?:es|ing)?|"
     r"(?:does|do|is|are|wo|ca)n'?t\s+\w+|cannot\s+\w+|stuck|hangs?|timeouts?)(?![\w-])",
     re.IGNORECASE,
 )
