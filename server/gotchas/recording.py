@@ -163,13 +163,17 @@ _OPENING_LABEL = LazyPattern(
 _LABEL_LINE = LazyPattern(r"^\s*(?:\*\*|__)[^\s*_][^*_\n]{0,40}(?:\*\*|__)\s*[:：]?\s*$")
 
 
+def _is_label_line(line: str) -> bool:
+    """``**Lesson**``, ``__Lessons learned:__``: a bold label of three words at most, alone."""
+    return line.lstrip()[:2] in ("**", "__") and bool(_LABEL_LINE.compiled.match(line)) and words(line) <= 3
+
+
 def speaks_of_the_record(lines: Sequence[str]) -> bool:
     """Whether ``lines`` name lessons, entries or learnings beyond the label a line opens with
     or is."""
     for written in lines:
-        if written.lstrip()[:2] in ("**", "__") and _LABEL_LINE.compiled.match(written):
-            if words(written) <= 3:
-                continue
+        if _is_label_line(written):
+            continue
         line = _OWN_LINKS.compiled.sub(" ", written) if ":" in written else written
         label = _OPENING_LABEL.compiled.match(line)
         said = line[label.end() :] if label is not None and _RECORD_WORDS.compiled.search(label[0]) else line
