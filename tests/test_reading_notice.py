@@ -422,6 +422,65 @@ def _one_lesson_guessed(tmp_path: Path, data: bytes, said: str, unit: str) -> Pa
     return _project(tmp_path, data, f'entries = "{pin[1]}"\n')
 
 
+_FIX_PART = """# Lessons Learned - Parser fix
+
+## Character encoding
+
+### Problem
+- Non-breaking spaces look like spaces but do not match them
+
+### Solution
+- Normalise the text before comparing it
+
+## Test structure
+
+### Problem
+- Fixtures drifted from the real export
+
+### Solution
+- Build fixtures from a saved real export
+
+"""
+# the same notes pasted twice: each copy is read as one lesson of two parts
+TWICE_PASTED = (_FIX_PART + _FIX_PART).encode()
+
+
+def test_a_section_titled_as_lessons_read_as_one_lesson_is_a_guess_and_its_pin_reads_the_lessons(
+    tmp_path: Path,
+) -> None:
+    """A section titled as lessons (``# Lessons Learned - Parser fix``), less its subject, is
+    seldom one lesson: read so, it says it guessed, and the section pin it names, written into
+    a real config, lists the lessons inside it."""
+    parsed = record.parse(TWICE_PASTED)
+    assert parsed.reading is not None
+    assert [e.start_line for e in parsed.entries] == [1, 19]
+    notice = parsed.reading.notice or ""
+    assert "the section 'Lessons Learned - Parser fix', titled as lessons, is read as one lesson" in notice
+    pin = re.search(r'pin (\[sections\] "[^"]+" = "h2") in \.claude/gotchas\.toml', notice)
+    assert pin is not None
+    config = pin[1].replace("] ", "]\n", 1) + "\n"
+    root = _project(tmp_path, TWICE_PASTED, config)
+    assert _listed_lines(root, tmp_path / "home") == ["3-9", "11-17", "21-27", "29-35"]
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Mistake 1: Ink script skips its first divert", "Known issue: the cache never expires"],
+)
+def test_a_section_titled_as_one_numbered_or_singular_lesson_says_nothing(title: str) -> None:
+    """``Mistake 1: …`` carries the entry's own number, ``Known issue: …`` is in the singular:
+    each names one lesson, read as one."""
+    data = (
+        f"# {title}\n\n## Problem\n\nThe first line was skipped.\n\n"
+        "## Fix\n\nDivert to the start knot first.\n"
+    ).encode()
+    data = (data.decode() + "\n" + data.decode()).encode()  # pasted twice, as above
+    parsed = record.parse(data)
+    assert parsed.reading is not None
+    assert [e.start_line for e in parsed.entries] == [1, 11]
+    assert parsed.reading.notice is None
+
+
 def test_a_single_lesson_titled_as_one_lesson_says_nothing() -> None:
     data = (
         b"# Nested agent deadlock: a critical lesson\n\n## What happened\n\nThe agent waited on itself.\n\n"

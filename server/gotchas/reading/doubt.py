@@ -257,6 +257,46 @@ def _one_of_many(found: Reading, state: State) -> str | None:
     return guess + f'the lessons inside it; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
 
 
+# a name's aside and the subject after a dash or a colon (``Known bugs (updated by /spec)``,
+# ``Lessons Learned - Kindle Parsing Bug Fix``): what the section is comes before them
+_NAME_END = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)\s*$|\s+[-—–]\s.*$|:\s.*$")
+
+
+def _section_of_many(found: Reading, state: State) -> str | None:
+    """A heading read as one lesson whose title names lessons in a few words, its aside and
+    subject aside (``## 🐛 Known Issues``, ``# Lessons Learned - Parsing Fix``): a section of
+    lessons read as one, as a file titled so can be. An entry's own number (``Mistake 1: …``)
+    or the singular (``Known issue: …``) makes it one."""
+    for span in found.spans:
+        if span.kind != "heading" or vocabulary.names_one_lesson(span.title):
+            continue
+        name = _NAME_END.sub("", vocabulary.bare_title(span.title))
+        if not name or name[-1:].isdigit() or words(name) > 3 or not vocabulary.names_lessons(name):
+            continue
+        if name.isascii() and not any(word.endswith("s") for word in name.split()):
+            continue  # ``Known issue: the cache never expires``: one, in the singular
+        section = next((s for s in walk(state.tree) if s.start == span.start and s.heading is not None), None)
+        if section is None:
+            continue
+        unit = _inner_unit(section)
+        return (
+            f"the reading is a guess: the section {span.title!r}, titled as lessons, is read as one lesson; "
+            "runner-up: the lessons inside it; to choose it, " + _pin_section(span.title, unit)
+        )
+    return None
+
+
+def _inner_unit(section: Section) -> str:
+    """The unit of the lessons inside a section titled as lessons: its sub-sections' level, or
+    the bullets when every sub-section is a list alone (``### Minor bugs`` over bugs)."""
+    children = section.children
+    if not children:
+        return _unit_within([section], section)
+    if all(not c.children and c.body and all(b.kind == "item" for b in c.body) for c in children):
+        return "list"
+    return f"h{children[0].level}"
+
+
 def _one_body(found: Reading, state: State) -> str | None:
     """A file read as one lesson only because nothing in it takes a lesson's shape, under a title
     of a word or two (``# Day 1`` over three sentences, ``# Debugging`` over a few tips): such a
@@ -370,6 +410,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a lesson at either end titled otherwise than most of its kind", _odd_title),
     ("a short-titled lesson with next to nothing in it", _empty_lesson),
     ("a file titled as lessons read as one lesson", _one_of_many),
+    ("a section titled as lessons read as one lesson", _section_of_many),
     ("a file read as one lesson for want of any shape", _one_body),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
     ("a file titled as a guide read as lessons", _titled_as_guide),
