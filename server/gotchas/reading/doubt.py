@@ -257,24 +257,35 @@ def _one_of_many(found: Reading, state: State) -> str | None:
     return guess + f'the lessons inside it; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
 
 
-# a name's aside and the subject after a dash or a colon (``Known bugs (updated by /spec)``,
-# ``Lessons Learned - Kindle Parsing Bug Fix``): what the section is comes before them
-_NAME_END = re.compile(r"\s*(?:\([^()]*\)|（[^（）]*）)\s*$|\s+[-—–]\s.*$|:\s.*$")
+# where a section's name ends: its aside, or the subject after a colon or a dash (``Known bugs
+# (updated by /spec)``, ``Lessons Learned - Kindle Parsing Bug Fix``)
+_NAME_END = re.compile(r"[(（:：]|\s[-—–]\s")
+
+
+def _lessons_name(title: str) -> bool:
+    """Whether a title names lessons in a few words before its aside or subject, in the plural
+    (``🐛 Known Issues``, ``Lessons Learned - Parsing Fix``); an entry's own number (``Mistake 1:
+    …``) or the singular (``Known issue: …``) names one."""
+    first = title.split(None, 4)
+    if len(first) > 4 and _NAME_END.search(title, 0, len(title) - len(first[4])) is None:
+        return False  # most lessons' titles: five words or more before any aside, a sentence
+    cut = _NAME_END.search(title)
+    head = title[: cut.start()] if cut is not None else title
+    name = vocabulary.bare_title(head)
+    if not name or name[-1:].isdigit() or words(name) > 3 or not vocabulary.names_lessons(name):
+        return False
+    if name.isascii() and not any(word.endswith("s") for word in name.split()):
+        return False
+    return not vocabulary.names_one_lesson(title)
 
 
 def _section_of_many(found: Reading, state: State) -> str | None:
-    """A heading read as one lesson whose title names lessons in a few words, its aside and
-    subject aside (``## 🐛 Known Issues``, ``# Lessons Learned - Parsing Fix``): a section of
-    lessons read as one, as a file titled so can be. An entry's own number (``Mistake 1: …``)
-    or the singular (``Known issue: …``) makes it one."""
+    """A heading read as one lesson whose title names lessons (``## 🐛 Known Issues``, ``#
+    Lessons Learned - Parsing Fix``): a section of lessons read as one, as a file titled so can
+    be. The runner-up reads the lessons inside it."""
     for span in found.spans:
-        if span.kind != "heading" or vocabulary.names_one_lesson(span.title):
+        if span.kind != "heading" or not _lessons_name(span.title):
             continue
-        name = _NAME_END.sub("", vocabulary.bare_title(span.title))
-        if not name or name[-1:].isdigit() or words(name) > 3 or not vocabulary.names_lessons(name):
-            continue
-        if name.isascii() and not any(word.endswith("s") for word in name.split()):
-            continue  # ``Known issue: the cache never expires``: one, in the singular
         section = next((s for s in walk(state.tree) if s.start == span.start and s.heading is not None), None)
         if section is None:
             continue
