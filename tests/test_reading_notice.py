@@ -465,7 +465,11 @@ def test_a_section_titled_as_lessons_read_as_one_lesson_is_a_guess_and_its_pin_r
 
 @pytest.mark.parametrize(
     "title",
-    ["Mistake 1: Ink script skips its first divert", "Known issue: the cache never expires"],
+    [
+        "Mistake 1: Ink script skips its first divert",
+        "Known issue: the cache never expires",
+        "Process mistake: work began on the main branch",
+    ],
 )
 def test_a_section_titled_as_one_numbered_or_singular_lesson_says_nothing(title: str) -> None:
     """``Mistake 1: …`` carries the entry's own number, ``Known issue: …`` is in the singular:
