@@ -479,7 +479,8 @@ _STEP = LazyPattern(
 )
 
 
-# a title saying something goes wrong: ``Operations Not Working``, ``Build is Slow``, ``Styling Broken``
+# a title saying something goes wrong: ``Operations Not Working``, ``Controller Not Detected``, ``Build is
+# Slow``, ``Styling Broken``
 _TROUBLE = LazyPattern(
     r"(?<![\w-])(?:not\s+(?:\w+ing|\w+ed|found)|broken|fails?|failing|failures?|slow|missing|crash(?:es|ing)?|"
     r"(?:does|do|is|are|wo|ca)n'?t\s+\w+|cannot\s+\w+|stuck|hangs?|timeouts?)(?![\w-])",
