@@ -578,6 +578,43 @@ def test_a_guide_titled_with_lessons_says_nothing() -> None:
     assert parsed.reading.notice is None
 
 
+DEBUGGING_METHOD = b"""# Debugging
+
+## Root cause first
+
+Reproduce the failure before changing code. Read the whole traceback, not its last line.
+
+## Isolated testing
+
+Run the one failing test with `-x -vv` before the suite.
+
+## Subprocess failures
+
+Print the child's stderr: the exit code alone says nothing.
+"""
+
+
+def test_a_file_titled_as_debugging_read_as_lessons_is_a_guess_and_its_pin_reads_none(tmp_path: Path) -> None:
+    """A file titled as debugging, naming no lessons and no problems met in any section, read as
+    lessons: it may be a method to follow; it says so, and its pin reads none."""
+    assert len(record.parse(DEBUGGING_METHOD).entries) == 3
+    says = "titled 'Debugging' as a way to debug, is read as 3 lesson(s)"
+    _guessed_and_pinned_none(tmp_path, DEBUGGING_METHOD, says)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [(b"## Subprocess failures", b"## Subprocess errors"), (b"# Debugging", b"# Debugging lessons")],
+)
+def test_a_debugging_file_with_a_section_of_problems_or_titled_with_lessons_says_nothing(
+    old: bytes, new: bytes
+) -> None:
+    data = DEBUGGING_METHOD.replace(old, new, 1)
+    parsed = record.parse(data)
+    assert parsed.reading is not None and parsed.entries
+    assert parsed.reading.notice is None
+
+
 KEEPING_RULE = b"""---
 description: Read LESSONS.md before work; after a fix, add a lesson to it
 alwaysApply: true

@@ -379,6 +379,26 @@ def _titled_as_guide(found: Reading, state: State) -> str | None:
     )
 
 
+def _debugging_method(found: Reading, state: State) -> str | None:
+    """A file titled as debugging (``# Debugging Protocol``, ``# Debug Diagnostics``) in words
+    naming no lessons, read as lessons, none of whose sections is titled as problems met or
+    lessons: it may be a method to follow or tools to use, holding no lesson learned."""
+    tops = state.tree.children
+    if found.kind == "not-lessons" or len(tops) != 1 or tops[0].heading is None:
+        return None
+    title = tops[0].title
+    if not vocabulary.DEBUGGING_TITLE.compiled.search(title) or vocabulary.names_lessons(title):
+        return None
+    parts = [s for s in walk(tops[0]) if s is not tops[0]]
+    if any(vocabulary.names_problems(s.title) or vocabulary.names_lessons(s.title) for s in parts):
+        return None
+    return (
+        f"the reading is a guess: the file, titled {title!r} as a way to debug, is read as "
+        f"{len(found.spans)} lesson(s); runner-up: it is a method to follow, with no lesson learned; "
+        'to choose it, pin entries = "none" in .claude/gotchas.toml'
+    )
+
+
 # a rule's own description in its front matter (``description: Always update BUGS.md …``)
 _DESCRIPTION = re.compile(r"^(?:description|name)\s*:(.*)$")
 # a Markdown file it names (``BUGS.md``, ``docs/lessons-learned.md``, ``cursor.md``)
@@ -425,6 +445,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a file read as one lesson for want of any shape", _one_body),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
     ("a file titled as a guide read as lessons", _titled_as_guide),
+    ("a file titled as debugging read as lessons, no section titled as problems", _debugging_method),
     ("a rule described by another file", _kept_elsewhere),
 )
 
