@@ -463,6 +463,53 @@ def test_a_section_titled_as_lessons_read_as_one_lesson_is_a_guess_and_its_pin_r
     assert _listed_lines(root, tmp_path / "home") == ["3-9", "11-17", "21-27", "29-35"]
 
 
+TRAPS_SECTION = """# Looks done but isn't — launch checklist
+
+> Run through every item below before the launch. Each box is something that looks complete
+> but silently fails.
+
+---
+
+## Section A — Test-Infrastructure Traps
+
+Three patterns that make tests appear to pass while hiding real bugs.
+
+- [ ] **Pitfall 1 — The job store's schema init fails silently in the test host.**
+  The host never starts and every test is skipped rather than failing.
+  _Verify:_ run the integration tests and confirm the job tables exist after start-up.
+
+- [ ] **Pitfall 2 — Parallel factories crash on top-level statements.**
+  Tests pass alone and fail flakily in the full suite.
+  _Verify:_ confirm parallel runs are disabled for the integration collection.
+
+- [ ] **Pitfall 3 — The reset tool deletes the migrations table.**
+  The second test sees an unmigrated schema.
+  _Verify:_ check the reset options ignore the migrations table.
+
+---
+
+## Section B — Release
+
+- [ ] Sign the build
+- [ ] Tag the release
+""".encode()
+
+
+def test_a_lessons_section_read_as_one_lesson_is_a_guess_and_its_pin_reads_the_lessons(
+    tmp_path: Path,
+) -> None:
+    """The section chosen for its lessons (``Section A — Test-Infrastructure Traps``, plural) read
+    as one lesson: it says it guessed, and the section pin it names lists the traps."""
+    parsed = record.parse(TRAPS_SECTION)
+    assert parsed.reading is not None and parsed.reading.kind == "lessons-section"
+    assert [e.start_line for e in parsed.entries] == [8]
+    notice = parsed.reading.notice or ""
+    pin = re.search(r'pin (\[sections\] "[^"]+" = "list") in \.claude/gotchas\.toml', notice)
+    assert pin is not None
+    root = _project(tmp_path, TRAPS_SECTION, pin[1].replace("] ", "]\n", 1) + "\n")
+    assert _listed_lines(root, tmp_path / "home") == ["12-14", "16-18", "20-22"]
+
+
 @pytest.mark.parametrize(
     "title",
     [
