@@ -286,19 +286,18 @@ _OWN_NUMBER = re.compile(r"^\W*\w+\s+#?\d+\b")
 def _one_of_them(title: str) -> bool:
     """A lessons section's title naming lessons in the plural (``Section A — Test-Infrastructure
     Traps``), not one lesson (``Backend gotcha``, ``Mistake 1: …``, ``What did not go well``)."""
-    if vocabulary.names_one_lesson(title) or _OWN_NUMBER.match(vocabulary.bare_title(title)):
+    bare = vocabulary.bare_title(title)
+    if vocabulary.names_one_lesson(title) or _OWN_NUMBER.match(bare):
         return False
     if not title.isascii():
         return True  # a script without plural endings: its name is all there is to go by
-    return any(
-        w.endswith("s") and not w.endswith("ss") and vocabulary.names_lessons(w)
-        for w in vocabulary.bare_title(title).split()
-    )
+    return any(w.endswith("s") and not w.endswith("ss") and vocabulary.names_lessons(w) for w in bare.split())
 
 
 def _section_of_many(found: Reading, state: State) -> str | None:
     """A heading read as one lesson whose title names lessons (``## 🐛 Known Issues``, ``#
-    Lessons Learned - Parsing Fix``): a section of lessons read as one, as a file titled so can
+    Lessons Learned - Parsing Fix``), or the section a guide's lessons were found in, read as
+    one lesson under a plural title: a section of lessons read as one, as a file titled so can
     be. The runner-up reads the lessons inside it."""
     chosen = {s.start for s in found.sections} if found.kind == "lessons-section" else set()
     for span in found.spans:
