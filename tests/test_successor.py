@@ -315,6 +315,44 @@ def test_a_class_three_siblings_carry_is_no_id_for_the_successor() -> None:
         assert verification.check_edit(parsed, record.parse(plan.data), plan, LESSON).ok
 
 
+@pytest.mark.parametrize(("mark", "level"), [("-", 2), ("=", 1)])
+def test_a_setext_heading_gets_a_setext_successor_at_its_level(mark: str, level: int) -> None:
+    """Lessons written as setext headings (a title over ``-----``) get a successor written so:
+    its title over an underline as long, read back as a heading of the same level."""
+    rule = mark * 12
+    data = (
+        f"Cache keys\n{rule}\n\nKey by the lockfile hash.\n\n"
+        f"Worker restarts\n{rule}\n\nChunk the batch.\n\n"
+        f"Proof sizes\n{rule}\n\nCompress the witness.\n"
+    ).encode()
+    parsed = record.parse(data)
+    expected = [("heading", level, n) for n in (1, 6, 11)]
+    assert [(e.kind, e.level, e.start_line) for e in parsed.entries] == expected
+    plan = edit.plan_supersede(parsed, target=parsed.entries[1], task=TASK, new=LESSON)
+    after = record.parse(plan.data)
+    assert verification.check_edit(parsed, after, plan, LESSON).ok
+    new = after.get(plan.new_id)
+    assert (new.kind, new.level) == ("heading", level)
+    title, underline = plan.data.decode().splitlines()[new.start_line - 1 : new.start_line + 1]
+    assert not title.startswith("#") and underline == mark * max(3, len(title))
+
+
+def test_a_setext_title_that_would_open_a_list_is_written_as_an_atx_heading() -> None:
+    """``1. Why …`` over a rule is a list item and a rule, not a heading: a successor whose title
+    would open so is written ``## 1. …`` instead, and still reads as a heading."""
+    data = (
+        b"Why split services\n------------------\n\nEach evolves alone.\n\n"
+        b"Why a gateway\n-------------\n\nOne door.\n"
+    )
+    parsed = record.parse(data)
+    new_lesson = dataclasses.replace(LESSON, title="1. The confirmed cause")
+    plan = edit.plan_supersede(parsed, target=parsed.entries[0], task=TASK, new=new_lesson)
+    after = record.parse(plan.data)
+    assert verification.check_edit(parsed, after, plan, new_lesson).ok
+    new = after.get(plan.new_id)
+    assert new.kind == "heading" and plan.data.decode().splitlines()[new.start_line - 1].startswith("## ")
+
+
 def test_a_successor_carrying_the_tick_its_siblings_open_with_is_a_lesson_among_them() -> None:
     """Ticked items naming an issue by its number (``- ✅ #7 …``) are lessons; a short ticked line
     without one is progress. A successor written with their mark names no number, yet it is a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 
 from gotchas.edit.caveat import annotate_block
@@ -33,7 +34,11 @@ class HeadingForm(Form):
         match = ATX.match(head)
         shown = styled_title(record, like, match["text"] if match else like.title, new.title)
         closing = CLOSING_HASHES.search(head) if match else None
-        return heading_lines(like.level, shown, new, new_id, links, closing[0] if closing else ""), shown
+        underline = _setext_underline(lines, like) if match is None else ""
+        if underline and not _plain_line(shown):
+            underline = ""  # ``1. …`` over a rule is a list item: written as ``## 1. …`` instead
+        ending = closing[0] if closing else ""
+        return heading_lines(like.level, shown, new, new_id, links, ending, underline), shown
 
     def annotate(
         self, record: Record, lines: Sequence[bytes], target: Entry, marks: str, caveat: str
@@ -49,6 +54,24 @@ class HeadingForm(Form):
         ):
             return Insertion(end, ("", "---", "", *entry_lines))
         return Insertion(end, ("", *entry_lines))
+
+
+def _setext_underline(lines: Sequence[bytes], like: Entry) -> str:
+    """``=`` or ``-`` when ``like`` is a setext heading (its title over a line of them), else ``""``:
+    a successor is written the way its target is."""
+    if like.start_line >= len(lines):
+        return ""
+    under = bare_line(lines[like.start_line]).strip()
+    return under[0] if under and under[0] in "=-" and under == under[0] * len(under) else ""
+
+
+# a line that opens no block of its own (a list item, a quote, a heading, a fence, a table row,
+# an indented code line): over an underline it is a setext heading's title
+_BLOCK_START = re.compile(r"^(?: {4}|\t| {0,3}(?:[-+*>#|]|\d{1,9}[.)](?:\s|$)|```|~~~|<))")
+
+
+def _plain_line(text: str) -> bool:
+    return bool(text.strip()) and _BLOCK_START.match(text) is None
 
 
 def _after_sub_lessons(record: Record, anchor: Entry) -> int:

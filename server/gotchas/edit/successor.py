@@ -56,14 +56,18 @@ def body_lines(body: str) -> list[str]:
 
 
 def heading_lines(
-    level: int, shown: str, new: Lesson, new_id: str, links: str | None, closing: str = ""
+    level: int,
+    shown: str,
+    new: Lesson,
+    new_id: str,
+    links: str | None,
+    closing: str = "",
+    underline: str = "",
 ) -> list[str]:
-    """A heading entry; ``closing`` is the target's closing sequence (`` ##``), when it has one."""
-    head = [
-        f"{'#' * level} {shown}{closing}",
-        "",
-        field_line(new, new_id, links, wants_id(shown, new, new_id)),
-    ]
+    """A heading entry; ``closing`` is the target's closing sequence (`` ##``), when it has one;
+    ``underline`` its setext underline's character (``=`` or ``-``), when it is written so."""
+    title = [shown, underline * max(3, len(shown))] if underline else [f"{'#' * level} {shown}{closing}"]
+    head = [*title, "", field_line(new, new_id, links, wants_id(shown, new, new_id))]
     if new.diagnostic:
         head.append(f"diagnostic: {new.diagnostic}")
     tail = tail_fields(new)
