@@ -305,6 +305,9 @@ def test_the_checks_can_fail() -> None:
     assert form("## 11.4 Title") == form("## 11.4.1 Other title") != form("## Title ##")
     assert form("> [!WARNING]") == form(">  [!WARNING]") != form("> [!CAUTION]") != form("Title — text")
     assert label("## L-055 · Pin") == label("- **L-055 · Other**") != label("## L-055.1 · Pin")
+    # a row's escaped pipe is its cell's text: the row is as wide as one without it
+    assert form("| 43 | API | `\\|\\|` in merges | Use `??` |") == form("| 43.1 | Title | | Text |")
+    assert form("| 43 | API | Title | Text |") != form("| 43 | Title | Text |")
 
 
 SHORT_GROUPS = b"""# Pitfalls

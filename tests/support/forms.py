@@ -27,7 +27,8 @@ def form(line: str, kind: bool = False) -> str:
     line = re.sub(r"\d{4}-\d{2}-\d{2}", "DATE", line)
     line = re.sub(r"\[[xX ]\]", "[ ]", line)
     if line.lstrip().startswith("|"):
-        return f"row of {line.count('|')} pipes"
+        # an escaped pipe (``\|``) is a cell's text, not a column's edge
+        return f"row of {line.count('|') - line.count(chr(92) + '|')} pipes"
     callout = re.match(r"^\s*>\s*\[!\w+\]", line)
     if callout:
         return " ".join(callout[0].split())  # a callout's opener: its kind
