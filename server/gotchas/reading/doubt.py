@@ -20,7 +20,7 @@ from gotchas.quoting import toml_string
 from gotchas.reading.model import ONE_BODY, Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import blank_form, lead_label, title_form
-from gotchas.reading.tree import Section, walk
+from gotchas.reading.tree import Section, document, walk
 from gotchas.reading.units import lesson_items
 from gotchas.vocabulary import words
 
@@ -243,23 +243,28 @@ def _empty_lesson(found: Reading, state: State) -> str | None:
 def _one_of_many(found: Reading, state: State) -> str | None:
     """A file titled as lessons (``# Pitfalls``, ``# Mistake log``) read as one lesson: a log
     holding one lesson so far, or lessons written in a shape the reading did not see."""
-    tops = state.tree.children
-    if found.kind != "single-lesson" or len(tops) != 1 or tops[0].heading is None:
+    top = document(state.tree)
+    if found.kind != "single-lesson" or top is None:
         return None
-    title = tops[0].title
+    title = top.title
     if not vocabulary.names_lessons(title) or vocabulary.names_one_lesson(title):
         return None
     guess = f"the reading is a guess: the file, titled {title!r}, is read as one lesson; runner-up: "
-    kept = _outside_notes(tops[0])
+    kept = _outside_notes(top)
     if not kept:  # all of it under ``## Format`` or the like, which every pin leaves out
         return guess + "the lessons inside it (no pin reads them under a section about the file)"
-    unit = _unit_within(kept, tops[0])
+    unit = _unit_within(kept, top)
     return guess + f'the lessons inside it; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
 
 
 # where a section's name ends: its aside, or the subject after a colon or a dash (``Known bugs
 # (updated by /spec)``, ``Lessons Learned - Kindle Parsing Bug Fix``)
 _NAME_END = re.compile(r"[(（:：]|\s[-—–]\s")
+
+
+def _plural(word: str) -> bool:
+    """An English word in the plural, by its ending (``issues``, not ``process``)."""
+    return word.endswith("s") and not word.endswith("ss")
 
 
 def _lessons_name(title: str) -> bool:
@@ -274,7 +279,7 @@ def _lessons_name(title: str) -> bool:
     name = vocabulary.bare_title(head)
     if not name or name[-1:].isdigit() or words(name) > 3 or not vocabulary.names_lessons(name):
         return False
-    if name.isascii() and not any(w.endswith("s") and not w.endswith("ss") for w in name.split()):
+    if name.isascii() and not any(map(_plural, name.split())):
         return False  # ``Known issue: …``, ``Process mistake: …``: one, in the singular
     return not vocabulary.names_one_lesson(title)
 
@@ -291,7 +296,7 @@ def _one_of_them(title: str) -> bool:
         return False
     if not title.isascii():
         return True  # a script without plural endings: its name is all there is to go by
-    return any(w.endswith("s") and not w.endswith("ss") and vocabulary.names_lessons(w) for w in bare.split())
+    return any(_plural(w) and vocabulary.names_lessons(w) for w in bare.split())
 
 
 def _section_of_many(found: Reading, state: State) -> str | None:
@@ -363,10 +368,9 @@ def _problems_unread(found: Reading, state: State) -> str | None:
     that section may hold the lessons."""
     if found.kind != "not-lessons":
         return None
-    tops = state.tree.children
-    document = tops[0] if len(tops) == 1 and tops[0].heading is not None else None
+    top = document(state.tree)
     for section in walk(state.tree):
-        if section.heading is None or section is document:
+        if section.heading is None or section is top:
             continue
         if vocabulary.names_problems(section.title) and not vocabulary.names_lessons(section.title):
             written = [b for s in walk(section) for b in s.body if b.kind in ("item", "paragraph")]
@@ -385,10 +389,10 @@ def _titled_as_guide(found: Reading, state: State) -> str | None:
     """A file titled as a guide or its rules (``# Rules: Errors``, ``# Debugging Guide``), in
     words naming no lessons, read as a file of lessons: its sections may be the guide's rules,
     holding none."""
-    tops = state.tree.children
-    if found.kind != "lessons" or len(tops) != 1 or tops[0].heading is None:
+    top = document(state.tree)
+    if found.kind != "lessons" or top is None:
         return None
-    title = tops[0].title
+    title = top.title
     if not vocabulary.GUIDE_TITLE.compiled.search(title) or vocabulary.names_lessons(title):
         return None
     return (
@@ -402,13 +406,13 @@ def _debugging_method(found: Reading, state: State) -> str | None:
     """A file titled as debugging (``# Debugging Protocol``, ``# Debug Diagnostics``) in words
     naming no lessons, read as lessons, none of whose sections is titled as problems met or
     lessons: it may be a method to follow or tools to use, holding no lesson learned."""
-    tops = state.tree.children
-    if found.kind == "not-lessons" or len(tops) != 1 or tops[0].heading is None:
+    top = document(state.tree)
+    if found.kind == "not-lessons" or top is None:
         return None
-    title = tops[0].title
+    title = top.title
     if not vocabulary.DEBUGGING_TITLE.compiled.search(title) or vocabulary.names_lessons(title):
         return None
-    parts = [s for s in walk(tops[0]) if s is not tops[0]]
+    parts = [s for s in walk(top) if s is not top]
     if any(vocabulary.names_problems(s.title) or vocabulary.names_lessons(s.title) for s in parts):
         return None
     return (

@@ -18,7 +18,7 @@ from gotchas.blockmap import Block
 from gotchas.reading.model import Note, Span, heading_runs
 from gotchas.reading.state import State
 from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, OWN_FIELDS, names_superseded, title_form
-from gotchas.reading.tree import Section, leaves
+from gotchas.reading.tree import Section, document, leaves
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
 _MIN_SERIES = 5
@@ -93,8 +93,8 @@ def _in_numbered_group(span: Span) -> bool:
 
 def _document_title(state: State) -> str | None:
     """The title over the whole file, when one heading holds every other."""
-    tops = state.tree.children
-    return tops[0].title if len(tops) == 1 and tops[0].heading is not None else None
+    found = document(state.tree)
+    return found.title if found is not None else None
 
 
 def _titled_lessons(span: Span, title: str | None) -> bool:

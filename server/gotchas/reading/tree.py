@@ -108,6 +108,12 @@ def folded(title: str) -> str:
     return " ".join(title.lower().split())
 
 
+def document(root: Section) -> Section | None:
+    """The section whose heading holds every other (the file's title), when there is one."""
+    tops = root.children
+    return tops[0] if len(tops) == 1 and tops[0].heading is not None else None
+
+
 def walk(section: Section) -> Iterator[Section]:
     """The section and every section below it, in file order."""
     yield section
