@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 
+from gotchas import blocks
 from gotchas.edit.caveat import annotate_block
 from gotchas.edit.form import Form
 from gotchas.edit.lesson import Lesson
 from gotchas.edit.lines import ATX, CLOSING_HASHES, bare_line
 from gotchas.edit.splice import Insertion, next_entry_line
-from gotchas.edit.successor import heading_lines
+from gotchas.edit.successor import heading_lines, setext_title
 from gotchas.edit.titles import styled_title
 from gotchas.record import THEMATIC_BREAK, Entry, Record
 
@@ -35,7 +35,7 @@ class HeadingForm(Form):
         shown = styled_title(record, like, match["text"] if match else like.title, new.title)
         closing = CLOSING_HASHES.search(head) if match else None
         underline = _setext_underline(lines, like) if match is None else ""
-        if underline and not _plain_line(shown):
+        if underline and not _reads_as_heading(setext_title(shown, underline), like.level):
             underline = ""  # ``1. …`` over a rule is a list item: written as ``## 1. …`` instead
         ending = closing[0] if closing else ""
         return heading_lines(like.level, shown, new, new_id, links, ending, underline), shown
@@ -65,13 +65,11 @@ def _setext_underline(lines: Sequence[bytes], like: Entry) -> str:
     return under[0] if under and under[0] in "=-" and under == under[0] * len(under) else ""
 
 
-# a line that opens no block of its own (a list item, a quote, a heading, a fence, a table row,
-# an indented code line): over an underline it is a setext heading's title
-_BLOCK_START = re.compile(r"^(?: {4}|\t| {0,3}(?:[-+*>#|]|\d{1,9}[.)](?:\s|$)|```|~~~|<))")
-
-
-def _plain_line(text: str) -> bool:
-    return bool(text.strip()) and _BLOCK_START.match(text) is None
+def _reads_as_heading(title: Sequence[str], level: int) -> bool:
+    """Whether ``title``'s lines read back as one heading of ``level``, as the record's parser
+    reads them: a title opening a block of its own (``1. …``, ``> …``) does not."""
+    found = blocks.scan("\n".join(title) + "\n").blocks
+    return len(found) == 1 and found[0].kind == "heading" and found[0].level == level
 
 
 def _after_sub_lessons(record: Record, anchor: Entry) -> int:

@@ -55,6 +55,11 @@ def body_lines(body: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", body)
 
 
+def setext_title(shown: str, underline: str) -> list[str]:
+    """``shown`` over a line of ``underline`` (``=`` or ``-``) as long as it, three at least."""
+    return [shown, underline * max(3, len(shown))]
+
+
 def heading_lines(
     level: int,
     shown: str,
@@ -66,7 +71,7 @@ def heading_lines(
 ) -> list[str]:
     """A heading entry; ``closing`` is the target's closing sequence (`` ##``), when it has one;
     ``underline`` its setext underline's character (``=`` or ``-``), when it is written so."""
-    title = [shown, underline * max(3, len(shown))] if underline else [f"{'#' * level} {shown}{closing}"]
+    title = setext_title(shown, underline) if underline else [f"{'#' * level} {shown}{closing}"]
     head = [*title, "", field_line(new, new_id, links, wants_id(shown, new, new_id))]
     if new.diagnostic:
         head.append(f"diagnostic: {new.diagnostic}")
