@@ -234,7 +234,7 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
     empty: list[Section] = []
     notes = short = placeholders = 0
     for section in leaves(root):
-        placeholder = reader.placeholder_only(section)
+        placeholder = reader.placeholder_only(section) or _waits_after_intro(reader, section, titled)
         if placeholder or reader.awaits_lessons(section):
             if not titled and not vocabulary.names_lessons(section.title):
                 return None
@@ -261,6 +261,21 @@ def _empty_log(reader: Reader, frame: Frame) -> Reading | None:
 
 
 _NOTES = 3  # short notes an empty log keeps about itself; more are short lessons
+
+
+def _waits_after_intro(reader: Reader, section: Section, titled: bool) -> bool:
+    """A section titled as lessons whose prose says what its entries will hold and whose last
+    line says none is written yet (``Each entry: what happened, root cause …`` over ``No entries
+    yet.``): the placeholder closes it, so the prose above is its introduction, no lesson."""
+    if section.children or not (titled or vocabulary.names_lessons(section.title)):
+        return False
+    content = [b for b in section.body if b.kind not in ("html", "hr")]
+    if len(content) < 2 or any(b.kind not in ("paragraph", "quote") for b in content[:-1]):
+        return False
+    last = content[-1]
+    if last.kind not in ("paragraph", "quote", "item") or last.end - last.start != 1:
+        return False
+    return recording.is_placeholder(reader.first_text(last).lstrip("> "))
 
 
 def _short_note(section: Section) -> bool:
