@@ -332,7 +332,7 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
         return section in tops and vocabulary.names_hindsight(section.title)
 
     sections = [_narrowed(s) for s in reader.find_sections(root, titled, hindsight)]
-    if not sections:
+    if not sections or _siblings_alike(reader, root, sections):
         return None
     if all(vocabulary.names_one_lesson(s.title) for s in sections):
         if reader.parts_of_one(root.children):
@@ -344,6 +344,30 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
     found = reader.find_sections(root, titled, lambda s: hindsight(s) or reader.has_entry_fields(s))
     sections = [_narrowed(s) for s in found]
     return reader.read_scopes(sections, "a guide whose lessons live in its lessons section")
+
+
+_LABEL = re.compile(r"^(?:[-*+]\s+)?(?:\*\*|__)([^*_:：]{1,40})[:：]?(?:\*\*|__)[:：]?")
+
+
+def _siblings_alike(reader: Reader, root: Section, chosen: list[Section]) -> bool:
+    """Sections beside the one titled as lessons whose sub-sections open with the same field
+    labels (``**Sintoma:**``, ``- **根因**:``): one title among the categories of one list named
+    the lessons, every category holds them, so the file is read whole."""
+    if not all(s in root.children for s in chosen) or len(chosen) == len(root.children):
+        return False
+    others = [c for c in root.children if c not in chosen and c.children and not aside.is_meta(c.title)]
+
+    def labels(section: Section) -> set[str]:
+        found = set()
+        for child in section.children:
+            first = next((b for b in child.body if b.kind not in ("html", "hr")), None)
+            match = _LABEL.match(reader.lines[first.start].strip()) if first is not None else None
+            if match is not None:
+                found.add(match[1].strip().lower())
+        return found
+
+    ours = set().union(*(labels(s) for s in chosen))
+    return bool(ours) and bool(others) and all(labels(o) & ours for o in others)
 
 
 def _narrowed(section: Section) -> Section:
