@@ -268,12 +268,13 @@ class State:
         """The file's closing line about itself, not prose of the section it happens to close: a
         stamp of when it was updated (``*Last updated: 2026-05-06*``), or a line wholly in italics
         after a ``---`` rule (``*Captured 2026-05-08, build session for the demo.*``)."""
-        if block.kind != "paragraph" or block.end - block.start != 1 or block.end < self._content_end():
+        if block.kind != "paragraph" or block.end - block.start > 3 or block.end < self._content_end():
             return False
         line = self.lines[block.start]
-        if vocabulary.UPDATED_STAMP.compiled.match(line) is not None:
+        if block.end - block.start == 1 and vocabulary.UPDATED_STAMP.compiled.match(line) is not None:
             return True
-        if _ITALIC_LINE.match(line) is None:
+        # or a few such lines, each wholly in italics (``*Last distilled: —*`` / ``*Source: —*``)
+        if any(_ITALIC_LINE.match(self.lines[n]) is None for n in range(block.start, block.end)):
             return False
         at = bisect.bisect_left(self.blocks, block.start, key=_BLOCK_START)
         return at > 0 and self.blocks[at - 1].kind == "hr"  # the block above it is a ``---`` rule

@@ -369,7 +369,7 @@ class Traits(State):
         if section.children:
             return False
         # a closing note on the file (``*This file is updated when …*``) is no content of the section's
-        lone = _only_content(section.body, skip=self.names_file)
+        lone = _only_content(section.body, skip=lambda b: self.names_file(b) or self.is_footer(b))
         if lone is None or lone.kind not in ("item", "paragraph", "quote"):
             return False
         if lone.kind == "quote":
