@@ -72,6 +72,9 @@ _PLACEHOLDER = LazyPattern(
     r"(?:none|nothing)\s+(?:(?:identified|found|known|reported|recorded|observed)\s+)?"
     r"(?:currently|yet|so\s+far|right\s+now|for\s+now|at\s+th(?:is|e)\s+(?:time|moment))"
     r"(?:\s+(?:open|known|pending|outstanding))?\s*(?:[.;:,—–]|$)|"
+    # or the time first: ``None currently identified``, ``Nothing yet reported.``
+    r"(?:none|nothing)\s+(?:currently|yet|so\s+far)\s+(?:identified|found|known|reported|recorded|observed)"
+    r"\s*(?:[.;:,—–]|$)|"
     r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)|"
     # ``No lessons recorded yet``; ``No critical issues at this time``, ``No regressions detected``
     r"no\s+(?:(?:known|open|critical|high|medium|low|major|minor|priority)\s+){0,2}"
