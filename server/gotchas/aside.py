@@ -247,7 +247,10 @@ _REPORT_PARTS = re.compile(
     r"(?:key\s+|debug\s+)?log\s+(?:locations?|files)|where\s+to\s+find\s+(?:the\s+)?logs|"
     # how to get back to a working state: a procedure beside the problems (``## Recovery Procedures``)
     r"recovery(?:\s+(?:procedures?|steps|commands|playbook))?|"
-    r"(?:current(?:ly)?\s+)?working\s+features)$",
+    r"(?:current(?:ly)?\s+)?working\s+features|(?:confirmed|verified)\s+working|needs?\s+(?:more\s+)?testing|"
+    # the work not done yet, beside the issues met (``## In-Progress / Not Yet Implemented``)
+    r"(?:in[- ]progress|not\s+yet\s+implemented)"
+    r"(?:\s*(?:/|&|and)\s*(?:in[- ]progress|not\s+yet\s+implemented))?)$",
     re.IGNORECASE,
 )
 
