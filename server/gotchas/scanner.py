@@ -253,15 +253,12 @@ class _Scan:
         line = 0
         while line < total:
             text = view[line]
-            if not text.strip(_BLANK):
+            if not text or not text.strip(_BLANK):  # most blank lines are empty: no call
                 line += 1
                 continue
-            mark, lists = len(self.blocks), self.lists
             try:
                 line = self.block(line, text)
-            except _Unsure:
-                del self.blocks[mark:]
-                self.lists = lists
+            except _Unsure:  # raised before the block kept anything: nothing to take back
                 line = self.fallback(line)
         return BlockMap(tuple(self.blocks), LineSet.of(self.literal))
 
@@ -287,7 +284,7 @@ class _Scan:
             self.blocks.append(Block("heading", start, start + 1, level=level, title=title))
             return start + 1
         if kind == _RULE_LINE:
-            self.blocks.append(Block("hr", start, start + 1))
+            self.blocks.append(_new(Block, ("hr", start, start + 1, 0, "", "", -1)))
             return start + 1
         if kind == _FENCE:
             return self.fence(start, rest)
@@ -303,6 +300,8 @@ class _Scan:
         line = start + 1
         while line < total:
             text = view[line]
+            if not text:
+                break  # the usual end: an empty line, told without a call
             rest = text.lstrip(" ")
             if not rest.strip(_BLANK):
                 break
@@ -339,7 +338,7 @@ class _Scan:
                     and not body.lstrip(char).strip(_BLANK)
                 ):
                     break
-        self.blocks.append(Block("fence", start, line))
+        self.blocks.append(_new(Block, ("fence", start, line, 0, "", "", -1)))
         self.literal[start:line] = b"\x01" * (line - start)
         return line
 
@@ -350,7 +349,7 @@ class _Scan:
         while line < total and not _html_ends(condition, view[line]):
             line += 1
         end = min(line + 1, total)
-        self.blocks.append(Block("html", start, end))
+        self.blocks.append(_new(Block, ("html", start, end, 0, "", "", -1)))
         self.literal[start:end] = b"\x01" * (end - start)
         return end
 
@@ -370,14 +369,19 @@ class _Scan:
             line += 1
         if not view[line - 1].strip(" >\t"):
             raise _Unsure  # a quote ending on empty lines reaches on past the blank ones after it
-        self.blocks.append(Block("quote", start, line))
+        self.blocks.append(_new(Block, ("quote", start, line, 0, "", "", -1)))
         return line
 
     def list(self, start: int, marker: str, width: int, content: str) -> int:
-        """A list: its items, each to the line where the next block starts."""
+        """A list: its items, each to the line where the next block starts.
+
+        The items are kept only once the whole list is read, so a list handed to markdown-it
+        halfway leaves nothing behind.
+        """
         view, total = self.view, self.total
         kind = marker[-1]  # "-", "+", "*" or an ordered list's "." or ")"
-        self.lists += 1
+        list_id = self.lists + 1
+        items: list[Block] = []
         line = start
         while True:
             if _risky(content):
@@ -400,11 +404,13 @@ class _Scan:
                     raise _Unsure
                 last = line
                 line += 1
-            self.blocks.append(_new(Block, ("item", first, line, 0, marker, "", self.lists)))
+            items.append(_new(Block, ("item", first, line, 0, marker, "", list_id)))
             if line >= total:
-                return line
+                break
             text = view[line]
             rest = text.lstrip(" ")
+            if last < line - 1 and rest[0] not in "-+*0123456789":
+                break  # past a blank line only a next item goes on the list: no need to classify
             indent = len(text) - len(rest)
             after = _classify(rest, indent)
             if after == _ITEM:
@@ -415,10 +421,13 @@ class _Scan:
                     marker, width, content = found
                     continue
                 else:
-                    return line  # another kind of marker: a new list starts here
+                    break  # another kind of marker: a new list starts here
             if after in (_TEXT, _UNSURE) and last == line - 1:
                 raise _Unsure  # perhaps a lazy continuation line
-            return line
+            break
+        self.blocks.extend(items)
+        self.lists = list_id
+        return line
 
     def fallback(self, start: int) -> int:
         """markdown-it reads the top-level block starting on line ``start``; the line after it."""
