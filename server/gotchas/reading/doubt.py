@@ -260,6 +260,9 @@ def _one_of_many(found: Reading, state: State) -> str | None:
 # where a section's name ends: its aside, or the subject after a colon or a dash (``Known bugs
 # (updated by /spec)``, ``Lessons Learned - Kindle Parsing Bug Fix``)
 _NAME_END = re.compile(r"[(（:：]|\s[-—–]\s")
+# a character each of its matches holds: one search for these settles most titles at once, where
+# ``_NAME_END`` tries both of its forms at every character
+_NAME_END_MARK = re.compile(r"[(（:：—–-]")
 
 
 def _plural(word: str) -> bool:
@@ -272,8 +275,10 @@ def _lessons_name(title: str) -> bool:
     (``🐛 Known Issues``, ``Lessons Learned - Parsing Fix``); an entry's own number (``Mistake 1:
     …``) or the singular (``Known issue: …``) names one."""
     first = title.split(None, 4)
-    if len(first) > 4 and _NAME_END.search(title, 0, len(title) - len(first[4])) is None:
-        return False  # most lessons' titles: five words or more before any aside, a sentence
+    if len(first) > 4:
+        fifth = len(title) - len(first[4])
+        if _NAME_END_MARK.search(title, 0, fifth) is None or _NAME_END.search(title, 0, fifth) is None:
+            return False  # most lessons' titles: five words or more before any aside, a sentence
     cut = _NAME_END.search(title)
     head = title[: cut.start()] if cut is not None else title
     name = vocabulary.bare_title(head)

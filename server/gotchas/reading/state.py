@@ -513,8 +513,10 @@ class State:
         found = self._file_maps.get(table.start)
         if found is None:
             first = self.lines[table.start + 2] if table.start + 2 < table.end else ""
-            if "`" not in first and "](" not in first:
-                found = self._file_maps[table.start] = False  # most tables: no file in the first row
+            # most tables: one row under the header (a column is two rows or more), or no file
+            # in the first row
+            if table.end - table.start < 4 or ("`" not in first and "](" not in first):
+                found = self._file_maps[table.start] = False
                 return found
             rows = self.table_rows(table)
             width = min((len(r) for r in rows), default=0)

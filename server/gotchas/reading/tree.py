@@ -115,10 +115,14 @@ def document(root: Section) -> Section | None:
 
 
 def walk(section: Section) -> Iterator[Section]:
-    """The section and every section below it, in file order."""
-    yield section
-    for child in section.children:
-        yield from walk(child)
+    """The section and every section below it, in file order, from one stack (as ``leaves``):
+    a generator a level would pass each section up through every level above it."""
+    stack = [section]
+    while stack:
+        current = stack.pop()
+        yield current
+        if current.children:
+            stack.extend(reversed(current.children))  # the first child on top
 
 
 def leaves(section: Section) -> Iterator[Section]:
