@@ -343,10 +343,11 @@ def names_problems(title: str) -> bool:
     return bool(_PROBLEMS.compiled.search(plain(title)))
 
 
-# a sentence that opens by naming the file it is in: ``This document catalogs …``
+# a sentence that opens by naming the file it is in: ``This document catalogs …`` (asked of
+# every paragraph: the symbols before its first word are passed over once, not once a language)
 _THIS_FILE = LazyPattern(
-    r"^\W*this\s+(?:document|file|page|doc)\b|^\W*(?:este|ce|dieses|questo)\s+"
-    r"(?:documento|document|fichier|dokument|archivo|arquivo)\b|^\W*本(?:文档|文件|文)|^\W*このファイル|^\W*이\s*문서",
+    r"^\W*(?:this\s+(?:document|file|page|doc)\b|(?:este|ce|dieses|questo)\s+"
+    r"(?:documento|document|fichier|dokument|archivo|arquivo)\b|本(?:文档|文件|文)|このファイル|이\s*문서)",
     re.IGNORECASE,
 )
 

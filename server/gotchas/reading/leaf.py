@@ -65,9 +65,11 @@ def leaf_evidence(
     else:
         score += 0.5
         reasons.append("its body is one lesson bullet")
+    texts = [item_text(state.lines[s.start]) for s in units]  # each bullet's text, read once
     # a successor this tool wrote among them need not carry one (its fields name it)
-    theirs = [s for s in units if not state.writes_own(Block("item", s.start, s.end))]
-    ided = sum(1 for s in theirs if ID_LEAD.match(item_text(state.lines[s.start])))
+    pairs = zip(units, texts, strict=True)
+    theirs = [text for s, text in pairs if not state.writes_own(Block("item", s.start, s.end))]
+    ided = sum(1 for text in theirs if ID_LEAD.match(text))
     if len(theirs) >= 2 and ided == len(theirs):
         score += 1.5
         reasons.append("each of its bullets carries an id of its own (PITFALL-001, L-007), as lessons do")
@@ -77,9 +79,7 @@ def leaf_evidence(
     if len(units) >= 2 and vocabulary.names_open_questions(section.title):
         score += 2.0
         reasons.append("its title names open questions over a list of them: each an issue still open")
-    if len(units) >= 3 and vocabulary.names_procedure(
-        section.title, (item_text(state.lines[s.start]) for s in units)
-    ):
+    if len(units) >= 3 and vocabulary.names_procedure(section.title, texts):
         score -= 2.0
         reasons.append("its bullets are steps to take (Check …, Verify …): one problem's procedure")
     # a problem is told in a few words (``## Offline screen shows``); one word names a category
@@ -92,10 +92,10 @@ def leaf_evidence(
     ):
         score -= 2.0
         reasons.append("a problem in a troubleshooting file: its few short bullets are what to check or know")
-    if len(units) >= 2 and any(_CONTINUES.match(item_text(state.lines[s.start])) for s in units[1:]):
+    if len(units) >= 2 and any(_CONTINUES.match(text) for text in texts[1:]):
         score -= 1.5
         reasons.append("a bullet continues the one before it (Otherwise …, Without it …): one lesson's facts")
-    stated = sum(opens_bold_sentence(item_text(state.lines[s.start])) for s in units)
+    stated = sum(opens_bold_sentence(text) for text in texts)
     if len(units) >= 3 and stated * 3 >= len(units) * 2:
         score += 1.5
         reasons.append("its bullets open with bold sentences, as lessons do")

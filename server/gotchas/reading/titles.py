@@ -31,13 +31,18 @@ def _core(title: str) -> str:
 # ``LuaHelper 不提示``): one problem, its bullets what to check or do about it. Narrower than the
 # words ``vocabulary.names_trouble`` takes for trouble: ``missing``, ``failures`` and ``not found``
 # name categories of lessons as often as one symptom (measured: five files read worse with them)
-_SYMPTOM = re.compile(
-    r"\b(?:not\s+(?:working|showing|loading|found|starting|updating|connecting|displaying|appearing|firing|"
-    r"triggering|saving)|fails?|failing|empty|slow|broken|crash(?:es|ing)?|blank|white\s+screen|doesn'?t|"
-    r"won'?t|can'?t|cannot|out\s+of\s+sync|hangs?|times\s+out|stuck|freezes?|unavailable|refused)\b|"
-    r"不(?:提示|显示|工作|生效)|无法|失败|报错|\b(?:verbindet|funktioniert|startet|lädt)\s+nicht\b|"
-    r"\bno\s+funciona\b|не\s+работает",
-    re.IGNORECASE,
+# Three searches, not one: an alternation mixing words after ``\b`` with words in other scripts
+# tries every alternative at every character; apart, each script's words are found fast.
+_SYMPTOM = (
+    re.compile(
+        r"\b(?:(?:not\s+(?:working|showing|loading|found|starting|updating|connecting|displaying|appearing|"
+        r"firing|triggering|saving)|fails?|failing|empty|slow|broken|crash(?:es|ing)?|blank|white\s+screen|"
+        r"doesn'?t|won'?t|can'?t|cannot|out\s+of\s+sync|hangs?|times\s+out|stuck|freezes?|unavailable|refused)\b|"
+        r"(?:verbindet|funktioniert|startet|lädt)\s+nicht\b|no\s+funciona\b)",
+        re.IGNORECASE,
+    ),
+    re.compile(r"не\s+работает", re.IGNORECASE),
+    re.compile(r"不(?:提示|显示|工作|生效)|无法|失败|报错"),
 )
 
 
@@ -62,7 +67,7 @@ _RELATIVE = re.compile(r"\b(?:that|which|what|who)\b", re.IGNORECASE)
 
 def _names_symptom(title: str) -> bool:
     """A symptom met (``Terminal verbindet nicht``), not a kind of thing that shows one."""
-    return _SYMPTOM.search(title) is not None and _RELATIVE.search(title) is None
+    return any(symptom.search(title) for symptom in _SYMPTOM) and _RELATIVE.search(title) is None
 
 
 def _numbered(title: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 from gotchas import parts, recording, vocabulary
 from gotchas.blockmap import Block
@@ -177,9 +178,10 @@ class Traits(State):
         """``- Mistake: …`` / ``- Root cause: …`` / ``- Fix: …``, then ``- Mistake: …`` again: a
         list of fields told over and over in one order holds one lesson a run. The first bullet
         of each run; none when the fields do not come back so."""
-        first = next((b for b in body if b.kind == "item"), None)
-        if first is None or not self.is_field_item(first):
-            return []  # most bodies: no bullet, or a first one that is no field
+        if "item" not in map(_KIND, body):
+            return []  # most bodies: no bullet
+        if not self.is_field_item(next(b for b in body if b.kind == "item")):
+            return []  # or a first one that is no field
         items = [b for b in body if b.kind == "item"]
         if len(items) < 4:
             return []
@@ -285,7 +287,7 @@ class Traits(State):
         """A body that is only the file's key: a list or a table of the labels its sections or
         rows carry (``- 🔴 **CRITICAL** — blocks users`` over ``## 🔴 CRITICAL``), or a table
         restating its headings."""
-        if any(b.kind in ("paragraph", "heading", "fence", "quote") for b in body):
+        if not _PROSE.isdisjoint(map(_KIND, body)):
             return False  # most bodies: prose is no key
         body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         if not body:
@@ -315,7 +317,7 @@ class Traits(State):
         """Two or more items, each only a link or opening with a file's name, and nothing else
         but rules: references. One item linking into a folder of lessons is a catalog's line
         too, and a section of those makes the file an index (``pointer``)."""
-        if any(b.kind in ("paragraph", "heading", "fence", "quote", "table") for b in body):
+        if not _PROSE_OR_TABLE.isdisjoint(map(_KIND, body)):
             return False  # most bodies: prose is no pointer list
         body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         if not body or body[0].kind != "item" or not self.is_pointer_item(body[0]):
@@ -408,7 +410,7 @@ class Traits(State):
         Preferences`` over ``<!-- Template: … -->``) shows a reader nothing: it waits too. Its
         own title and body decide, never its siblings, so a lesson added beside it leaves it as
         it was."""
-        if section.children or not all(b.kind in ("html", "hr") for b in section.body):
+        if section.children or not _ASIDES.issuperset(map(_KIND, section.body)):
             return False
         if any(self.comment(b) for b in section.body) and all(
             b.kind == "hr" or self.comment(b) for b in section.body
@@ -428,6 +430,13 @@ class Traits(State):
             for n in range(b.start, b.end if b.start < owned else b.start + 1)
         )
 
+
+# A block's kind, read over a whole body in C (``map``), not by a generator a section: the
+# first tests of several traits ask which kinds a body holds, of every section.
+_KIND = attrgetter("kind")
+_PROSE = frozenset(("paragraph", "heading", "fence", "quote"))  # blocks that are no list or table
+_PROSE_OR_TABLE = _PROSE | {"table"}
+_ASIDES = frozenset(("html", "hr"))  # comments and rules: nothing a reader sees as text
 
 # a short label over a block of code: ``**Check if you're in the right place:**``, ``On Windows:``
 _LABEL = re.compile(r"^\s*[*_]*[^*_\n]{1,80}[:：][*_]*\s*$")

@@ -130,6 +130,15 @@ def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -
 _LEAD_FIRSTS = frozenset("[*_0123456789")
 
 
+def _may_lead(lines: Sequence[str], body: Sequence[Block]) -> bool:
+    """Whether a paragraph of ``body`` opens with a lead-in's first character: asked of every
+    body before its paragraphs are read as lead-ins, in a loop (not a generator) for its cost."""
+    for block in body:
+        if block.kind == "paragraph" and lines[block.start].lstrip()[:1] in _LEAD_FIRSTS:
+            return True
+    return False
+
+
 def _is_lead(state: State, text: str) -> bool:
     """A timestamp lead (``[2030-01-02] Title: …``) or a bold lead-in that is no field label."""
     if not text or text[0] not in _LEAD_FIRSTS:
@@ -179,7 +188,7 @@ def _lists_under_leads(state: State, body: Sequence[Block]) -> bool:
     """Two or more lead-in paragraphs, and every list comes after the first of them: the
     lists are those lessons' parts (``**Reproduce the case first.** Use …`` / ``- #834 came
     back 4 times``)."""
-    if not any(b.kind == "paragraph" and state.lines[b.start].lstrip()[:1] in _LEAD_FIRSTS for b in body):
+    if not _may_lead(state.lines, body):
         return False
     leads = lead_paragraphs(state, body)
     if len(leads) < 2:
@@ -345,9 +354,8 @@ def _dated_log(state: State, body: Sequence[Block]) -> bool:
 def paragraph_unit(
     state: State, section: Section, body: Sequence[Block], end: int, why: str
 ) -> list[Span] | None:
-    lines = state.lines
     # both ask for a paragraph opening with a lead-in's first character: most bodies hold none
-    if not any(b.kind == "paragraph" and lines[b.start].lstrip()[:1] in _LEAD_FIRSTS for b in body):
+    if not _may_lead(state.lines, body):
         return None
     leads = lead_paragraphs(state, body) or _lone_kept_lead(state, body)
     if not leads:
