@@ -7,7 +7,7 @@ lesson; these are the words that say so.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
 from functools import lru_cache
 
 from gotchas.pattern import LazyPattern
@@ -273,17 +273,23 @@ _DECISIONS = re.compile(r"(?:key\s+)?architect(?:ure|ural)\s+decisions\b|арх�
 _LETTER_LEAD = re.compile(r"^[a-z][.)]\s+")  # on the plain, lower-cased title
 
 
-def _by_first_letter(hints: Sequence[str]) -> str:
-    """``a(?:dd|bout)|f(?:ormat)``: an alternation of ``hints`` that tries, at each character,
-    only the hints starting with it (a plain one would try every hint at every character)."""
+def _tree(hints: Iterable[str]) -> str:
+    """``a(?:dd|bout)|f(?:ormat|ollow)``: ``hints`` as one alternation, a tree of their letters:
+    a search tries, at each character, only the hints starting with it, and of those only the
+    ones going on with the next (a plain alternation would try every hint at every character)."""
     rests: dict[str, list[str]] = {}
     for hint in hints:
-        rests.setdefault(hint[0], []).append(re.escape(hint[1:]))
-    return "|".join(f"{re.escape(first)}(?:{'|'.join(rest)})" for first, rest in rests.items())
+        rests.setdefault(hint[:1], []).append(hint[1:])  # ``futur`` ends where ``future`` goes on: ``e|``
+    return "|".join(
+        re.escape(first + rest[0]) if len(rest) == 1 else f"{re.escape(first)}(?:{_tree(rest)})"
+        for first, rest in rests.items()
+    )
 
 
-# Whether an ASCII title holds one of the hints, in one search.
-_ASCII_META_HINT = re.compile(_by_first_letter([hint for hint in _META_HINTS if hint.isascii()]))
+# Whether a title holds one of the hints, in one search: an ASCII title is searched for the
+# ASCII hints alone (none other is in ASCII text), as the others would slow every search.
+_ASCII_META_HINT = re.compile(_tree(hint for hint in _META_HINTS if hint.isascii()))
+_META_HINT = re.compile(_tree(_META_HINTS))
 
 
 @lru_cache(maxsize=4096)
@@ -291,10 +297,7 @@ def is_meta(title: str) -> bool:
     """A section about the file itself (how to add, a template, contents), by its words: code it
     quotes (``project_template_tasks``, ``index.ts``) names the project's things, not the file's."""
     lowered = title.lower()  # a hint first, by substring
-    if lowered.isascii():  # no other hint is in ASCII text
-        if _ASCII_META_HINT.search(lowered) is None:
-            return False
-    elif not any(map(lowered.__contains__, _META_HINTS)):
+    if (_ASCII_META_HINT if lowered.isascii() else _META_HINT).search(lowered) is None:
         return False
     quoted = title.count("`") // 2  # each code span is a word of the title's length
     if quoted:
