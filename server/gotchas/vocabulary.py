@@ -427,8 +427,14 @@ _COMMANDS = re.compile(
 
 
 def names_commands(title: str) -> bool:
-    # asked of every section: most titles name no command at all, found in one search of them
-    if _COMMAND_WORD.search(title.lower()) is None:
+    # asked of every section: most titles name no command at all, an ASCII one told so by four
+    # substring tests (twice as fast as the search; ``commande`` holds ``command``)
+    lowered = title.lower()
+    if lowered.isascii():
+        named = "command" in lowered or "comando" in lowered or "befehl" in lowered or "procedure" in lowered
+    else:
+        named = _COMMAND_WORD.search(lowered) is not None
+    if not named:
         return False
     return bool(_COMMANDS.match(bare_title(title).strip(" :.")))
 
