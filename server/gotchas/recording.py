@@ -142,7 +142,10 @@ def asks_to_record(text: str) -> bool:
     if len(text) > 300 or "`" in text:
         return False
     lowered = text.lower()  # most texts name none of these: the patterns are not tried
-    if not any(map(lowered.__contains__, _RECORD_HINTS)):
+    for hint in _RECORD_HINTS:  # a loop of ``in``: ``any(map(lowered.__contains__, …))`` is slower
+        if hint in lowered:
+            break
+    else:
         return False
     said = plain(text)
     return bool(_ASKS_TO_RECORD.compiled.search(said)) and bool(_RECORDED.compiled.search(said))
