@@ -245,10 +245,14 @@ class State:
     def names_file(self, block: Block) -> bool:
         """A paragraph of the outline that opens by naming the file it is in (``This document
         catalogs …``)."""
+        return block.kind == "paragraph" and block.start in self.naming_lines()
+
+    def naming_lines(self) -> frozenset[int]:
+        """Where the outline's paragraphs that name the file start (``names_file``)."""
         if self._naming is None:  # asked of every paragraph by several rules: all found at once
             paragraphs = (b.start for b in self.outline if b.kind == "paragraph")
             self._naming = vocabulary.lines_naming_file(self.lines, paragraphs)
-        return block.kind == "paragraph" and block.start in self._naming
+        return self._naming
 
     def empty_item(self, block: Block) -> bool:
         """``- `` alone, no text on any of its lines: the bullet the next lesson will fill."""
