@@ -74,7 +74,7 @@ class Traits(State):
         first = _first_content(section.body)
         if first is None or first.kind != "paragraph":
             return False
-        if not self.names_file(first) and not MARK.compiled.match(self.lines[first.start]):
+        if first.start not in self.naming_lines() and not MARK.compiled.match(self.lines[first.start]):
             return False  # most sections: their first paragraph is no mark and names no file
         content = self.own_content(section)
         if len(content) != 1 or not self.names_file(content[0]):
@@ -397,7 +397,7 @@ class Traits(State):
         closing stamp) is no content of the section's. Asked of every leaf: only a paragraph
         may be such a note, and only one near the file's end its stamp (``is_footer``)."""
         naming = self.naming_lines()
-        last = self._content_end()
+        last = self.content_end
         found = None
         for block in body:
             kind = block.kind
