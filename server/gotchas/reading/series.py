@@ -122,9 +122,10 @@ def own_entry(state: State, span: Span) -> bool:
 
 def _supersedes(state: State, span: Span) -> bool:
     """An entry whose own field lines say what it supersedes: a successor this tool wrote.
-    Asked of many headings of a run: the word is looked for before any pattern is tried."""
-    head = state.lines[span.body : min(span.end, span.body + 4)]
-    if not any("upersedes" in line or "UPERSEDES" in line for line in head):
+    Asked of many headings of a run: the word is looked for before any pattern is tried, in
+    the lines joined (it holds no line break, so it is found in one line of them or none)."""
+    head = "\n".join(state.lines[span.body : min(span.end, span.body + 4)])
+    if "upersedes" not in head and "UPERSEDES" not in head:
         return False  # most headings: no such field
     return names_superseded(_field_lines(state, span))
 

@@ -105,7 +105,8 @@ class State:
         # whether ``spans_from`` titles list items now: off while a leaf only weighs its units
         # (``sections.Reader.read_leaf``), which titles them once they are its entries
         self.item_titles = True
-        self.content_end = -1  # ``_content_end``, found when first asked
+        # the line after the file's last line of text: a block ending before it is no closing stamp
+        self.content_end = _text_end(lines)
         # where the file uses each label (``key``): found when a list or table first asks
         self.label_sites: dict[str, list[tuple[int, tuple[str, ...]]]] | None = None
         self._ledgers: frozenset[int] | None = None
@@ -245,10 +246,14 @@ class State:
     def names_file(self, block: Block) -> bool:
         """A paragraph of the outline that opens by naming the file it is in (``This document
         catalogs …``)."""
+        return block.kind == "paragraph" and block.start in self.naming_lines()
+
+    def naming_lines(self) -> frozenset[int]:
+        """Where the outline's paragraphs that name the file start (``names_file``)."""
         if self._naming is None:  # asked of every paragraph by several rules: all found at once
             paragraphs = (b.start for b in self.outline if b.kind == "paragraph")
             self._naming = vocabulary.lines_naming_file(self.lines, paragraphs)
-        return block.kind == "paragraph" and block.start in self._naming
+        return self._naming
 
     def empty_item(self, block: Block) -> bool:
         """``- `` alone, no text on any of its lines: the bullet the next lesson will fill."""
@@ -268,8 +273,8 @@ class State:
         """The file's closing line about itself, not prose of the section it happens to close: a
         stamp of when it was updated (``*Last updated: 2026-05-06*``), or a line wholly in italics
         after a ``---`` rule (``*Captured 2026-05-08, build session for the demo.*``)."""
-        if block.kind != "paragraph" or block.end - block.start > 3 or block.end < self._content_end():
-            return False
+        if block.end < self.content_end or block.kind != "paragraph" or block.end - block.start > 3:
+            return False  # most blocks: text follows them, settled by one comparison
         line = self.lines[block.start]
         if block.end - block.start == 1 and vocabulary.UPDATED_STAMP.compiled.match(line) is not None:
             return True
@@ -287,15 +292,6 @@ class State:
             return end  # most bodies: their last block is no stamp
         above = [b for b in body[:-1] if b.kind != "html"]
         return above[-1].start if above and above[-1].kind == "hr" else last.start
-
-    def _content_end(self) -> int:
-        """The line after the file's last line of text (found once, when first asked)."""
-        if self.content_end < 0:
-            end = len(self.lines)
-            while end and not self.lines[end - 1].strip():
-                end -= 1
-            self.content_end = end
-        return self.content_end
 
     def is_tick(self, block: Block) -> bool:
         """A checkbox or a done mark: progress, not a lesson; but a checkbox naming an issue in
@@ -478,7 +474,7 @@ class State:
             cuts = [b.start for b in body if b.kind in ("html", "hr") or self.is_footer(b)]
         else:
             cuts = [b.start for b in body if b.kind == "hr"] if kind == "block" else []
-            if end >= self._content_end():  # the file's last units alone: the stamp closes the file
+            if end >= self.content_end:  # the file's last units alone: the stamp closes the file
                 end = self.closing_stamp(body or section.body, end)  # the last lesson ends before it
         stops = unit_stops([b.start for b in starts], [b.end for b in starts], cuts, end, kind == "item")
         out = []
@@ -576,6 +572,14 @@ def unit_stops(
                 at += 1
         out.append(stop)
     return out
+
+
+def _text_end(lines: Sequence[str]) -> int:
+    """The line after the last line of ``lines`` with text on it."""
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return end
 
 
 def starting_within(blocks: Sequence[Block], start: int, stop: int) -> Sequence[Block]:

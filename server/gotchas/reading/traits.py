@@ -9,7 +9,7 @@ and blocks only, never how its siblings read.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
 
 from gotchas import parts, recording, vocabulary
@@ -74,7 +74,7 @@ class Traits(State):
         first = _first_content(section.body)
         if first is None or first.kind != "paragraph":
             return False
-        if not self.names_file(first) and not MARK.compiled.match(self.lines[first.start]):
+        if first.start not in self.naming_lines() and not MARK.compiled.match(self.lines[first.start]):
             return False  # most sections: their first paragraph is no mark and names no file
         content = self.own_content(section)
         if len(content) != 1 or not self.names_file(content[0]):
@@ -370,8 +370,7 @@ class Traits(State):
         ``_No lessons recorded yet._``, ``> 当前为空。``)."""
         if section.children:
             return False
-        # a closing note on the file (``*This file is updated when …*``) is no content of the section's
-        lone = _only_content(section.body, skip=lambda b: self.names_file(b) or self.is_footer(b))
+        lone = self._lone_text(section.body)
         if lone is None or lone.kind not in ("item", "paragraph", "quote"):
             return False
         if lone.kind == "quote":
@@ -391,6 +390,27 @@ class Traits(State):
             or self.asks_to_record(lone)
             or blank_form(self.lines[lone.start : lone.end])
         )
+
+    def _lone_text(self, body: Sequence[Block]) -> Block | None:
+        """The one block of ``body`` that is no comment or rule, if it holds just one; a closing
+        note on the file (``*This file is updated when …*``, a paragraph naming the file or its
+        closing stamp) is no content of the section's. Asked of every leaf: only a paragraph
+        may be such a note, and only one near the file's end its stamp (``is_footer``)."""
+        naming = self.naming_lines()
+        last = self.content_end
+        found = None
+        for block in body:
+            kind = block.kind
+            if kind in ("html", "hr"):
+                continue
+            if kind == "paragraph" and (
+                block.start in naming or (block.end >= last and self.is_footer(block))
+            ):
+                continue
+            if found is not None:
+                return None
+            found = block
+        return found
 
     def unfilled_form(self, section: Section) -> bool:
         """A heading written as the entries' form with its blanks left in, over fields nobody
@@ -452,12 +472,12 @@ def _first_content(body: Sequence[Block]) -> Block | None:
     return None
 
 
-def _only_content(body: Sequence[Block], skip: Callable[[Block], bool] | None = None) -> Block | None:
-    """The one block of ``body`` that is no comment or rule (nor ``skip``), if it holds just one
-    (settled at the second: a leaf is read by this for every section of a file)."""
+def _only_content(body: Sequence[Block]) -> Block | None:
+    """The one block of ``body`` that is no comment or rule, if it holds just one (settled at
+    the second)."""
     found = None
     for block in body:
-        if block.kind not in ("html", "hr") and (skip is None or not skip(block)):
+        if block.kind not in ("html", "hr"):
             if found is not None:
                 return None
             found = block
