@@ -289,7 +289,7 @@ def _tree(hints: Iterable[str]) -> str:
 # Whether a title holds one of the hints, in one search: an ASCII title is searched for the
 # ASCII hints alone (none other is in ASCII text), as the others would slow every search.
 _ASCII_META_HINT = re.compile(_tree(hint for hint in _META_HINTS if hint.isascii()))
-_META_HINT = re.compile(_tree(_META_HINTS))
+_META_HINT = LazyPattern(_tree(_META_HINTS))  # compiled for the first title outside ASCII
 
 
 @lru_cache(maxsize=4096)
@@ -297,7 +297,7 @@ def is_meta(title: str) -> bool:
     """A section about the file itself (how to add, a template, contents), by its words: code it
     quotes (``project_template_tasks``, ``index.ts``) names the project's things, not the file's."""
     lowered = title.lower()  # a hint first, by substring
-    if (_ASCII_META_HINT if lowered.isascii() else _META_HINT).search(lowered) is None:
+    if (_ASCII_META_HINT if lowered.isascii() else _META_HINT.compiled).search(lowered) is None:
         return False
     quoted = title.count("`") // 2  # each code span is a word of the title's length
     if quoted:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from gotchas import vocabulary
+from gotchas.pattern import LazyPattern
 from gotchas.reading.text import CLAUSE, CODE_SPAN, DATE, DISCOVERED, NUMBERED_TITLE, TICKET
 from gotchas.vocabulary import words
 
@@ -39,10 +40,10 @@ _SYMPTOM_WORDS = (
     r"doesn'?t|won'?t|can'?t|cannot|out\s+of\s+sync|hangs?|times\s+out|stuck|freezes?|unavailable|refused)\b|"
     r"(?:verbindet|funktioniert|startet|lädt)\s+nicht\b|no\s+funciona\b)"
 )
-_SYMPTOM = (
-    re.compile(_SYMPTOM_WORDS, re.IGNORECASE),
-    re.compile(r"не\s+работает", re.IGNORECASE),
-    re.compile(r"不(?:提示|显示|工作|生效)|无法|失败|报错"),
+_SYMPTOM = (  # compiled for the first title outside ASCII
+    LazyPattern(_SYMPTOM_WORDS, re.IGNORECASE),
+    LazyPattern(r"не\s+работает", re.IGNORECASE),
+    LazyPattern(r"不(?:提示|显示|工作|生效)|无法|失败|报错"),
 )
 # An ASCII title holds none of the other scripts' words, and is searched lower-cased: the same
 # match as ``IGNORECASE`` gives in ASCII, found three times as fast.
@@ -73,7 +74,7 @@ def _names_symptom(title: str) -> bool:
     if title.isascii():
         found = _ASCII_SYMPTOM.search(title.lower()) is not None
     else:
-        found = any(symptom.search(title) for symptom in _SYMPTOM)
+        found = any(symptom.compiled.search(title) for symptom in _SYMPTOM)
     return found and _RELATIVE.search(title) is None
 
 
