@@ -272,6 +272,24 @@ def test_the_caveat_of_a_bullet_stays_in_it_before_an_unindented_quote() -> None
     assert b"- a bullet\n  red-herring-for: #7" in plan.data
 
 
+def test_marking_a_lesson_among_categories_alike_keeps_the_file_read_whole() -> None:
+    """Categories whose lessons open with one field label are read whole; the mark and caveat
+    written over one of them hide no label, so the file is still read whole after the edit."""
+    data = (
+        b"# Render notes\n\n## Engine pitfalls\n\n### 1. Blurry pixel art\n**Symptom:** smeared.\n\n"
+        b"### 2. Jitter\n**Symptom:** shakes.\n\n## Workflow\n\n### 3. Unsigned commits\n"
+        b"**Symptom:** the hook rejects them.\n"
+    )
+    before = record.parse(data)
+    assert before.reading is not None and before.reading.kind == "lessons"
+    plan = edit.plan_supersede(before, target=before.entries[2], task="#7", new=LESSON)
+    after = record.parse(plan.data)
+    assert verification.check_edit(before, after, plan, LESSON).ok
+    assert after.reading is not None
+    assert (after.reading.kind, after.reading.reason) == (before.reading.kind, before.reading.reason)
+    assert [e.title for e in after.entries] == [*(e.title for e in before.entries), "4. Confirmed cause"]
+
+
 def test_a_lesson_with_prose_over_sub_lessons_supersedes_alone() -> None:
     """A heading with paragraphs of its own over a sub-lesson: superseding either one marks it
     and adds the successor, and the other keeps its lines."""
