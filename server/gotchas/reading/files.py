@@ -19,7 +19,7 @@ from gotchas.reading import pinned, series
 from gotchas.reading.model import ONE_BODY, Note, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
-from gotchas.reading.text import CAVEAT, MARK, TEMPLATE, blank_title
+from gotchas.reading.text import CAVEAT, TEMPLATE, blank_title
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, leaves, walk
 from gotchas.reading.units import unit_spans
@@ -357,18 +357,12 @@ def _siblings_alike(reader: Reader, root: Section, chosen: list[Section]) -> boo
         return False
     others = [c for c in root.children if c not in chosen and c.children and not aside.is_meta(c.title)]
 
-    def written(block: Block) -> bool:
-        """What this tool wrote into a lesson (its mark, the caveat, a successor's fields), so a
-        correction leaves the categories' reading as it was."""
-        line = reader.lines[block.start]
-        return bool(MARK.compiled.match(line) or CAVEAT.compiled.match(line)) or reader.writes_own(block)
-
     def labels(section: Section) -> set[str]:
         found = set()
         for child in section.children:
-            body = (b for b in child.body if b.kind not in ("html", "hr") and not written(b))
-            first = next(body, None)
-            match = _LABEL.match(reader.lines[first.start].strip()) if first is not None else None
+            # past a red-herring mark and its caveat: a correction leaves the categories' reading
+            content = reader.own_content(child)
+            match = _LABEL.match(reader.lines[content[0].start].strip()) if content else None
             if match is not None:
                 found.add(match[1].strip().lower())
         return found
