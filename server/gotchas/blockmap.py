@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Literal, NamedTuple
 
 BlockKind = Literal["heading", "paragraph", "item", "fence", "html", "hr", "table", "quote"]
@@ -32,6 +33,11 @@ class Block(NamedTuple):
     marker: str = ""
     title: str = ""
     list_id: int = -1
+
+
+# a block's kind as a function: a body's kinds are read in one ``map`` (``"item" in map(KIND, body)``),
+# not by a generator a section, where the reading asks it of every section
+KIND = attrgetter("kind")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from operator import attrgetter
 
-from gotchas.blockmap import Block
+from gotchas.blockmap import KIND, Block
 from gotchas.reading.leaf import marked, unmarked_role
 from gotchas.reading.model import Note, Span
 from gotchas.reading.state import State
@@ -26,7 +25,6 @@ from gotchas.reading.tree import Section
 from gotchas.reading.units import unit_spans
 
 Read = list[tuple[Section, list[Span]]]
-_KIND = attrgetter("kind")  # a block's kind, read over a body in C (``map``)
 # for each child, the groups and left-out notes it added: [g0, g1) and [l0, l1)
 Added = list[tuple[int, int, int, int]]
 SiblingRule = Callable[[State, Read, Added], tuple[Read, Added]]
@@ -35,7 +33,7 @@ SiblingRule = Callable[[State, Read, Added], tuple[Read, Added]]
 def _list_only(state: State, section: Section) -> bool:
     """A leaf whose body is a list and nothing else, a red-herring mark and its quote aside
     (marking a lesson must not change how its siblings read)."""
-    if section.children or "item" not in map(_KIND, section.body):
+    if section.children or "item" not in map(KIND, section.body):
         return False  # most bodies hold no list: told in C, before any block is looked at
     found = False
     for b in section.body:  # most others open with prose: settled at their first block
@@ -158,7 +156,7 @@ def _replace(
 def _lone_table(state: State, section: Section) -> Block | None:
     """The table a leaf's body is, and nothing else (rules, comments and a red-herring mark
     aside); else None."""
-    if section.children or "table" not in map(_KIND, section.body):
+    if section.children or "table" not in map(KIND, section.body):
         return None  # most bodies hold no table: told in C, before a list of their blocks is made
     blocks = [b for b in section.body if b.kind not in ("html", "hr")]
     if len(blocks) == 3 and blocks[1].kind == "quote" and blocks[2].kind == "table":

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from operator import attrgetter
 
 from gotchas import parts, recording, vocabulary
-from gotchas.blockmap import Block
+from gotchas.blockmap import KIND, Block
 from gotchas.reading import key
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
@@ -178,7 +177,7 @@ class Traits(State):
         """``- Mistake: …`` / ``- Root cause: …`` / ``- Fix: …``, then ``- Mistake: …`` again: a
         list of fields told over and over in one order holds one lesson a run. The first bullet
         of each run; none when the fields do not come back so."""
-        if "item" not in map(_KIND, body):
+        if "item" not in map(KIND, body):
             return []  # most bodies: no bullet
         if not self.is_field_item(next(b for b in body if b.kind == "item")):
             return []  # or a first one that is no field
@@ -287,7 +286,7 @@ class Traits(State):
         """A body that is only the file's key: a list or a table of the labels its sections or
         rows carry (``- 🔴 **CRITICAL** — blocks users`` over ``## 🔴 CRITICAL``), or a table
         restating its headings."""
-        if not _PROSE.isdisjoint(map(_KIND, body)):
+        if not _PROSE.isdisjoint(map(KIND, body)):
             return False  # most bodies: prose is no key
         body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         if not body:
@@ -317,7 +316,7 @@ class Traits(State):
         """Two or more items, each only a link or opening with a file's name, and nothing else
         but rules: references. One item linking into a folder of lessons is a catalog's line
         too, and a section of those makes the file an index (``pointer``)."""
-        if not _PROSE_OR_TABLE.isdisjoint(map(_KIND, body)):
+        if not _PROSE_OR_TABLE.isdisjoint(map(KIND, body)):
             return False  # most bodies: prose is no pointer list
         body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         if not body or body[0].kind != "item" or not self.is_pointer_item(body[0]):
@@ -430,7 +429,7 @@ class Traits(State):
         Preferences`` over ``<!-- Template: … -->``) shows a reader nothing: it waits too. Its
         own title and body decide, never its siblings, so a lesson added beside it leaves it as
         it was."""
-        if section.children or not _ASIDES.issuperset(map(_KIND, section.body)):
+        if section.children or not _ASIDES.issuperset(map(KIND, section.body)):
             return False
         if any(self.comment(b) for b in section.body) and all(
             b.kind == "hr" or self.comment(b) for b in section.body
@@ -451,9 +450,7 @@ class Traits(State):
         )
 
 
-# A block's kind, read over a whole body in C (``map``), not by a generator a section: the
-# first tests of several traits ask which kinds a body holds, of every section.
-_KIND = attrgetter("kind")
+# the kinds the first tests of several traits ask of every section's body
 _PROSE = frozenset(("paragraph", "heading", "fence", "quote"))  # blocks that are no list or table
 _PROSE_OR_TABLE = _PROSE | {"table"}
 _ASIDES = frozenset(("html", "hr"))  # comments and rules: nothing a reader sees as text
