@@ -52,13 +52,13 @@ def _project(tmp_path: Path, data: bytes, config: str | None = None) -> Path:
         (root / ".claude" / "gotchas.toml").write_text(config, encoding="utf-8")
     return root
 
+
 def _listed_lines(root: Path, home: Path) -> list[str]:
     """The line ranges ``gotchas list`` prints, in a run that says nothing of a guess."""
     done = _run(root, home, "list")
     assert done.returncode == 0, done.stderr
     assert "guess" not in done.stdout + done.stderr
     return [line.split("\t")[1] for line in done.stdout.splitlines()]
-
 
 
 def test_a_mixed_reading_says_it_is_a_guess() -> None:
@@ -721,4 +721,143 @@ def test_one_lesson_for_want_of_shape_under_a_title_saying_what_was_learned_says
     data = SHORT_TITLED.replace(b"# Day 4", b"# Token expiry broke the nightly import twice")
     parsed = record.parse(data)
     assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
+    assert parsed.reading.notice is None
+
+
+def _numbered_guide(pitfalls_title: str, others: list[str]) -> bytes:
+    """A user guide of numbered sections, one of them titled as pitfalls over two bullets."""
+    parts = ["# Sampler — user guide\n"]
+    for n, title in enumerate([*others[:3], pitfalls_title, *others[3:]], 1):
+        parts.append(f"\n## {n}. {title}\n\n")
+        if title == pitfalls_title:
+            parts.append("- **Unbounded priors** - the sampler wanders off.\n")
+            parts.append("- **Fixed seeds** - every chain agrees.\n")
+        else:
+            parts.append(f"The {title.lower()} is easy to get wrong: check it before every run.\n")
+    return "".join(parts).encode()
+
+
+SERIES = [
+    "Metallicity is solar-relative",
+    "The parameter vector is a dict",
+    "Units mismatch in the flux",
+    "Observations come before the model",
+    "Broadening widths are in km/s",
+]
+
+
+def test_a_lessons_section_in_a_numbered_series_is_a_guess_and_its_pin_reads_the_file_whole(
+    tmp_path: Path,
+) -> None:
+    """A guide's one section titled as pitfalls among numbered sections written alike: those may
+    be lessons too. It says so, and the pin it names lists every section."""
+    data = _numbered_guide("Sampler pitfalls", SERIES)
+    parsed = record.parse(data)
+    assert parsed.reading is not None and parsed.reading.kind == "lessons-section"
+    assert len(parsed.entries) == 2
+    notice = parsed.reading.notice or ""
+    assert "chose the lessons of '4. Sampler pitfalls', one of 6 sections written alike" in notice
+    pin = UNIT_PIN.search(notice)
+    assert pin is not None and pin[1] == "h2"
+    root = _project(tmp_path, data, f'entries = "{pin[1]}"\n')
+    assert len(_listed_lines(root, tmp_path / "home")) == 6
+
+
+def test_a_lessons_section_in_a_short_series_says_nothing() -> None:
+    """Three sections beside it are no series: a guide's parts."""
+    parsed = record.parse(_numbered_guide("Sampler pitfalls", SERIES[:3]))
+    assert parsed.reading is not None and parsed.reading.kind == "lessons-section"
+    assert parsed.reading.notice is None
+
+
+TAGGED = b"""# Build notes
+
+## [LESSON] Gotchas of the grammar files
+
+- **Never mix tabs and spaces** - the lexer counts both as one column.
+- **Keep one rule a line** - the generator joins them otherwise.
+
+## [CYCLE 4] Seven-layer architecture integration
+
+The layers talk through one bus; each adapter owns its own retries.
+
+## [FIX] TS5097 cascade after the import rewrite
+
+Every `.ts` import needs `allowImportingTsExtensions` once `noEmit` is on.
+
+## [FIX] TS2339 on the timeouts object
+
+The object was declared `as const` in one package and widened in the other.
+
+## [CYCLE 5] Caching layer rewrite
+
+The cache keys now carry the schema version, so old entries die with a deploy.
+
+## [FIX] Flaky watcher on network drives
+
+Polling replaces native events when the path is a mount.
+
+## [CYCLE 6] Release gating
+
+A release waits for two green nightly runs in a row.
+"""
+
+
+def test_a_lessons_section_beside_many_plain_sections_is_a_guess(tmp_path: Path) -> None:
+    """A guide's section titled as lessons beside six sections about neither the file, a
+    report's parts nor the project's setup: they may hold lessons too."""
+    parsed = record.parse(TAGGED)
+    assert parsed.reading is not None and parsed.reading.kind == "lessons-section"
+    notice = parsed.reading.notice or ""
+    assert "beside 6 sections about neither the file nor the project" in notice
+    pin = UNIT_PIN.search(notice)
+    assert pin is not None and pin[1] == "h2"
+    root = _project(tmp_path, TAGGED, f'entries = "{pin[1]}"\n')
+    assert len(_listed_lines(root, tmp_path / "home")) == 7
+
+
+POSTMORTEM = b"""# Postmortem: embeddings queue stalled
+
+## Issue summary
+
+The embeddings queue stopped for nine hours.
+
+## Timeline
+
+The first alert fired at 16:00; the fix shipped at 05:45.
+
+## Root causes identified
+
+A step reused a variable across retries.
+
+## Why it took so long to find
+
+The logs of each step were kept apart.
+
+## Prevention measures implemented
+
+Each step now logs its inputs.
+
+## Lessons learned
+
+- **Isolate step state** - a retry must not see the last attempt's variables.
+- **Log at the boundary** - the input of each step, once.
+
+## Action items
+
+Add an alert on queue depth.
+"""
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        POSTMORTEM,
+        # a record of progress: its status sections hold no lessons
+        TAGGED.replace(b"one bus;", b"one bus.\n\n- [x] Wire the bus\n- [ ] Wire the retries\n\nEach"),
+    ],
+)
+def test_a_report_or_a_progress_file_with_a_lessons_section_says_nothing(data: bytes) -> None:
+    parsed = record.parse(data)
+    assert parsed.reading is not None and parsed.reading.kind == "lessons-section"
     assert parsed.reading.notice is None

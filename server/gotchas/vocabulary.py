@@ -489,6 +489,12 @@ _STEP = LazyPattern(
 )
 
 
+def names_guide_section(title: str) -> bool:
+    """A guide's own section (``## Setup``, ``## Build commands``); not ``## Build 3 — Gated
+    onboarding``, a period of the work."""
+    return GUIDE_WORDS.compiled.search(plain(title)) is not None and not names_period(title)
+
+
 # a title saying something goes wrong: ``Operations Not Working``, ``Controller Not Detected``, ``Build is
 # Slow``, ``Styling Broken``
 _TROUBLE = LazyPattern(

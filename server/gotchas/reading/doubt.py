@@ -14,7 +14,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
-from gotchas import recording, vocabulary
+from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.quoting import toml_string
 from gotchas.reading.model import ONE_BODY, Reading, Span, heading_runs, shape, unit_name
@@ -326,6 +326,63 @@ def _section_of_many(found: Reading, state: State) -> str | None:
     return None
 
 
+def _lessons_beside(found: Reading, state: State) -> str | None:
+    """A guide's lessons section among siblings that may hold lessons too: one of a series
+    written alike (``## 4. SFH pitfalls`` among ``## 1. Metallicity is solar-relative``, ``## 2.
+    …``), or beside sections about neither the file, a report's parts nor the project's setup
+    (``## [LESSON] …`` beside ``## [FIX] …``, ``## [CYCLE 4] …``). The runner-up reads the
+    file whole. A record of progress is left alone: its status sections hold no lessons."""
+    if found.kind != "lessons-section" or _progress_file(state):
+        return None
+    for chosen in found.sections:
+        parent = _holding(state.tree, chosen.start)
+        own = next((c for c in parent.children if c.start == chosen.start), None) if parent else None
+        if parent is None or own is None or own.heading is None or own.level == 1:
+            continue  # titles of the first level side by side are no series of one list
+        others = [c for c in parent.children if c.heading is not None and c.start not in _starts(found)]
+        form = title_form(own.title)
+        alike = [c for c in others if form is not None and title_form(c.title) == form]
+        if len(alike) >= _SERIES and len(alike) * 3 >= len(others) * 2:
+            why = f"one of {len(alike) + 1} sections written alike"
+        elif words(vocabulary.bare_title(own.title)) > 2 and _plain_beside(others):
+            why = f"beside {len(others)} sections about neither the file nor the project"
+        else:
+            continue
+        unit = f"h{own.level}"
+        return (
+            f"the reading is a guess: chose the lessons of {own.title!r}, {why}; runner-up: the file read "
+            f'whole, its sections lessons too; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
+        )
+    return None
+
+
+_SERIES = 4  # siblings at least, written as the lessons section is, to make a series of it
+
+
+def _starts(found: Reading) -> set[int]:
+    return {n.start for n in found.sections}
+
+
+def _plain_beside(others: Sequence[Section]) -> bool:
+    """Five sections or more beside the lessons, three in four of them not about the file, not a
+    report's parts and not the project's setup: they may be lessons untitled as such."""
+    plain = [c for c in others if not _kept_apart(c.title)]
+    return len(plain) >= 5 and len(plain) * 4 >= len(others) * 3
+
+
+def _kept_apart(title: str) -> bool:
+    """A section about the file, a report's own part, or the project's setup: no lesson."""
+    return aside.is_meta(title) or aside.is_report_part(title) or vocabulary.names_guide_section(title)
+
+
+def _progress_file(state: State) -> bool:
+    """A record of progress: titled so, or ticking steps off."""
+    top = document(state.tree)
+    if top is not None and vocabulary.names_progress(top.title):
+        return True
+    return any(b.kind == "item" and state.is_tick(b) for b in state.blocks)
+
+
 def _inner_unit(section: Section) -> str:
     """The unit of the lessons inside a section titled as lessons: its sub-sections' level, or
     the bullets when every sub-section is a list alone (``### Minor bugs`` over bugs)."""
@@ -470,6 +527,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a short-titled lesson with next to nothing in it", _empty_lesson),
     ("a file titled as lessons read as one lesson", _one_of_many),
     ("a section titled as lessons read as one lesson", _section_of_many),
+    ("a guide's lessons section beside sections that may hold lessons", _lessons_beside),
     ("a file read as one lesson for want of any shape", _one_body),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
     ("a file titled as a guide read as lessons", _titled_as_guide),

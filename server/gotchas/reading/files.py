@@ -438,7 +438,7 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
     if not _untitled_lessons(frame):
         return None
     tops = root.children
-    guide = sum(1 for s in tops if _guide_section(s.title))
+    guide = sum(1 for s in tops if vocabulary.names_guide_section(s.title))
     titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.compiled.search(root.title))
     if tops and guide >= 2 and (guide * 3 >= len(tops) or titled):
         return Reading(
@@ -449,12 +449,6 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
         why = f"rules: the title {root.title!r} names rules to follow, and no section is titled as lessons"
         return Reading("not-lessons", [], why)
     return None
-
-
-def _guide_section(title: str) -> bool:
-    """``## Setup``, ``## Build commands``; not ``## Build 3 — Gated onboarding``, a period of the work."""
-    guide = vocabulary.GUIDE_WORDS.compiled.search(vocabulary.plain(title)) is not None
-    return guide and not vocabulary.names_period(title)
 
 
 def _progress(reader: Reader, frame: Frame) -> Reading | None:
