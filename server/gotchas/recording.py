@@ -154,8 +154,11 @@ def asks_to_record(text: str) -> bool:
 # the record's own units named in its text: a policy for keeping lessons speaks of them in every
 # section (``Lessons are stored in `.orqa/lessons/` ``, ``When to write an entry``); a lesson
 # speaks of its subject, and names a lesson at most in the label it opens with (``**Lesson:**``)
-# (not an entry's own number, ``Lesson 12``: that names one entry, it does not speak of lessons)
-_RECORD_WORDS = LazyPattern(r"\b(?:lessons?|entr(?:y|ies)|learnings?)\b(?!\s+#?\d)", re.IGNORECASE)
+# (not an entry's own number or id, ``Lesson 12``, ``LESSON-004``: that names one entry, it does
+# not speak of lessons; a tag going on in words, ``lesson-02-props``, names a lesson taught)
+_RECORD_WORDS = LazyPattern(
+    r"\b(?:lessons?|entr(?:y|ies)|learnings?)\b(?!\s+#?\d|[-_]\d+(?![\w-]))", re.IGNORECASE
+)
 # the links this tool writes name entries by id (``supersedes: lesson-0-title (for #7)``)
 _OWN_LINKS = LazyPattern(r"\b(?:supersedes|superseded-by|red-herring-for)\s*:[^|Â·\n]*", re.IGNORECASE)
 _OPENING_LABEL = LazyPattern(
@@ -170,8 +173,12 @@ _LABEL_LINE = LazyPattern(r"^\s*(?:\*\*|__)[^\s*_][^*_\n]{0,40}(?:\*\*|__)\s*[:ï
 
 
 def _is_label_line(line: str) -> bool:
-    """``**Lesson**``, ``__Lessons learned:__``: a bold label of three words at most, alone."""
-    return line.lstrip()[:2] in ("**", "__") and bool(_LABEL_LINE.compiled.match(line)) and words(line) <= 3
+    """``**Lesson**``, ``__Lessons learned:__``, ``### Lesson``: a bold label or a heading of three
+    words at most, alone."""
+    head = line.lstrip()[:2]
+    if head == "##" or (head[:1] == "#" and head[1:] in (" ", "\t")):
+        return words(line.lstrip("# \t")) <= 3
+    return head in ("**", "__") and bool(_LABEL_LINE.compiled.match(line)) and words(line) <= 3
 
 
 def speaks_of_the_record(lines: Sequence[str]) -> bool:
