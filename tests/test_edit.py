@@ -534,3 +534,45 @@ def test_a_table_whose_body_repeats_its_header_keeps_its_rows_when_a_row_is_adde
     plan = edit.plan_capture(parsed, new=captured, after=parsed.entries[-1])
     check = verification.check_edit(parsed, record.parse(plan.data), plan, captured)
     assert check.ok, check.problems
+
+
+STAMPED = (
+    b"# Gotchas\n\n## Cache keys ignore the lockfile\n\nHash the lockfile into the key.\n\n"
+    b"## Retries hide permanent failures\n\nRetry only on 5xx and timeouts.\n\n"
+    b"---\n\n*Last updated: 2026-01-01*\n"
+)
+STAMP = b"\n---\n\n*Last updated: 2026-01-01*\n"
+
+
+@pytest.mark.parametrize(
+    "stamp", [b"*Last updated: 2026-01-01*", b"*Kept by the platform team; reviewed in May.*"]
+)
+def test_a_successor_of_the_last_heading_lesson_goes_above_the_files_closing_stamp(stamp: bytes) -> None:
+    """The ``---`` rule and stamp closing the file are the file's: the last lesson ends above
+    them, its successor is written there, and the stamp stays the file's last lines."""
+    data = STAMPED.replace(b"*Last updated: 2026-01-01*", stamp)
+    parsed = record.parse(data)
+    target = parsed.entries[-1]
+    assert target.end_line == 9  # the lesson's text, not the rule and the stamp below it
+    lesson = edit.lesson(
+        "Confirmed cause", body="It was the cache.", tasks=["#7"], root_cause="confirmed", diagnostic="look"
+    )
+    plan = edit.plan_supersede(parsed, target=target, task="#7", new=lesson)
+    after = record.parse(plan.data)
+    assert verification.check_edit(parsed, after, plan, lesson).ok
+    assert plan.data.endswith(b"\n---\n\n" + stamp + b"\n")
+    assert plan.data.index(b"## Confirmed cause") < plan.data.index(b"\n---\n")
+
+
+def test_a_lesson_captured_at_the_end_goes_above_the_files_closing_stamp() -> None:
+    """Captured after the last lesson, a new one is written above the closing stamp, where it
+    is read as the last lesson; written below it, every lesson read otherwise and the capture
+    was refused."""
+    parsed = record.parse(STAMPED)
+    captured = edit.lesson("Captured cause", body="Body line.", tasks=["#8"], root_cause="suspected")
+    plan = edit.plan_capture(parsed, new=captured, after=None)
+    after = record.parse(plan.data)
+    check = verification.check_edit(parsed, after, plan, captured)
+    assert check.ok, check.problems
+    assert plan.data.endswith(STAMP)
+    assert [e.title for e in after.entries][-1] == "Captured cause"

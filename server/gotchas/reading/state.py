@@ -443,14 +443,19 @@ class State:
         return out
 
     def heading_span(self, section: Section, reason: str, end: int | None = None) -> Span:
+        """A lesson that is a heading, up to ``end`` (its section's end); the file's last one ends
+        before the file's closing stamp, so an edit after it goes above the stamp."""
         heading = section.heading
         assert heading is not None
         level = heading.level
+        stop = section.end if end is None else end
+        if stop >= self.content_end:
+            stop = self.closing_stamp(starting_within(self.blocks, heading.end, stop), stop)
         return Span(
             "heading",
             section.start,
             heading.end,
-            section.end if end is None else end,
+            stop,
             heading.title,
             level,
             HASHES[level],
