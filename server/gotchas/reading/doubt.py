@@ -334,12 +334,13 @@ def _lessons_beside(found: Reading, state: State) -> str | None:
     file whole. A record of progress is left alone: its status sections hold no lessons."""
     if found.kind != "lessons-section" or _progress_file(state):
         return None
+    starts = {n.start for n in found.sections}
     for chosen in found.sections:
         parent = _holding(state.tree, chosen.start)
         own = next((c for c in parent.children if c.start == chosen.start), None) if parent else None
         if parent is None or own is None or own.heading is None or own.level == 1:
             continue  # titles of the first level side by side are no series of one list
-        others = [c for c in parent.children if c.heading is not None and c.start not in _starts(found)]
+        others = [c for c in parent.children if c.heading is not None and c.start not in starts]
         form = title_form(own.title)
         alike = [c for c in others if form is not None and title_form(c.title) == form]
         if len(alike) >= _SERIES and len(alike) * 3 >= len(others) * 2:
@@ -357,10 +358,6 @@ def _lessons_beside(found: Reading, state: State) -> str | None:
 
 
 _SERIES = 4  # siblings at least, written as the lessons section is, to make a series of it
-
-
-def _starts(found: Reading) -> set[int]:
-    return {n.start for n in found.sections}
 
 
 def _plain_beside(others: Sequence[Section]) -> bool:
