@@ -576,3 +576,28 @@ def test_a_lesson_captured_at_the_end_goes_above_the_files_closing_stamp() -> No
     assert check.ok, check.problems
     assert plan.data.endswith(STAMP)
     assert [e.title for e in after.entries][-1] == "Captured cause"
+
+
+ONE_STAMPED = (
+    b"# The lockfile must be in the cache key\n\n"
+    b"Stale modules came back after a dependency bump because the cache key ignored the lockfile.\n"
+    b"Hash the lockfile into the key, and bust the cache on every bump of the package manager.\n"
+    + STAMP
+)
+
+
+def test_a_correction_to_a_one_lesson_file_keeps_its_closing_stamp_last() -> None:
+    """A file that is one lesson ends above its closing stamp: the mark, the caveat and the new
+    lesson go there, and the stamp stays the file's last lines; below it, the edit was refused."""
+    parsed = record.parse(ONE_STAMPED)
+    (target,) = parsed.entries
+    assert target.kind == "document" and target.end_line == 4
+    lesson = edit.lesson(
+        "Confirmed cause", body="It was the cache.", tasks=["#7"], root_cause="confirmed", diagnostic="look"
+    )
+    plan = edit.plan_supersede(parsed, target=target, task="#7", new=lesson)
+    check = verification.check_edit(parsed, record.parse(plan.data), plan, lesson)
+    assert check.ok, check.problems
+    assert plan.data.endswith(STAMP)
+    mark, new = plan.data.index(b"Red herring for #7"), plan.data.index(b"## Confirmed cause")
+    assert mark < new < plan.data.rindex(b"---")

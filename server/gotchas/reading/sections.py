@@ -84,8 +84,11 @@ class Reader(Traits):
         return out
 
     def single(self, reason: str) -> Reading:
+        """The whole file as one lesson, up to the file's closing stamp: the stamp stays last
+        when a correction adds its mark and a new lesson."""
         title = self.document_title()
-        span = Span("document", 0, 1, self.total, title, 0, "", None, reason)
+        end = self.closing_stamp(self.blocks[-3:], self.total)
+        span = Span("document", 0, 1, end, title, 0, "", None, reason)
         return Reading("single-lesson", [span] if self.total else [], reason)
 
     def matter_value(self, *keys: str) -> str:
