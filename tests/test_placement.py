@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gotchas import errors, placement, record
+from gotchas import errors, placement, record, recording
 from support.clients import RECORD_PATH, gotchas, make_scenario_repo, run_gotchas
 from support.project import SCENARIO
 
@@ -104,3 +104,89 @@ def test_the_choice_is_pure_and_one_section_needs_no_choice() -> None:
     last = placement.after(flat, title="Other", body="c", tasks=["#3"])
     assert last is not None and last.id == "two"
     assert placement.after(record.parse(b""), title="First", body="a", tasks=["#1"]) is None
+
+
+ABOVE_MARKER = """# Lessons
+
+## 2026-06-01 · `astro check` is stricter than `astro build`
+
+Validate with the full `npm run check` before claiming green.
+
+## 2026-06-02 · Island imports are extensionless
+
+Import `.astro` islands without their extension.
+
+<!-- Append new lessons above this line. -->
+
+## Format
+
+Each lesson: a dated `##` heading, what happened, the rule.
+"""
+
+BELOW_MARKER = """# Gotchas
+
+- **Prisma migrate runs inside Docker** - the host has no database.
+- **Zod v4 takes `error:`** - `required_error:` is gone.
+
+<!-- Add new gotchas below this line as they are discovered -->
+"""
+
+
+@pytest.mark.parametrize(("text", "side"), [(ABOVE_MARKER, "above"), (BELOW_MARKER, "below")])
+def test_a_lesson_goes_where_the_files_own_marker_asks(root: Path, text: str, side: str) -> None:
+    """A comment after the lessons asking for new ones above or below itself is followed: the
+    new lesson is written on that side of it, in the form of the lesson before it, and every
+    other byte is kept. Through the real CLI, propose then apply."""
+    (root / RECORD_PATH).write_text(text, encoding="utf-8")
+    after = captured(root, "Captured cause", "#901")
+    marker = next(line for line in text.splitlines() if line.startswith("<!--"))
+    new = after.index("Captured cause")
+    assert (new < after.index(marker)) == (side == "above")
+    assert after.count(marker) == 1
+    head = _common(text, after)
+    tail = _common(text[head:][::-1], after[head:][::-1])
+    assert head + tail == len(text) and "Captured cause" in after[head : len(after) - tail]
+    titles = [e.title for e in record.parse(after.encode()).entries]
+    assert [t.endswith("Captured cause") for t in titles] == [False, False, True]
+
+
+def test_a_marker_above_every_lesson_is_not_followed(root: Path) -> None:
+    """A log whose newest entries go on top, under its marker: an edit writes a new lesson after
+    another, never before the first, so the lesson goes after the last one as before."""
+    marker = "<!-- New entries below this line, newest first -->"
+    text = f"# Lessons\n\n{marker}\n\n" + BELOW_MARKER.split("\n\n", 1)[1]
+    (root / RECORD_PATH).write_text(text, encoding="utf-8")
+    after = captured(root, "Captured cause", "#901")
+    assert after.index("Captured cause") > after.index("Zod v4")
+
+
+def test_a_lesson_applied_after_the_record_changed_still_goes_where_the_marker_asks(root: Path) -> None:
+    """Apply plans the capture again on the record as it is now, and makes the same choice."""
+    (root / RECORD_PATH).write_text(ABOVE_MARKER, encoding="utf-8")
+    args = ["propose", "--json", "--no-hold", "--title", "Captured cause", "--body", "What we saw."]
+    made = json.loads(run_gotchas(root, *args, "--tasks", "#901", "--root-cause", "suspected").stdout)
+    changed = ABOVE_MARKER.replace("# Lessons\n", "# Lessons\n\nRead before touching the site.\n")
+    (root / RECORD_PATH).write_text(changed, encoding="utf-8")
+    run_gotchas(root, "apply", made["proposal_id"])
+    after = (root / RECORD_PATH).read_text("utf-8")
+    assert "Read before touching the site." in after
+    assert after.index("Island imports") < after.index("Captured cause") < after.index("<!-- Append new")
+
+
+@pytest.mark.parametrize(
+    ("comment", "side"),
+    [
+        ("<!-- Append new lessons above this line. -->", "above"),
+        ("<!-- New entries go above this line. Newest-first. -->", "above"),
+        ("<!-- Add new gotchas below this line as they are discovered -->", "below"),
+        ("<!-- New lessons are appended below this line. Do not remove this comment. -->", "below"),
+        ("<!-- Append entries below. After a drain this section is empty again. -->", "below"),
+        ("<!-- lessons will be appended here by the reflection process -->", "below"),
+        ("<!-- Entries are auto-appended by the failure hook -->", None),
+        ("<!-- Append only: never edit or remove existing entries. -->", None),
+        ("<!-- See the guide here -->", None),
+        ("Append new lessons above this line.", None),  # not a comment: the file's prose
+    ],
+)
+def test_the_comments_that_mark_where_new_lessons_go(comment: str, side: str | None) -> None:
+    assert recording.place_asked(comment) == side

@@ -25,7 +25,7 @@ from gotchas.workspace import Workspace
 if TYPE_CHECKING:
     from gotchas.holds.decision import HoldAnswer
 from gotchas.holding import checked_predicate, default_hold, hold_preview, hold_view
-from gotchas.replay import anchor_hash, marked
+from gotchas.replay import anchor_hash, capture_plan, marked
 
 
 def _created() -> str:
@@ -155,13 +155,18 @@ def propose_lesson(
     )
     if after:
         anchor: Entry | None = parsed.get(after)
-    else:  # the end of the section it fits, or NeedsPlacement: never wherever the file ends
+    else:  # where the file's own marker asks, else the end of the section it fits, or
+        # NeedsPlacement: never wherever the file ends
+        from gotchas import marker
         from gotchas.placement import after as placed
 
-        anchor = placed(parsed, title=lesson.title, body=lesson.body, tasks=lesson.tasks)
+        asked = marker.find(parsed)
+        anchor = asked.after if asked is not None else None
+        if anchor is None:
+            anchor = placed(parsed, title=lesson.title, body=lesson.body, tasks=lesson.tasks)
     hold = default_hold(hold, tasks=lesson.tasks, no_hold=no_hold)
     hold_answer = hold_preview(ws, hold=hold)
-    plan = edit.plan_capture(parsed, new=lesson, after=anchor, today=_created()[:10])
+    plan = capture_plan(ws, record=parsed, lesson=lesson, anchor=anchor, today=_created()[:10])
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
     draft, check = _pinned(
         ws,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Literal
 
 from gotchas.aside import is_meta
 from gotchas.pattern import LazyPattern
@@ -193,3 +194,25 @@ def speaks_of_the_record(lines: Sequence[str]) -> bool:
         if _RECORD_WORDS.compiled.search(said):
             return True
     return False
+
+
+# a comment saying where new entries go: a verb of adding, then above or below this line (or
+# at a sentence's end), or here (``<!-- Add new lessons above this line -->``, ``<!-- New
+# entries are appended below this line -->``, ``<!-- Add new gotchas here -->``)
+_ASKS_PLACE = LazyPattern(
+    r"\b(?:add|adds|added|adding|append|appends|appended|insert|inserted|new|put|write|go|goes)\b"
+    r"[^\n]{0,80}?\b(?:(above|below|under)(?:\s+(?:this|the)\s+(?:line|comment|marker)\b|\s*[.:!]|\s*-->)"
+    r"|(here)\b)",
+    re.IGNORECASE,
+)
+
+
+def place_asked(comment: str) -> Literal["above", "below"] | None:
+    """Where an HTML comment asks new entries to go, ``above`` or ``below`` itself (``here``:
+    below), or None for any other comment."""
+    if not comment.lstrip().startswith("<!--"):
+        return None
+    found = _ASKS_PLACE.compiled.search(comment)
+    if found is None:
+        return None
+    return "above" if found[1] and found[1].lower() == "above" else "below"

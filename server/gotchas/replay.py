@@ -8,7 +8,7 @@ import bisect
 import hashlib
 from typing import TYPE_CHECKING
 
-from gotchas import edit, link, verification
+from gotchas import edit, link, marker, verification
 from gotchas.errors import (
     Conflict,
     GotchasError,
@@ -34,6 +34,22 @@ def anchor_hash(parsed: Record, *, entry: Entry) -> str:
     at = bisect.bisect_left(entries, entry.end, key=lambda e: e.start)
     end = entries[at].start if at < len(entries) else len(parsed.data)
     return sha(parsed.data[entry.start : end])
+
+
+def capture_plan(
+    ws: Workspace, *, record: Record, lesson: edit.Lesson, anchor: Entry | None, today: str | None
+) -> edit.Plan:
+    """A capture after ``anchor``, on the side of the record's own marker that it asks for when
+    the result reads as it should (a marker inside a lesson's text, or one a misreading put
+    after the lesson before it, does not); else just after ``anchor``. Propose and apply plan
+    it the same way, so both make the same choice."""
+    plan = edit.plan_capture(record, new=lesson, after=anchor, today=today)
+    asked = marker.find(record)
+    if asked is None or asked.after != (anchor or record.entries[-1]):
+        return plan  # most records: no marker beside the anchor, so nothing to choose
+    if verification.check_edit(record, ws.parse(plan.data, near=record), plan, lesson).ok:
+        return plan
+    return edit.plan_capture(record, new=lesson, after=anchor, today=today, follow_marker=False)
 
 
 def sha(data: bytes) -> str:
@@ -202,7 +218,7 @@ def _replan(
             today=_day_of(stored),
         )
     else:
-        plan = edit.plan_capture(current, new=lesson, after=anchor, today=_day_of(stored))
+        plan = capture_plan(ws, record=current, lesson=lesson, anchor=anchor, today=_day_of(stored))
     if plan.new_id != stored.new_id:
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"

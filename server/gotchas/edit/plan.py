@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gotchas import link, surface, taskref
+from gotchas import link, marker, surface, taskref
 from gotchas.edit.caveat import caveat_text
 from gotchas.edit.lesson import Lesson
 from gotchas.edit.lines import bare_line, eol_of, lines_of
@@ -104,9 +104,13 @@ def plan_annotate(
     return Plan(data, inside, eol, successor.id, successor.title, target.id, task)
 
 
-def plan_capture(record: Record, *, new: Lesson, after: Entry | None, today: str | None = None) -> Plan:
+def plan_capture(
+    record: Record, *, new: Lesson, after: Entry | None, today: str | None = None, follow_marker: bool = True
+) -> Plan:
     """Insert a plain lesson after ``after`` (default: the last entry), in its style; dated
-    ``today`` when its siblings are dated (see ``plan_supersede``)."""
+    ``today`` when its siblings are dated (see ``plan_supersede``). After the lesson before the
+    record's own marker (``<!-- Add new lessons above this line -->``), it goes on the side the
+    marker asks for, unless ``follow_marker`` is off."""
     anchor = after or (record.entries[-1] if record.entries else None)
     new_id = _fresh_id(record, new.title)
     lines = lines_of(record)
@@ -125,6 +129,9 @@ def plan_capture(record: Record, *, new: Lesson, after: Entry | None, today: str
         entry_lines, shown = form.successor(record, lines, anchor, new, new_id, None)
         entry_lines, shown = _dated(entry_lines, shown, bare_line(lines[anchor.start_line - 1]), new, today)
         insertion = form.place(record, lines, anchor, entry_lines)
+        asked = marker.find(record) if follow_marker else None
+        if asked is not None and asked.after == anchor:
+            insertion = Insertion(marker.bound(asked, insertion.at), insertion.lines)
         eol = eol_of(record, anchor)
         blocks = form.blocks
     plan = separated([insertion], lines, blocks)

@@ -113,6 +113,7 @@ class State:
         self._topic_runs: frozenset[int] | None = None
         # the body ``units.lesson_items`` read last, and its answer (the body held, so never reused)
         self.last_items: tuple[Sequence[Block], tuple[list[Block], list[Block]]] | None = None
+        self._markers: list[int] | None = None  # where comments ask for new lessons, found once
 
     # -- file-wide counts
 
@@ -451,6 +452,7 @@ class State:
         stop = section.end if end is None else end
         if stop >= self.content_end:
             stop = self.closing_stamp(starting_within(self.blocks, heading.end, stop), stop)
+        stop = self._before_marker(heading.end, stop)
         return Span(
             "heading",
             section.start,
@@ -462,6 +464,30 @@ class State:
             section.parent,
             reason,
         )
+
+    def _before_marker(self, start: int, stop: int) -> int:
+        """Where a lesson on lines ``[start, stop)`` ends when a comment in it asks for new
+        lessons above or below itself (``<!-- Add new lessons above this line -->``): before the
+        comment, which is the file's, not the lesson's, and stays so once one is added below it;
+        else ``stop``."""
+        markers = self.markers
+        if not markers:
+            return stop  # most files: no comment asks for new lessons
+        at = bisect.bisect_left(markers, start)
+        return markers[at] if at < len(markers) and markers[at] < stop else stop
+
+    @property
+    def markers(self) -> list[int]:
+        """The first lines of the comments asking where new lessons go, in file order."""
+        if self._markers is None:
+            self._markers = [
+                b.start
+                for b in self.blocks
+                if b.kind == "html"
+                and b.end - b.start <= 5
+                and recording.place_asked("\n".join(self.lines[b.start : b.end])) is not None
+            ]
+        return self._markers
 
     def spans_from(
         self,
