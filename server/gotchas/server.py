@@ -305,7 +305,11 @@ def _proposing_tools(mcp: MCPServer, ws: Workspace) -> None:
         ruled_out: list[str] | None = None,
         evidence: str | None = None,
         after: Annotated[
-            str | None, Field(description="Entry id to place it after (default: end of the section it fits)")
+            str | None,
+            Field(
+                description="Entry id to place it after (default: where the file's comment asks, "
+                "else the end of the section it fits)"
+            ),
         ] = None,
         hold: Hold = None,
         record: RecordArg = None,

@@ -75,8 +75,9 @@ def add_propose(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument(
         "--after",
         metavar="ID",
-        help="new lesson: the entry to place it after (default: the end of the section whose "
-        "lessons share its tasks or words; refused when none does)",
+        help="new lesson: the entry to place it after (default: where a comment in the file asks "
+        "for new lessons, else the end of the section whose lessons share its tasks or words; "
+        "refused when none does)",
     )
     cmd.add_argument(
         "--retire", metavar="ID", help="retire: mark this lesson no longer true (--why, --evidence)"
