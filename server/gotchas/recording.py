@@ -207,12 +207,16 @@ _ASKS_PLACE = LazyPattern(
 )
 
 
+_MARKER_CHARS = 400
+
+
 def place_asked(comment: str) -> Literal["above", "below"] | None:
     """Where an HTML comment asks new entries to go, ``above`` or ``below`` itself (``here``:
     below), or None for any other comment."""
     if not comment.lstrip().startswith("<!--"):
         return None
-    found = _ASKS_PLACE.compiled.search(comment)
+    # a comment marking a place says so at once: its first few hundred characters are read
+    found = _ASKS_PLACE.compiled.search(comment, 0, _MARKER_CHARS)
     if found is None:
         return None
     return "above" if found[1] and found[1].lower() == "above" else "below"

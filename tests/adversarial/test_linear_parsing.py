@@ -82,6 +82,8 @@ SHAPES: dict[str, str] = {
     "an aside's parentheses": "使い方" + "（" * (MB // 2) + "x）",
     "bracketed field runs": "- **a:** [b]" * (MB // 12),
     "recording spaces": "recording" + " " * MB + "rule",
+    "a marker's verbs": "<!-- " + "add " * (MB // 4) + "-->",
+    "a marker's spaces": "<!-- add" + " " * MB + "above this line -->",
 }
 
 
