@@ -752,15 +752,22 @@ def test_a_lessons_section_in_a_numbered_series_is_a_guess_and_its_pin_reads_the
     """A guide's one section titled as pitfalls among numbered sections written alike: those may
     be lessons too. It says so, and the pin it names lists every section."""
     data = _numbered_guide("Sampler pitfalls", SERIES)
+    assert len(record.parse(data).entries) == 2
+    says = "chose the lessons of '4. Sampler pitfalls', one of 6 sections written alike"
+    assert _whole_file_pinned(tmp_path, data, says) == 6
+
+
+def _whole_file_pinned(tmp_path: Path, data: bytes, says: str) -> int:
+    """``data`` is read as a guide's lessons section and its notice ``says`` so; the pin it
+    names, written into a real config, reads the whole file: how many lessons it lists."""
     parsed = record.parse(data)
     assert parsed.reading is not None and parsed.reading.kind == "lessons-section"
-    assert len(parsed.entries) == 2
     notice = parsed.reading.notice or ""
-    assert "chose the lessons of '4. Sampler pitfalls', one of 6 sections written alike" in notice
+    assert says in notice
     pin = UNIT_PIN.search(notice)
     assert pin is not None and pin[1] == "h2"
     root = _project(tmp_path, data, f'entries = "{pin[1]}"\n')
-    assert len(_listed_lines(root, tmp_path / "home")) == 6
+    return len(_listed_lines(root, tmp_path / "home"))
 
 
 def test_a_lessons_section_in_a_short_series_says_nothing() -> None:
@@ -806,14 +813,8 @@ A release waits for two green nightly runs in a row.
 def test_a_lessons_section_beside_many_plain_sections_is_a_guess(tmp_path: Path) -> None:
     """A guide's section titled as lessons beside six sections about neither the file, a
     report's parts nor the project's setup: they may hold lessons too."""
-    parsed = record.parse(TAGGED)
-    assert parsed.reading is not None and parsed.reading.kind == "lessons-section"
-    notice = parsed.reading.notice or ""
-    assert "beside 6 sections about neither the file nor the project" in notice
-    pin = UNIT_PIN.search(notice)
-    assert pin is not None and pin[1] == "h2"
-    root = _project(tmp_path, TAGGED, f'entries = "{pin[1]}"\n')
-    assert len(_listed_lines(root, tmp_path / "home")) == 7
+    says = "beside 6 sections about neither the file nor the project"
+    assert _whole_file_pinned(tmp_path, TAGGED, says) == 7
 
 
 POSTMORTEM = b"""# Postmortem: embeddings queue stalled
