@@ -113,7 +113,10 @@ class State:
         self._topic_runs: frozenset[int] | None = None
         # the body ``units.lesson_items`` read last, and its answer (the body held, so never reused)
         self.last_items: tuple[Sequence[Block], tuple[list[Block], list[Block]]] | None = None
-        self._markers: list[int] | None = None  # where comments ask for new lessons, found once
+        # where comments ask for new lessons (``<!-- Add new lessons above this line -->``)
+        self.markers = [
+            b.start for b in blocks if b.kind == "html" and b.end - b.start <= 5 and self._marks_place(b)
+        ]
 
     # -- file-wide counts
 
@@ -452,7 +455,8 @@ class State:
         stop = section.end if end is None else end
         if stop >= self.content_end:
             stop = self.closing_stamp(starting_within(self.blocks, heading.end, stop), stop)
-        stop = self._before_marker(heading.end, stop)
+        if self.markers:  # most files: no comment asks for new lessons
+            stop = self._before_marker(heading.end, stop)
         return Span(
             "heading",
             section.start,
@@ -470,24 +474,12 @@ class State:
         lessons above or below itself (``<!-- Add new lessons above this line -->``): before the
         comment, which is the file's, not the lesson's, and stays so once one is added below it;
         else ``stop``."""
-        markers = self.markers
-        if not markers:
-            return stop  # most files: no comment asks for new lessons
-        at = bisect.bisect_left(markers, start)
-        return markers[at] if at < len(markers) and markers[at] < stop else stop
+        at = bisect.bisect_left(self.markers, start)
+        return self.markers[at] if at < len(self.markers) and self.markers[at] < stop else stop
 
-    @property
-    def markers(self) -> list[int]:
-        """The first lines of the comments asking where new lessons go, in file order."""
-        if self._markers is None:
-            self._markers = [
-                b.start
-                for b in self.blocks
-                if b.kind == "html"
-                and b.end - b.start <= 5
-                and recording.place_asked("\n".join(self.lines[b.start : b.end])) is not None
-            ]
-        return self._markers
+    def _marks_place(self, block: Block) -> bool:
+        """Whether a comment asks for new lessons above or below itself."""
+        return recording.place_asked("\n".join(self.lines[block.start : block.end])) is not None
 
     def spans_from(
         self,
