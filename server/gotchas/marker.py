@@ -12,8 +12,6 @@ from typing import Literal
 from gotchas import recording
 from gotchas.record import Entry, Record
 
-_FEW = 5  # lines at most of a comment that marks a place, not a note or a template
-
 
 @dataclass(frozen=True)
 class Marker:
@@ -35,7 +33,7 @@ def find(record: Record) -> Marker | None:
     first = record.entries[0].start_line - 1
     starts = record.line_starts
     for block in record.block_map.blocks:
-        if block.kind != "html" or block.start < first or block.end - block.start > _FEW:
+        if block.kind != "html" or block.start < first or block.end - block.start > recording.MARKER_LINES:
             continue
         text = record.data[starts[block.start] : starts[block.end]].decode("utf-8", "replace")
         side = recording.place_asked(text)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from gotchas import edit, link, proposal, surface, taskref, verification
+from gotchas import edit, link, marker, proposal, surface, taskref, verification
 from gotchas.errors import (
     InvalidArgument,
 )
@@ -153,20 +153,18 @@ def propose_lesson(
         ruled_out=ruled_out,
         evidence=evidence,
     )
+    asked = marker.find(parsed)
     if after:
         anchor: Entry | None = parsed.get(after)
-    else:  # where the file's own marker asks, else the end of the section it fits, or
-        # NeedsPlacement: never wherever the file ends
-        from gotchas import marker
+    elif asked is not None:  # where the file's own marker asks
+        anchor = asked.after
+    else:  # the end of the section it fits, or NeedsPlacement: never wherever the file ends
         from gotchas.placement import after as placed
 
-        asked = marker.find(parsed)
-        anchor = asked.after if asked is not None else None
-        if anchor is None:
-            anchor = placed(parsed, title=lesson.title, body=lesson.body, tasks=lesson.tasks)
+        anchor = placed(parsed, title=lesson.title, body=lesson.body, tasks=lesson.tasks)
     hold = default_hold(hold, tasks=lesson.tasks, no_hold=no_hold)
     hold_answer = hold_preview(ws, hold=hold)
-    plan = capture_plan(ws, record=parsed, lesson=lesson, anchor=anchor, today=_created()[:10])
+    plan = capture_plan(ws, record=parsed, lesson=lesson, anchor=anchor, today=_created()[:10], asked=asked)
     place = anchor or (parsed.entries[-1] if parsed.entries else None)
     draft, check = _pinned(
         ws,

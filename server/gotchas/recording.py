@@ -208,6 +208,7 @@ _ASKS_PLACE = LazyPattern(
 
 
 _MARKER_CHARS = 400
+MARKER_LINES = 5  # lines at most of a comment that marks a place, not a note or a template
 
 
 def place_asked(comment: str) -> Literal["above", "below"] | None:

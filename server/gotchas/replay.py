@@ -37,19 +37,24 @@ def anchor_hash(parsed: Record, *, entry: Entry) -> str:
 
 
 def capture_plan(
-    ws: Workspace, *, record: Record, lesson: edit.Lesson, anchor: Entry | None, today: str | None
+    ws: Workspace,
+    *,
+    record: Record,
+    lesson: edit.Lesson,
+    anchor: Entry | None,
+    today: str | None,
+    asked: marker.Marker | None,
 ) -> edit.Plan:
-    """A capture after ``anchor``, on the side of the record's own marker that it asks for when
-    the result reads as it should (a marker inside a lesson's text, or one a misreading put
-    after the lesson before it, does not); else just after ``anchor``. Propose and apply plan
-    it the same way, so both make the same choice."""
-    plan = edit.plan_capture(record, new=lesson, after=anchor, today=today)
-    asked = marker.find(record)
+    """A capture after ``anchor``, on the side of the record's own marker (``asked``, from
+    ``marker.find``) that it asks for when the result reads as it should (a marker inside a
+    lesson's text, or one a misreading put after the lesson before it, does not); else just
+    after ``anchor``. Propose and apply plan it the same way, so both make the same choice."""
+    plan = edit.plan_capture(record, new=lesson, after=anchor, today=today, marker=asked)
     if asked is None or asked.after != (anchor or record.entries[-1]):
         return plan  # most records: no marker beside the anchor, so nothing to choose
     if verification.check_edit(record, ws.parse(plan.data, near=record), plan, lesson).ok:
         return plan
-    return edit.plan_capture(record, new=lesson, after=anchor, today=today, follow_marker=False)
+    return edit.plan_capture(record, new=lesson, after=anchor, today=today)
 
 
 def sha(data: bytes) -> str:
@@ -218,7 +223,10 @@ def _replan(
             today=_day_of(stored),
         )
     else:
-        plan = capture_plan(ws, record=current, lesson=lesson, anchor=anchor, today=_day_of(stored))
+        asked = marker.find(current)
+        plan = capture_plan(
+            ws, record=current, lesson=lesson, anchor=anchor, today=_day_of(stored), asked=asked
+        )
     if plan.new_id != stored.new_id:
         raise Conflict(
             f"conflict: the id {stored.new_id!r} was taken by another entry since the proposal; propose again"

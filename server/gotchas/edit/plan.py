@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gotchas import link, marker, surface, taskref
+from gotchas import link, surface, taskref
 from gotchas.edit.caveat import caveat_text
 from gotchas.edit.lesson import Lesson
 from gotchas.edit.lines import bare_line, eol_of, lines_of
@@ -13,6 +13,7 @@ from gotchas.edit.registry import form_of
 from gotchas.edit.splice import Insertion, apply_lines, separated
 from gotchas.edit.successor import heading_lines
 from gotchas.errors import InvalidArgument
+from gotchas.marker import Marker, bound
 from gotchas.record import Entry, Record, slugify
 
 NEW_RECORD_TITLE = "# Gotchas"  # the first line of a record that a first captured lesson creates
@@ -105,12 +106,17 @@ def plan_annotate(
 
 
 def plan_capture(
-    record: Record, *, new: Lesson, after: Entry | None, today: str | None = None, follow_marker: bool = True
+    record: Record,
+    *,
+    new: Lesson,
+    after: Entry | None,
+    today: str | None = None,
+    marker: Marker | None = None,
 ) -> Plan:
     """Insert a plain lesson after ``after`` (default: the last entry), in its style; dated
     ``today`` when its siblings are dated (see ``plan_supersede``). After the lesson before the
-    record's own marker (``<!-- Add new lessons above this line -->``), it goes on the side the
-    marker asks for, unless ``follow_marker`` is off."""
+    record's own ``marker`` (``<!-- Add new lessons above this line -->``), it goes on the side
+    the marker asks for."""
     anchor = after or (record.entries[-1] if record.entries else None)
     new_id = _fresh_id(record, new.title)
     lines = lines_of(record)
@@ -129,9 +135,8 @@ def plan_capture(
         entry_lines, shown = form.successor(record, lines, anchor, new, new_id, None)
         entry_lines, shown = _dated(entry_lines, shown, bare_line(lines[anchor.start_line - 1]), new, today)
         insertion = form.place(record, lines, anchor, entry_lines)
-        asked = marker.find(record) if follow_marker else None
-        if asked is not None and asked.after == anchor:
-            insertion = Insertion(marker.bound(asked, insertion.at), insertion.lines)
+        if marker is not None and marker.after == anchor:
+            insertion = Insertion(bound(marker, insertion.at), insertion.lines)
         eol = eol_of(record, anchor)
         blocks = form.blocks
     plan = separated([insertion], lines, blocks)

@@ -115,7 +115,9 @@ class State:
         self.last_items: tuple[Sequence[Block], tuple[list[Block], list[Block]]] | None = None
         # where comments ask for new lessons (``<!-- Add new lessons above this line -->``)
         self.markers = [
-            b.start for b in blocks if b.kind == "html" and b.end - b.start <= 5 and self._marks_place(b)
+            b.start
+            for b in blocks
+            if b.kind == "html" and b.end - b.start <= recording.MARKER_LINES and self._marks_place(b)
         ]
 
     # -- file-wide counts

@@ -81,7 +81,7 @@ def lesson_items(state: State, body: Sequence[Block]) -> tuple[list[Block], list
 def lead_paragraphs(state: State, body: Sequence[Block], pinned: bool = False) -> list[Block]:
     """Paragraphs opening with a lead-in, when most paragraphs do (``pinned``: whenever any does)."""
     paragraphs = [b for b in body if b.kind == "paragraph"]
-    if paragraphs and paragraphs[-1].end >= state.content_end and state.is_footer(paragraphs[-1]):
+    if paragraphs and state.is_footer(paragraphs[-1]):
         paragraphs.pop()  # the file's closing stamp (``*Last updated: …*``) is no lesson's paragraph
     leads: list[Block] = []
     if len(paragraphs) < 2 and not pinned:
