@@ -52,7 +52,7 @@ def _sibling_units(found: Reading, state: State) -> str | None:
     same list kind (``Known issues`` beside ``Blockers``): the runner-up reads both."""
     if found.kind != "lessons-section" or len(found.sections) != 1 or found.unit != "list-item":
         return None
-    if not any(b.kind == "item" and state.is_tick(b) for b in state.blocks):
+    if not _ticks(state):
         return None
     chosen = found.sections[0]
     ordered = found.spans[0].marker[:1].isdigit()
@@ -377,6 +377,11 @@ def _progress_file(state: State) -> bool:
     top = document(state.tree)
     if top is not None and vocabulary.names_progress(top.title):
         return True
+    return _ticks(state)
+
+
+def _ticks(state: State) -> bool:
+    """Whether any item is a checkbox or a done mark: steps ticked off, as progress is kept."""
     return any(b.kind == "item" and state.is_tick(b) for b in state.blocks)
 
 
