@@ -22,6 +22,10 @@ from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
 
 GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
+# a part of the file numbered as a document's parts are, not as its lessons: a Chinese numeral
+# before an enumeration comma (``三、后端与安全``), a capital letter before a stop (``B. Vast
+# lifecycle``); the lessons inside are numbered with digits, if at all
+_PART_NUMBER = re.compile(r"^(?:[一二三四五六七八九十]{1,3}、|[A-H][.)]\s)")
 _NESTED = re.compile(r"^\s+(?:[-*+]|\d+[.)])\s")  # a bullet of a list nested in a bullet
 TOLD_WORDS = 20  # the mean length of units that each tell a lesson, not one lesson's facts
 
@@ -39,6 +43,9 @@ def leaf_evidence(
     """How much a leaf over ``units`` (at least one) reads as their group rather than as one
     lesson, and why."""
     score, reasons = title_evidence(section.title)
+    if _PART_NUMBER.match(section.title.lstrip(" *_")):
+        score += 1.0
+        reasons.append("its title numbers a part of the file (三、, B.), not a lesson")
     kind = units[0].kind
     if len(units) >= 2 and vocabulary.names_checklist(section.title):
         score -= 2.0
