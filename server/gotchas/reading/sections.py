@@ -302,7 +302,7 @@ class Reader(Traits):
             return self.read_leaf(section)
         children = [c for c in section.children if not self.skip_meta(c)]
         if children:
-            if self.parts_of_one(children, under_heading=True):
+            if self.parts_of_one(children, under_heading=True) and not _lessons_within(children):
                 return [self.heading_span(section, "its sub-headings are this lesson's parts")]
             if self.steps_of_one(section, children):
                 return [self.heading_span(section, "a problem: its sub-headings are steps to take")]
@@ -601,3 +601,9 @@ def _mark(title: str) -> str:
     """The symbol a title opens with (``⚠️``, ``✅``, ``🔴``), or ``""``."""
     head = title.lstrip()[:1]
     return head if head and not head.isalnum() and head not in "`*_[(\"'#" else ""
+
+
+def _lessons_within(children: Sequence[Section]) -> bool:
+    """A sub-section titled as lessons over two sub-headings or more of its own (``### 关键教训``
+    over ``#### 1. …``, ``#### 2. …``): lessons, never one lesson's part, whatever its siblings."""
+    return any(len(c.children) >= 2 and vocabulary.names_lessons(c.title) for c in children)

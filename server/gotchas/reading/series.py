@@ -55,7 +55,9 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
         return spans
     levels = {s.level for s, _ in numbered}
     numbers = [n for _, (n, sub) in numbered if not sub]
-    if len(levels) != 1 or numbers != list(range(1, len(numbers) + 1)) or len(numbers) < _MIN_SERIES:
+    if len(levels) != 1 or len(numbers) < _MIN_SERIES:
+        return spans
+    if numbers != list(range(1, len(numbers) + 1)) and not _counted_by_group(state, spans, numbered):
         return spans
     title = _document_title(state)
     kept = [
@@ -79,6 +81,42 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
                 )
             )
     return kept
+
+
+def _counted_by_group(
+    state: State, spans: Sequence[Span], numbered: Sequence[tuple[Span, tuple[int, bool]]]
+) -> bool:
+    """Headings numbered again from 1 in each group they sit in (``### 关键教训`` over ``#### 1.``
+    … ``#### 6.`` on one day, ``#### 1.`` … ``#### 4.`` on the next), and no other heading of
+    their level among the entries: one series, counted by group."""
+    level = numbered[0][0].level
+    if any(s.kind == "heading" and s.level == level and _number(s) is None for s in spans):
+        return False
+    parents = _parents(state.tree)
+    expected, groups = 1, set()
+    for span, (number, sub) in numbered:
+        if sub:
+            continue
+        parent = parents.get(span.start)
+        if number == 1 and parent not in groups:
+            expected = 1
+            groups.add(parent)
+        if number != expected:
+            return False
+        expected += 1
+    return len(groups) > 1
+
+
+def _parents(root: Section) -> dict[int, int]:
+    """Each section's first line, mapped to its parent's."""
+    found: dict[int, int] = {}
+    stack = [root]
+    while stack:
+        section = stack.pop()
+        for child in section.children:
+            found[child.start] = section.start
+            stack.append(child)
+    return found
 
 
 def _in_numbered_group(span: Span) -> bool:
