@@ -96,6 +96,18 @@ def _numbered(title: str) -> bool:
     return bool(NUMBERED_TITLE.match(plain)) and not vocabulary.names_period_by_word(title)
 
 
+# a Korean title ending on an instruction, a ban or a warning (``… 넣지 마라``, ``… import 금지``,
+# ``anon key 형식 주의``, ``… 연결 불가``): one lesson's rule, however few its words
+_KOREAN_RULE = re.compile(r"(?:마라|하라|[아어여]라|금지|주의|불가|[말할]\s*것)\W*$")
+
+
+def _korean_rule(title: str) -> bool:
+    """Whether a Korean title ends on an instruction, a ban or a warning."""
+    if title.isascii():
+        return False
+    return _KOREAN_RULE.search(_core(title)) is not None
+
+
 def _dated(title: str) -> bool:
     """A date and three words at most (``2026-02-07``, ``2026-02-07 session``)."""
     return DATE.search(title) is not None and words(DATE.sub("", title)) <= 3
@@ -116,6 +128,7 @@ TITLE_RULES: tuple[TitleRule, ...] = (
     ),
     ("reads as a date group", _dated, 1.0),
     ("names a symptom met", _names_symptom, -1.0),
+    ("gives an instruction, a ban or a warning (… 마라, … 금지, … 주의)", _korean_rule, -1.0),
     ("quotes a message seen", _quotes_message, -1.0),
     ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
 )
