@@ -24,7 +24,9 @@ from gotchas.reading.units import lesson_items, plural, unit_spans
 GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
 # a part of the file numbered as a document's parts are, not as its lessons: a Chinese numeral
 # before an enumeration comma (``三、后端与安全``), a capital letter before a stop (``B. Vast
-# lifecycle``); the lessons inside are numbered with digits, if at all
+# lifecycle``); the lessons inside are numbered with digits, if at all. Weighed here, over a
+# leaf's units, not among the title rules: a title's evidence also decides whether a lone
+# heading among groups is a group of its first paragraph, and a part's number says nothing there
 _PART_NUMBER = re.compile(r"^(?:[一二三四五六七八九十]{1,3}、|[A-H][.)]\s)")
 _NESTED = re.compile(r"^\s+(?:[-*+]|\d+[.)])\s")  # a bullet of a list nested in a bullet
 TOLD_WORDS = 20  # the mean length of units that each tell a lesson, not one lesson's facts
