@@ -20,7 +20,7 @@ from gotchas.quoting import toml_string
 from gotchas.reading.model import ONE_BODY, Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import blank_form, lead_label, title_form
-from gotchas.reading.tree import Section, document, walk
+from gotchas.reading.tree import Section, document, holding, walk
 from gotchas.reading.units import lesson_items
 from gotchas.vocabulary import words
 
@@ -56,7 +56,7 @@ def _sibling_units(found: Reading, state: State) -> str | None:
         return None
     chosen = found.sections[0]
     ordered = found.spans[0].marker[:1].isdigit()
-    parent = _holding(state.tree, chosen.start)
+    parent = holding(state.tree, chosen.start)
     for sibling in parent.children if parent is not None else ():
         if sibling.start == chosen.start or sibling.children:
             continue
@@ -66,16 +66,6 @@ def _sibling_units(found: Reading, state: State) -> str | None:
                 f"the reading is a guess: chose the list items of {chosen.title!r}; runner-up: the items of "
                 f'{sibling.title!r} too; to choose it, pin entries = "list" in .claude/gotchas.toml'
             )
-    return None
-
-
-def _holding(section: Section, start: int) -> Section | None:
-    """The section whose child starts on line ``start``."""
-    for child in section.children:
-        if child.start == start:
-            return section
-        if child.start < start < child.end:
-            return _holding(child, start)
     return None
 
 
@@ -336,7 +326,7 @@ def _lessons_beside(found: Reading, state: State) -> str | None:
         return None
     starts = {n.start for n in found.sections}
     for chosen in found.sections:
-        parent = _holding(state.tree, chosen.start)
+        parent = holding(state.tree, chosen.start)
         own = next((c for c in parent.children if c.start == chosen.start), None) if parent else None
         if parent is None or own is None or own.heading is None or own.level == 1:
             continue  # titles of the first level side by side are no series of one list

@@ -18,7 +18,7 @@ from gotchas.blockmap import Block
 from gotchas.reading.model import Note, Span, heading_runs
 from gotchas.reading.state import State
 from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, OWN_FIELDS, names_superseded, title_form
-from gotchas.reading.tree import Section, document, leaves
+from gotchas.reading.tree import Section, document, holding, leaves
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
 _MIN_SERIES = 5
@@ -92,12 +92,12 @@ def _counted_by_group(
     level = numbered[0][0].level
     if any(s.kind == "heading" and s.level == level and _number(s) is None for s in spans):
         return False
-    parents = _parents(state.tree)
     expected, groups = 1, set()
     for span, (number, sub) in numbered:
         if sub:
             continue
-        parent = parents.get(span.start)
+        group = holding(state.tree, span.start)
+        parent = group.start if group is not None else None
         if number == 1 and parent not in groups:
             expected = 1
             groups.add(parent)
@@ -105,18 +105,6 @@ def _counted_by_group(
             return False
         expected += 1
     return len(groups) > 1
-
-
-def _parents(root: Section) -> dict[int, int]:
-    """Each section's first line, mapped to its parent's."""
-    found: dict[int, int] = {}
-    stack = [root]
-    while stack:
-        section = stack.pop()
-        for child in section.children:
-            found[child.start] = section.start
-            stack.append(child)
-    return found
 
 
 def _in_numbered_group(span: Span) -> bool:

@@ -114,6 +114,16 @@ def document(root: Section) -> Section | None:
     return tops[0] if len(tops) == 1 and tops[0].heading is not None else None
 
 
+def holding(section: Section, start: int) -> Section | None:
+    """The section whose child starts on line ``start``."""
+    for child in section.children:
+        if child.start == start:
+            return section
+        if child.start < start < child.end:
+            return holding(child, start)
+    return None
+
+
 def walk(section: Section) -> Iterator[Section]:
     """The section and every section below it, in file order, from one stack (as ``leaves``):
     a generator a level would pass each section up through every level above it."""
