@@ -235,7 +235,9 @@ class Reader(Traits):
         if top or (container and not section.children):
             return []
         content = [b for b in body if b.kind not in ("html", "hr")]
-        if not content or self.introduces(content):
+        # text above a group's sub-sections (paragraphs, a table, a quote) introduces them, as a
+        # reader takes it; code there, shown before any sub-section, is the group's own lesson
+        if not content or content[0].kind != "fence":
             if content:
                 why = "the group's introduction"
                 self.left_out.append(Note(content[0].start, content[-1].end, "intro", section.title, why))
