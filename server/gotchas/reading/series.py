@@ -32,9 +32,11 @@ _BEFORE_NUMBER = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f*_~`#"
 def _number(span: Span) -> tuple[int, bool] | None:
     """A heading's number in the series, and whether it is a sub-number (``5.1``: a successor;
     ``9a``: one added later)."""
-    if span.kind != "heading":
-        return None
-    title = span.title
+    return title_number(span.title) if span.kind == "heading" else None
+
+
+def title_number(title: str) -> tuple[int, bool] | None:
+    """The number a title opens with, and whether it is a sub-number; None for most titles."""
     if title.isascii() and not title.lstrip(_BEFORE_NUMBER)[:1].isdigit():
         return None  # most titles: no digit where the number would be, so no plain form to make
     found = _ORDINAL.match(vocabulary.plain(title))
@@ -49,7 +51,7 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     # a successor this tool wrote (``### 1.1. …``, ``### 6. …`` whose fields say what it
     # supersedes) was not there before the correction: it does not tip the file into a series,
     # or the lessons beside it would change; the marked target counts as it did
-    ours = sum(1 for s, _ in numbered if _supersedes(state, s))
+    ours = sum(1 for s, _ in numbered if supersedes(state, s))
     count, total = len(numbered) - ours, len(spans) - ours
     if count < _MIN_SERIES or count * 3 < total or count == total:
         return spans
@@ -146,7 +148,7 @@ def own_entry(state: State, span: Span) -> bool:
     return any(OWN_FIELDS.search(line) for line in _field_lines(state, span))
 
 
-def _supersedes(state: State, span: Span) -> bool:
+def supersedes(state: State, span: Span) -> bool:
     """An entry whose own field lines say what it supersedes: a successor this tool wrote.
     Asked of many headings of a run: the word is looked for before any pattern is tried, in
     the lines joined (it holds no line break, so it is found in one line of them or none)."""
@@ -293,7 +295,7 @@ def _usual_form(state: State, run: Sequence[Span]) -> str | None:
     forms: Counter[str | None] = Counter()
     otherwise = 0
     for span in run:
-        if _supersedes(state, span):
+        if supersedes(state, span):
             continue
         form = title_form(span.title)
         forms[form] += 1

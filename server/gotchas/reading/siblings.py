@@ -4,7 +4,8 @@ A reader who has seen four ``## Topic`` sections each holding a list of lessons 
 fifth, also a heading over nothing but a list, as a fifth group, whatever its title says
 (``## Askama 0.14``, ``## Column names`` with one ``**Fix:**`` bullet among plain facts);
 and among headings over a few fact bullets read as lessons, one more such heading is a
-lesson too; headings over the same kind of table alone are groups of its rows alike. The
+lesson too; headings over the same kind of table alone are groups of its rows alike; and
+headings numbered in one series are lessons alike, sub-headings or not. The
 title and the bullets' labels weigh one section at a time; the siblings' shape weighs the
 file. ``SIBLING_RULES`` holds the rules as (name, rule) rows; each gets the children as read
 with the notes each added, and returns them read again.
@@ -15,9 +16,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from gotchas import vocabulary
 from gotchas.blockmap import KIND, Block
 from gotchas.reading.leaf import marked, unmarked_role
 from gotchas.reading.model import Note, Span
+from gotchas.reading.series import supersedes, title_number
 from gotchas.reading.state import State
 from gotchas.reading.text import MARK, own_field_line
 from gotchas.reading.titles import names_date_alone
@@ -204,10 +207,48 @@ def _table_sections_agree(state: State, read: Read, added: Added) -> tuple[Read,
     return _replace(state, read, added, flips)
 
 
+def _numbered(section: Section) -> bool:
+    """A heading numbered in a series (``## 10. …``), not with a sub-number (``### 3.1 …``)."""
+    found = title_number(section.title)
+    return found is not None and not found[1]
+
+
+def _numbered_sections_agree(state: State, read: Read, added: Added) -> tuple[Read, Added]:
+    """Headings numbered in one series are one kind of thing. Where more of them read as
+    lessons than as groups, one read as a group of its sub-sections is a lesson too, its
+    sub-headings its parts (``## 10. Models`` over ``### Current`` and ``### Retired`` among
+    nine numbered lessons). One titled as lessons, or over numbered sub-headings or sub-headings
+    titled as lessons, stays a group; a successor this tool wrote does not count."""
+    numbered = [(i, child, spans) for i, (child, spans) in enumerate(read) if _numbered(child)]
+    if len(numbered) < 3:
+        return read, added  # most sections: no series of numbered siblings
+    lessons = 0
+    groups: list[int] = []
+    for i, child, spans in numbered:
+        if _role(child, spans) == "lesson":
+            lessons += not supersedes(state, spans[0])
+        elif (
+            child.children
+            and spans
+            and all(s.start > child.start for s in spans)
+            and not vocabulary.names_lessons(child.title)
+            and not any(_numbered(c) or vocabulary.names_lessons(c.title) for c in child.children)
+        ):
+            groups.append(i)
+    if not groups or lessons <= len(groups):
+        return read, added
+    why = f"a lesson: {lessons} of its {len(numbered)} numbered sibling headings are lessons"
+    flips: dict[int, tuple[list[Span], list[Note]]] = {
+        i: ([state.heading_span(read[i][0], why)], []) for i in groups
+    }
+    return _replace(state, read, added, flips)
+
+
 # (name, rule), each applied in turn to the children as the previous one left them
 SIBLING_RULES: tuple[tuple[str, SiblingRule], ...] = (
     ("list sections agree", _list_sections_agree),
     ("table sections agree", _table_sections_agree),
+    ("numbered sections agree", _numbered_sections_agree),
 )
 
 
