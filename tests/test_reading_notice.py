@@ -724,6 +724,37 @@ def test_one_lesson_for_want_of_shape_under_a_title_saying_what_was_learned_says
     assert parsed.reading.notice is None
 
 
+def test_one_lesson_for_want_of_shape_under_a_three_word_title_is_a_guess(tmp_path: Path) -> None:
+    data = SHORT_TITLED.replace(b"# Day 4", b"# Things I've Learned")
+    said = "is read as one lesson; runner-up: its 4 paragraphs, each a lesson"
+    _one_lesson_guessed(tmp_path, data, said, "paragraph")
+
+
+UNTITLED = b"""Here are the issues most likely to come up while testing the mod:
+
+Save data: custom state written on exit is lost when the game crashes.
+
+Tick timing: effects applied on ticks drift from the real clock.
+
+Key bindings: the menu's hotkey clashes with the map's.
+"""
+
+
+def test_one_lesson_for_want_of_shape_with_no_title_at_all_is_a_guess(tmp_path: Path) -> None:
+    """No heading and no front matter: the first line stands in for a title and says nothing of
+    one lesson, however long it is."""
+    said = "is read as one lesson; runner-up: its 4 paragraphs, each a lesson"
+    root = _one_lesson_guessed(tmp_path, UNTITLED, said, "paragraph")
+    assert _listed_lines(root, tmp_path / "home") == ["1", "3", "5", "7"]
+
+
+def test_one_lesson_for_want_of_shape_named_by_its_front_matter_says_nothing() -> None:
+    data = b"---\nname: Tick timing drifts from the real clock\ntype: feedback\n---\n\n" + UNTITLED
+    parsed = record.parse(data)
+    assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
+    assert parsed.reading.notice is None
+
+
 def _numbered_guide(pitfalls_title: str, others: list[str]) -> bytes:
     """A user guide of numbered sections, one of them titled as pitfalls over two bullets."""
     parts = ["# Sampler — user guide\n"]

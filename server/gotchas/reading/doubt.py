@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
 from gotchas import aside, recording, vocabulary
-from gotchas.blockmap import Block
+from gotchas.blockmap import KIND, Block
 from gotchas.quoting import toml_string
 from gotchas.reading.model import ONE_BODY, Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
@@ -388,10 +388,14 @@ def _inner_unit(section: Section) -> str:
 
 def _one_body(found: Reading, state: State) -> str | None:
     """A file read as one lesson only because nothing in it takes a lesson's shape, under a title
-    of a word or two (``# Day 1`` over three sentences, ``# Debugging`` over a few tips): such a
-    title names a topic, where one lesson's title says what was learned. The runner-up is its
-    bullets or paragraphs, each a lesson, or no lesson at all."""
-    if found.kind != "single-lesson" or found.reason != ONE_BODY or words(found.spans[0].title) > 2:
+    of three words at most (``# Day 1`` over three sentences, ``# Things I've Learned`` over a few
+    tips) or under no title at all, its first line standing in for one: such a title names a
+    topic, where one lesson's title (a heading or a front matter's name) says what was learned.
+    The runner-up is its bullets or paragraphs, each a lesson, or no lesson at all."""
+    if found.kind != "single-lesson" or found.reason != ONE_BODY:
+        return None
+    titled = state.matter is not None or "heading" in map(KIND, state.blocks)
+    if titled and words(found.spans[0].title) > 3:
         return None
     kinds = Counter(b.kind for b in state.blocks if b.kind in ("item", "paragraph"))
     unit, count = ("list", kinds["item"]) if kinds["item"] >= 2 else ("paragraph", kinds["paragraph"])
