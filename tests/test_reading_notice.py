@@ -749,7 +749,7 @@ def test_one_lesson_for_want_of_shape_with_no_title_at_all_is_a_guess(tmp_path: 
 
 
 def test_one_lesson_for_want_of_shape_named_by_its_front_matter_says_nothing() -> None:
-    data = b"---\nname: Tick timing drifts from the real clock\ntype: feedback\n---\n\n" + UNTITLED
+    data = b"---\nname: tick timing\ntype: feedback\n---\n\n" + UNTITLED
     parsed = record.parse(data)
     assert parsed.reading is not None and parsed.reading.kind == "single-lesson"
     assert parsed.reading.notice is None
