@@ -118,6 +118,11 @@ META_TITLES = (
     r"^reglas?\s+de\s+uso$",
     # an entry template, in other languages
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|템플릿|書式|תבנית",
+    # how to run the project, or what to do when in doubt: a procedure beside the lessons, none
+    # of them (``How to run it``, ``Debugging Failed Tests``, ``When in doubt: check … first``)
+    r"^\W*(?:when|if)\s+(?:in\s+doubt|unsure)\b",
+    r"^\W*how\s+to\s+(?:run|test|debug|start|build)\b",
+    r"^\W*(?:running|debugging)\s+(?:the\s+)?(?:failed\s+|failing\s+)?tests$",
     # the entries' format: ``记录格式``, ``版本问题记录格式`` (the format of the version-issue records)
     r"(?:^|记录)格式(?:说明|规范)?$|^(?:條目|条目|日志|教训|经验)格式(?:说明|规范)?$",
 )
@@ -136,6 +141,7 @@ _RULES_FOR = re.compile(
 )
 
 _META_HINTS = (
+    *("doubt", "unsure", "running", "debugging"),
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),
@@ -320,6 +326,7 @@ def is_meta(title: str) -> bool:
 _SYMBOL_LEAD = re.compile(r"^[^\w(\[]+(?=[\w(\[])")
 
 _META_AT_LENGTH = LazyPattern(
+    r"^\W*(?:when|if)\s+(?:in\s+doubt|unsure)\b|"
     r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
     r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b|"
     r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$|\bwould\s+improve\s+next\W*$|"
