@@ -755,6 +755,12 @@ def test_one_lesson_for_want_of_shape_named_by_its_front_matter_says_nothing() -
     assert parsed.reading.notice is None
 
 
+def test_one_lesson_for_want_of_shape_under_a_rule_files_front_matter_is_a_guess(tmp_path: Path) -> None:
+    """A rule file's front matter (where it applies, what it is for) names no lesson."""
+    data = b"---\ndescription: Issues met while testing\nglobs: src/**\n---\n\n" + UNTITLED
+    _one_lesson_guessed(tmp_path, data, "is read as one lesson; runner-up: its 4 paragraphs", "paragraph")
+
+
 def _numbered_guide(pitfalls_title: str, others: list[str]) -> bytes:
     """A user guide of numbered sections, one of them titled as pitfalls over two bullets."""
     parts = ["# Sampler — user guide\n"]

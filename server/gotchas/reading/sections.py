@@ -91,15 +91,6 @@ class Reader(Traits):
         span = Span("document", 0, 1, end, title, 0, "", None, reason)
         return Reading("single-lesson", [span] if self.total else [], reason)
 
-    def matter_value(self, *keys: str) -> str:
-        """The first value the front matter gives one of ``keys`` (``title: Known issues``), or ``""``."""
-        if self.matter is not None:
-            for n in range(self.matter[0] + 1, self.matter[1] - 1):
-                key, _, value = self.lines[n].partition(":")
-                if key.strip().lower() in keys and value.strip():
-                    return value.strip().strip("'\"")
-        return ""
-
     def matter_title(self) -> str:
         """The title the front matter gives the file, or ``""``."""
         return self.matter_value("title")

@@ -224,6 +224,15 @@ class State:
                 return True
         return self.headings[folded(title)] >= 2 and words(title) <= 4
 
+    def matter_value(self, *keys: str) -> str:
+        """The first value the front matter gives one of ``keys`` (``title: Known issues``), or ``""``."""
+        if self.matter is not None:
+            for n in range(self.matter[0] + 1, self.matter[1] - 1):
+                key, _, value = self.lines[n].partition(":")
+                if key.strip().lower() in keys and value.strip():
+                    return value.strip().strip("'\"")
+        return ""
+
     def first_text(self, block: Block) -> str:
         found = self._first_texts.get(block.start)
         if found is None:
