@@ -141,7 +141,7 @@ _RULES_FOR = re.compile(
 )
 
 _META_HINTS = (
-    *("doubt", "unsure", "running", "debugging"),
+    *("in doubt", "unsure", "tests"),
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),

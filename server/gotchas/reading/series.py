@@ -47,7 +47,7 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     """Headings of one level numbered 1, 2, 3… once across the file, at least five of them and
     a third of the entries: those are the lessons, and an entry elsewhere (a summary's heading, a
     research note, a row of a changelog) is the report around them."""
-    numbered = [(s, n) for s in spans if (n := _number(s)) is not None]
+    numbered = [(s, n) for s in spans if s.kind == "heading" and (n := title_number(s.title)) is not None]
     # a successor this tool wrote (``### 1.1. …``, ``### 6. …`` whose fields say what it
     # supersedes) was not there before the correction: it does not tip the file into a series,
     # or the lessons beside it would change; the marked target counts as it did

@@ -219,6 +219,8 @@ def _numbered_sections_agree(state: State, read: Read, added: Added) -> tuple[Re
     sub-headings its parts (``## 10. Models`` over ``### Current`` and ``### Retired`` among
     nine numbered lessons). One titled as lessons, or over numbered sub-headings or sub-headings
     titled as lessons, stays a group; a successor this tool wrote does not count."""
+    if not any(child.children for child, _ in read):
+        return read, added  # most siblings are leaves: none is a group to read again
     numbered = [(i, child, spans) for i, (child, spans) in enumerate(read) if _numbered(child)]
     if len(numbered) < 3:
         return read, added  # most sections: no series of numbered siblings
