@@ -755,6 +755,12 @@ def test_one_lesson_for_want_of_shape_named_by_its_front_matter_says_nothing() -
     assert parsed.reading.notice is None
 
 
+def test_one_lesson_for_want_of_shape_under_a_short_front_matter_title_is_a_guess(tmp_path: Path) -> None:
+    """A front matter's ``title:`` names the file as a heading would: a topic, in a word or two."""
+    data = b"---\ntitle: Testing notes\n---\n\n" + UNTITLED
+    _one_lesson_guessed(tmp_path, data, "is read as one lesson; runner-up: its 4 paragraphs", "paragraph")
+
+
 def test_one_lesson_for_want_of_shape_under_a_rule_files_front_matter_is_a_guess(tmp_path: Path) -> None:
     """A rule file's front matter (where it applies, what it is for) names no lesson."""
     data = b"---\ndescription: Issues met while testing\nglobs: src/**\n---\n\n" + UNTITLED

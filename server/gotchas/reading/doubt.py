@@ -390,14 +390,15 @@ def _one_body(found: Reading, state: State) -> str | None:
     """A file read as one lesson only because nothing in it takes a lesson's shape, under a title
     of three words at most (``# Day 1`` over three sentences, ``# Things I've Learned`` over a few
     tips) or under no title at all, its first line standing in for one: such a title names a
-    topic, where one lesson's title says what was learned. A front matter's name (a memory's
-    ``name:``) names the one lesson, whatever its length. The runner-up is its bullets or
-    paragraphs, each a lesson, or no lesson at all."""
+    topic, where one lesson's title says what was learned. A front matter's ``title:`` is
+    weighed as a heading is; its ``name:`` (a memory's) names the one lesson, whatever its
+    length. The runner-up is its bullets or paragraphs, each a lesson, or no lesson at all."""
     if found.kind != "single-lesson" or found.reason != ONE_BODY:
         return None
-    if state.matter_value("name", "title") or (
-        "heading" in map(KIND, state.blocks) and words(found.spans[0].title) > 3
-    ):
+    if state.matter_value("name"):
+        return None
+    titled = bool(state.matter_value("title")) or "heading" in map(KIND, state.blocks)
+    if titled and words(found.spans[0].title) > 3:
         return None
     kinds = Counter(b.kind for b in state.blocks if b.kind in ("item", "paragraph"))
     unit, count = ("list", kinds["item"]) if kinds["item"] >= 2 else ("paragraph", kinds["paragraph"])
