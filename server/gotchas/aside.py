@@ -15,6 +15,9 @@ from gotchas.vocabulary import CODE_SPAN, bare_title, names_lessons, plain, word
 
 # Sections about the file itself: never lessons.
 _PLAN_LEAD = r"^\W*(?:\d+(?:\.\d+)*[.)]?\s+)?"  # a plan's title may be numbered in its series
+# what to do when in doubt (``When unsure``, ``When in doubt: check … first``): a procedure
+# beside the lessons, at any length
+_IN_DOUBT = r"^\W*(?:when|if)\s+(?:in\s+doubt|unsure)\b"
 META_TITLES = (
     r"when\s+to\s+add",
     # keeping the file itself: ``Maintaining this file``, ``Updating this document``
@@ -120,7 +123,7 @@ META_TITLES = (
     r"^(?:шаблон|формат)(?:\s+записи)?$|^(?:vorlage|modèle|plantilla|modelo)\b|模板|テンプレート|템플릿|書式|תבנית",
     # how to run the project, or what to do when in doubt: a procedure beside the lessons, none
     # of them (``How to run it``, ``Debugging Failed Tests``, ``When in doubt: check … first``)
-    r"^\W*(?:when|if)\s+(?:in\s+doubt|unsure)\b",
+    _IN_DOUBT,
     r"^\W*how\s+to\s+(?:run|test|debug|start|build)\b",
     r"^\W*(?:running|debugging)\s+(?:the\s+)?(?:failed\s+|failing\s+)?tests$",
     # the entries' format: ``记录格式``, ``版本问题记录格式`` (the format of the version-issue records)
@@ -326,8 +329,7 @@ def is_meta(title: str) -> bool:
 _SYMBOL_LEAD = re.compile(r"^[^\w(\[]+(?=[\w(\[])")
 
 _META_AT_LENGTH = LazyPattern(
-    r"^\W*(?:when|if)\s+(?:in\s+doubt|unsure)\b|"
-    r"when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
+    _IN_DOUBT + r"|when\s+to\s+add|how\s+to\s+(?:add|write|use|contribute)|adding\s+(?:an?\s+)?(?:new\s+)?"
     r"(?:entry|entries|lessons?|gotchas?)|entry\s+(?:format|template)|^notes\s+on\s+scope\b|\bthis\s+(?:file|doc|document|documentation)\b|"
     r"\bwhen\s+(?:filing|reporting|opening)\s+an?\s+(?:issue|bug)\W*$|\bwould\s+improve\s+next\W*$|"
     r"^\W*check\s+(?:to\s+see\s+)?(?:if|whether)\s+(?:the|this|your)\s+(?:issue|bug|problem)\s+"
