@@ -22,7 +22,8 @@ _DATE_ALONE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 _LABEL = re.compile(
-    r"^(?P<stem>\[(?:[^\W\d_]{1,12}[-_]?)?|[^\W\d_]{1,12}[-_]|[^\W\d_]{1,12} |[A-Z]{1,4}(?=\d)|#)?"
+    r"^(?P<stem>\[(?:[^\W\d_]{1,12}[-_]?)?|[^\W\d_]{1,12}[-_]|"
+    r"(?:[^\W\d_]{1,12} )?#|[^\W\d_]{1,12} |[A-Z]{1,4}(?=\d))?"  # ``#2 ``, ``Issue #2: ``: a count
     r"(?P<number>\d{1,6}(?:\.\d{1,6})*)"
     r"(?P<sep>\][ \t]*(?:[·—–:：|-][ \t]*)?|\.?[ \t]*[·—–:：|)][ \t]*|\.[ \t\xa0]+|[ \t]+-[ \t]+|[ \t]+)"
     r"(?=\S)"
@@ -121,7 +122,7 @@ def split_title(written: str) -> TitleParts:
         spaced_only = not sep.strip(" \t")
         if stem.startswith("[") != sep.startswith("]"):
             pass  # an id in brackets (``[P-012] ``) is one only with both of them
-        elif not spaced_only or ("." in found["number"] and not stem):
+        elif not spaced_only or ("." in found["number"] and not stem) or stem.endswith("#"):
             numbers = found["number"].split(".")
             label = Label(stem, tuple(int(n) for n in numbers), tuple(len(n) for n in numbers), sep)
             text = text[len(found[0]) :]
@@ -265,6 +266,10 @@ def _scheme_holds(label: Label, siblings: list[TitleParts]) -> bool:
     every sibling carries an id of some stem (``A-001 · …`` beside ``W-001 · …``), or the
     entry has no sibling to say otherwise (one ``## KI-1 — …`` alone goes on as ``KI-2``). An id
     names one entry: a stem and number three siblings carry (``[SEV-1]``) name a class, no id."""
+    if label.stem.endswith("#"):
+        # ``#7``, ``Issue #7``: an ordinal where the siblings count up with it (``#1``, ``#2``…),
+        # else a task's or an issue's own number, which no successor takes the next of
+        return _counts_up(label, siblings)
     if label.stem:
         stems = (s.label for s in siblings if s.label is not None)
         numbers = Counter(other.number for other in stems if other.stem == label.stem)
@@ -276,6 +281,16 @@ def _scheme_holds(label: Label, siblings: list[TitleParts]) -> bool:
     if same >= 2 and same * 2 > len(siblings):
         return True
     return bool(label.stem) and all(s.label is not None and s.label.stem for s in siblings)
+
+
+def _counts_up(label: Label, siblings: list[TitleParts]) -> bool:
+    """Most siblings carry ``label``'s stem and their numbers run close together, as a count
+    does (``#1`` … ``#7``), not scattered as tasks' numbers are (``#601``, ``#664``)."""
+    firsts = {s.label.number[0] for s in siblings if s.label is not None and s.label.stem == label.stem}
+    counted = sum(1 for s in siblings if s.label is not None and s.label.stem == label.stem)
+    if counted < 2 or counted * 3 < len(siblings) * 2:
+        return False
+    return max(firsts) - min(firsts) < 2 * len(firsts)
 
 
 SIBLING_WINDOW = 100
