@@ -905,3 +905,53 @@ def test_a_report_or_a_progress_file_with_a_lessons_section_says_nothing(data: b
     parsed = record.parse(data)
     assert parsed.reading is not None and parsed.reading.kind == "lessons-section"
     assert parsed.reading.notice is None
+
+
+LONE = b"""# Mistakes
+
+## Build
+
+### The cache key ignored the lockfile
+
+Hash the lockfile into the key.
+
+### Tags went out before the build passed
+
+Push tags last.
+
+### The nightly job ran on the old runner
+
+Pin the runner by label.
+
+## Runtime
+
+### The worker pool leaked file handles
+
+Close the handle in the finally block.
+
+### The retry loop hid the real error
+
+Log the first failure before retrying.
+
+## Cost of the slow path
+
+Four days went into it before anyone profiled a call.
+"""
+
+
+def test_a_lone_heading_left_out_beside_lessons_is_a_guess_and_its_pin_reads_it_as_one(
+    tmp_path: Path,
+) -> None:
+    """A heading written otherwise than the lessons beside it is left out as the file's own
+    note, and the reading says it guessed; the ``single`` pin it names, written into a real
+    config, lists that heading as one more lesson and silences the notice."""
+    root = _project(tmp_path, LONE)
+    titles, notice = _titles(root, tmp_path / "home")
+    assert "Cost of the slow path" not in titles and len(titles) == 5
+    assert "written otherwise than the 5 lessons beside it" in notice and "runner-up" in notice
+    pin = PIN.search(notice)
+    assert pin is not None and pin[2] == "single", notice
+    (root / ".claude" / "gotchas.toml").write_text(f'[sections]\n{pin[1]} = "{pin[2]}"\n', encoding="utf-8")
+    pinned, after = _titles(root, tmp_path / "home")
+    assert pinned == [*titles, "Cost of the slow path"]
+    assert "Cost of the slow path" not in after

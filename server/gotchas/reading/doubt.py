@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import KIND, Block
 from gotchas.quoting import toml_string
-from gotchas.reading.model import ONE_BODY, Reading, Span, heading_runs, shape, unit_name
+from gotchas.reading.model import LONE_SHAPE, ONE_BODY, Reading, Span, heading_runs, shape, unit_name
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import blank_form, lead_label, title_form
 from gotchas.reading.tree import Section, document, holding, walk
@@ -206,6 +206,19 @@ def _leave_out(odd: Sequence[Span], run: Sequence[Span], state: State) -> str:
 
 
 _WORD = re.compile(r"\w+")
+
+
+def _lone_shape(found: Reading, state: State) -> str | None:
+    """A heading left out as written otherwise than the lessons beside it (``## Logging`` after
+    ``###`` lessons): the file's note around them, or one lesson written its own way."""
+    for note in found.left_out:
+        if note.reason == LONE_SHAPE:
+            return (
+                f"the reading is a guess: {note.title!r}, a heading written otherwise than the "
+                f"{len(found.spans)} lessons beside it, is read as no lesson; runner-up: it is one "
+                "lesson too; to choose it, " + _pin_section(note.title, "single")
+            )
+    return None
 
 
 def _empty_lesson(found: Reading, state: State) -> str | None:
@@ -519,6 +532,7 @@ def _outside_notes(section: Section) -> list[Section]:
 
 DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("entries of mixed shapes", _mixed),
+    ("a lone heading left out beside lessons of another shape", _lone_shape),
     ("a sibling of the lessons section holds lessons too", _sibling_units),
     ("paragraphs run on after a list of lessons", _loose_paragraphs),
     ("a few bullets read as the fields of the bullet before", _folded_bullets),

@@ -12,12 +12,22 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
-from gotchas import vocabulary
+from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
-from gotchas.reading.model import Note, Span, heading_runs
-from gotchas.reading.state import State
-from gotchas.reading.text import DEFINITE_FORMS, ENTRY_FIELD, MARK, OWN_FIELDS, names_superseded, title_form
+from gotchas.reading.model import LONE_SHAPE, Note, Span, heading_runs
+from gotchas.reading.state import State, starting_within
+from gotchas.reading.text import (
+    DEFINITE_FORMS,
+    ENTRY_FIELD,
+    MARK,
+    OWN_FIELDS,
+    lead_label,
+    names_superseded,
+    title_form,
+)
+from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, document, holding, leaves
 
 _ORDINAL = re.compile(r"^\s*(?:#\s*)?(\d{1,3})([a-z]|(?:\.\d{1,3})*)[.):]?\s")  # `5.1`, `9a`: sub-numbers
@@ -360,12 +370,52 @@ def intro_before_headings(state: State, spans: list[Span]) -> list[Span]:
 
 EntryRule = Callable[[State, list[Span]], list[Span]]
 
+_LONE_AMONG = 5  # lessons of one shape beside which a heading written otherwise is no lesson
+_KIND_LEVEL = attrgetter("kind", "level")
+
+
+def lone_shape(state: State, spans: list[Span]) -> list[Span]:
+    """Lessons of one shape, five or more (``###`` headings, bullets, rows), and one heading
+    beside them written otherwise: a level above theirs (``## Logging`` after the ``###``
+    lessons of its groups), or a heading among bullets. A file writes its lessons one way; that
+    heading is the file's note, rule or summary around them, unless its title states a lesson
+    (``## 2026-10-02 — php-fpm cannot reach the app``). A lesson this tool wrote neither counts
+    nor is left out, and a section pinned to be one lesson stays one."""
+    if len(set(map(_KIND_LEVEL, spans))) not in (2, 3):
+        return spans  # most files: their lessons in one shape, or in many; told before any field is read
+    shapes = Counter((s.kind, s.level) for s in spans if not own_entry(state, s))
+    if len(shapes) != 2:
+        return spans
+    (usual, count), (other, lone) = shapes.most_common(2)
+    if lone != 1 or count < _LONE_AMONG or other[0] != "heading":
+        return spans
+    if usual[0] == "heading" and usual[1] <= other[1]:
+        return spans  # a heading a level below the lessons' may be one of a group's own
+    span = next(s for s in spans if (s.kind, s.level) == other and not own_entry(state, s))
+    if span.reason.startswith("pinned") or title_evidence(span.title)[0] < -1.0 or _tells_fields(state, span):
+        return spans
+    state.left_out.append(Note(span.start, span.end, "context", span.title, LONE_SHAPE))
+    return [s for s in spans if s is not span]
+
+
+def _tells_fields(state: State, span: Span) -> bool:
+    """A lesson's field named in the span's text (``**Lesson**: …``, ``- **Why:** …``): it tells
+    one lesson, in another shape than its siblings."""
+    for block in starting_within(state.blocks, span.body, span.end):
+        if block.kind in ("paragraph", "item"):
+            found = lead_label(state.first_text(block))
+            if found is not None and found[0] in parts.FIELDS:
+                return True
+    return False
+
+
 ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
     ("a numbered series of lessons", numbered_series),
     ("headings of one level share a role", cousins_agree),
     ("a heading at either end of a series written otherwise", odd_edges),
     ("a table beside lessons written as headings", tables_beside_headings),
     ("the title's own text before lessons written as headings", intro_before_headings),
+    ("a lone heading beside lessons of another shape", lone_shape),
 )
 
 
