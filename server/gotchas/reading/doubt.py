@@ -210,7 +210,10 @@ _WORD = re.compile(r"\w+")
 
 def _lone_shape(found: Reading, state: State) -> str | None:
     """A heading left out as written otherwise than the lessons beside it (``## Logging`` after
-    ``###`` lessons): the file's note around them, or one lesson written its own way."""
+    ``###`` lessons): the file's note around them, or one lesson written its own way. The
+    first such heading is named; its pin reads it as one lesson."""
+    if not found.spans:
+        return None  # a reading of no lesson (a policy's parts) says so by other signs
     for note in found.left_out:
         if note.reason == LONE_SHAPE:
             return (

@@ -371,31 +371,35 @@ def intro_before_headings(state: State, spans: list[Span]) -> list[Span]:
 EntryRule = Callable[[State, list[Span]], list[Span]]
 
 _LONE_AMONG = 5  # lessons of one shape beside which a heading written otherwise is no lesson
+_LONE_MOST = 2  # headings written otherwise, at most, that are notes beside them
 _KIND_LEVEL = attrgetter("kind", "level")
 
 
 def lone_shape(state: State, spans: list[Span]) -> list[Span]:
-    """Lessons of one shape, five or more (``###`` headings, bullets, rows), and one heading
-    beside them written otherwise: a level above theirs (``## Logging`` after the ``###``
-    lessons of its groups), or a heading among bullets. A file writes its lessons one way; that
-    heading is the file's note, rule or summary around them, unless its title states a lesson
-    (``## 2026-10-02 — php-fpm cannot reach the app``). A lesson this tool wrote neither counts
-    nor is left out, and a section pinned to be one lesson stays one."""
+    """Lessons of one shape, five or more (``###`` headings, bullets, rows), and one or two
+    headings beside them written otherwise: a level above theirs (``## Logging`` after the
+    ``###`` lessons of its groups), or headings among bullets. A file writes its lessons one
+    way; those headings are the file's notes, rules or summary around them, unless one's title
+    states a lesson (``## 2026-10-02 — php-fpm cannot reach the app``) or its text names a
+    lesson's field. A lesson this tool wrote neither counts nor is left out, and a section
+    pinned to be one lesson stays one."""
     if len(set(map(_KIND_LEVEL, spans))) not in (2, 3):
         return spans  # most files: their lessons in one shape, or in many; told before any field is read
     shapes = Counter((s.kind, s.level) for s in spans if not own_entry(state, s))
     if len(shapes) != 2:
         return spans
     (usual, count), (other, lone) = shapes.most_common(2)
-    if lone != 1 or count < _LONE_AMONG or other[0] != "heading":
+    if lone > _LONE_MOST or count < _LONE_AMONG or other[0] != "heading":
         return spans
     if usual[0] == "heading" and usual[1] <= other[1]:
         return spans  # a heading a level below the lessons' may be one of a group's own
-    span = next(s for s in spans if (s.kind, s.level) == other and not own_entry(state, s))
-    if span.reason.startswith("pinned") or title_evidence(span.title)[0] < -1.0 or _tells_fields(state, span):
-        return spans
-    state.left_out.append(Note(span.start, span.end, "context", span.title, LONE_SHAPE))
-    return [s for s in spans if s is not span]
+    odd = [s for s in spans if (s.kind, s.level) == other and not own_entry(state, s)]
+    for span in odd:
+        if span.reason.startswith("pinned") or title_evidence(span.title)[0] < -1.0 or _tells_fields(state, span):
+            return spans
+    for span in odd:
+        state.left_out.append(Note(span.start, span.end, "context", span.title, LONE_SHAPE))
+    return [s for s in spans if s not in odd]
 
 
 def _tells_fields(state: State, span: Span) -> bool:
