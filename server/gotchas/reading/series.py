@@ -394,12 +394,19 @@ def lone_shape(state: State, spans: list[Span]) -> list[Span]:
     if usual[0] == "heading" and usual[1] <= other[1]:
         return spans  # a heading a level below the lessons' may be one of a group's own
     odd = [s for s in spans if (s.kind, s.level) == other and not own_entry(state, s)]
-    for span in odd:
-        if span.reason.startswith("pinned") or title_evidence(span.title)[0] < -1.0 or _tells_fields(state, span):
-            return spans
+    if any(_lesson_of_its_own(state, span) for span in odd):
+        return spans
     for span in odd:
         state.left_out.append(Note(span.start, span.end, "context", span.title, LONE_SHAPE))
     return [s for s in spans if s not in odd]
+
+
+def _lesson_of_its_own(state: State, span: Span) -> bool:
+    """A heading written otherwise that is a lesson still: pinned as one, titled as a lesson
+    states itself, or naming a lesson's field in its text."""
+    if span.reason.startswith("pinned") or title_evidence(span.title)[0] < -1.0:
+        return True
+    return _tells_fields(state, span)
 
 
 def _tells_fields(state: State, span: Span) -> bool:
