@@ -377,12 +377,12 @@ _KIND_LEVEL = attrgetter("kind", "level")
 
 def lone_shape(state: State, spans: list[Span]) -> list[Span]:
     """Lessons of one shape, five or more (``###`` headings, bullets, rows), and one or two
-    headings beside them written otherwise: a level above theirs (``## Logging`` after the
-    ``###`` lessons of its groups), or headings among bullets. A file writes its lessons one
-    way; those headings are the file's notes, rules or summary around them, unless one's title
-    states a lesson (``## 2026-10-02 — php-fpm cannot reach the app``) or its text names a
-    lesson's field. A lesson this tool wrote neither counts nor is left out, and a section
-    pinned to be one lesson stays one."""
+    headings before or after them written otherwise: a level above theirs (``## Logging``
+    after the ``###`` lessons of its groups), or headings beside bullets. A file writes its
+    lessons one way; those headings are the file's notes, rules or summary around them, unless
+    one sits among the lessons, its title states a lesson (``## 2026-10-02 — php-fpm cannot
+    reach the app``) or its text names a lesson's field. A lesson this tool wrote neither
+    counts nor is left out, and a section pinned to be one lesson stays one."""
     if len(set(map(_KIND_LEVEL, spans))) not in (2, 3):
         return spans  # most files: their lessons in one shape, or in many; told before any field is read
     shapes = Counter((s.kind, s.level) for s in spans if not own_entry(state, s))
@@ -394,11 +394,14 @@ def lone_shape(state: State, spans: list[Span]) -> list[Span]:
     if usual[0] == "heading" and usual[1] <= other[1]:
         return spans  # a heading a level below the lessons' may be one of a group's own
     odd = [s for s in spans if (s.kind, s.level) == other and not own_entry(state, s)]
+    kept = [s for s in spans if s not in odd]
+    if any(kept[0].start < span.start < kept[-1].start for span in odd):
+        return spans  # among the lessons, not around them: one of them, written its own way
     if any(_lesson_of_its_own(state, span) for span in odd):
         return spans
     for span in odd:
         state.left_out.append(Note(span.start, span.end, "context", span.title, LONE_SHAPE))
-    return [s for s in spans if s not in odd]
+    return kept
 
 
 def _lesson_of_its_own(state: State, span: Span) -> bool:
