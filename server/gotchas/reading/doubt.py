@@ -535,7 +535,7 @@ def _outside_notes(section: Section) -> list[Section]:
 
 DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("entries of mixed shapes", _mixed),
-    ("a lone heading left out beside lessons of another shape", _lone_shape),
+    ("a heading left out around lessons of another shape", _lone_shape),
     ("a sibling of the lessons section holds lessons too", _sibling_units),
     ("paragraphs run on after a list of lessons", _loose_paragraphs),
     ("a few bullets read as the fields of the bullet before", _folded_bullets),

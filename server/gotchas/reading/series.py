@@ -370,8 +370,8 @@ def intro_before_headings(state: State, spans: list[Span]) -> list[Span]:
 
 EntryRule = Callable[[State, list[Span]], list[Span]]
 
-_LONE_AMONG = 5  # lessons of one shape beside which a heading written otherwise is no lesson
-_LONE_MOST = 2  # headings written otherwise, at most, that are notes beside them
+_LONE_AMONG = 5  # lessons of one shape around which a heading written otherwise is no lesson
+_LONE_MOST = 2  # headings written otherwise, at most, that are notes around them
 _KIND_LEVEL = attrgetter("kind", "level")
 
 
@@ -429,7 +429,7 @@ ENTRY_RULES: Sequence[tuple[str, EntryRule]] = (
     ("a heading at either end of a series written otherwise", odd_edges),
     ("a table beside lessons written as headings", tables_beside_headings),
     ("the title's own text before lessons written as headings", intro_before_headings),
-    ("a lone heading beside lessons of another shape", lone_shape),
+    ("a heading or two written otherwise around lessons of one shape", lone_shape),
 )
 
 
