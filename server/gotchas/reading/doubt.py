@@ -17,7 +17,16 @@ from collections.abc import Callable, Sequence
 from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import KIND, Block
 from gotchas.quoting import toml_string
-from gotchas.reading.model import LONE_SHAPE, ONE_BODY, Reading, Span, heading_runs, shape, unit_name
+from gotchas.reading.model import (
+    LONE_SHAPE,
+    NONE_UNDER_LESSONS,
+    ONE_BODY,
+    Reading,
+    Span,
+    heading_runs,
+    shape,
+    unit_name,
+)
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import blank_form, lead_label, title_form
 from gotchas.reading.tree import Section, document, holding, walk
@@ -429,6 +438,22 @@ def _one_body(found: Reading, state: State) -> str | None:
     )
 
 
+def _none_under_lessons(found: Reading, state: State) -> str | None:
+    """A file titled as lessons read as holding none, for want of any lesson's shape: its text
+    may be a template or its rules, or lessons written as plain paragraphs or bullets. The
+    runner-up is those, each a lesson."""
+    if found.reason != NONE_UNDER_LESSONS:
+        return None
+    kinds = Counter(b.kind for b in state.blocks if b.kind in ("item", "paragraph"))
+    unit, count = ("list", kinds["item"]) if kinds["item"] >= 2 else ("paragraph", kinds["paragraph"])
+    units = "bullets" if unit == "list" else "paragraphs"
+    return (
+        "the reading is a guess: the file is titled as lessons but holds none in a shape lessons take; "
+        f'runner-up: its {count} {units}, each a lesson; to choose it, pin entries = "{unit}" in '
+        ".claude/gotchas.toml"
+    )
+
+
 def _unit_within(sections: Sequence[Section], own: Section) -> str:
     """The unit a pin would read in ``sections`` (``own`` and its parts): the heading level
     found most under ``own``, else table rows, bullets or paragraphs."""
@@ -545,6 +570,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a section titled as lessons read as one lesson", _section_of_many),
     ("a guide's lessons section beside sections that may hold lessons", _lessons_beside),
     ("a file read as one lesson for want of any shape", _one_body),
+    ("a file titled as lessons read as holding none, for want of any shape", _none_under_lessons),
     ("a file read as holding none, with a section titled as problems", _problems_unread),
     ("a file titled as a guide read as lessons", _titled_as_guide),
     ("a file titled as debugging read as lessons, no section titled as problems", _debugging_method),

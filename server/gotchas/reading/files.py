@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import pinned, series
-from gotchas.reading.model import ONE_BODY, Note, Pin, Reading, Span
+from gotchas.reading.model import NONE_UNDER_LESSONS, ONE_BODY, Note, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
 from gotchas.reading.text import CAVEAT, TEMPLATE, blank_title
@@ -503,6 +503,8 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
         why = f"no lesson yet: the sections under {root.title!r} are about the log itself"
         return Reading("not-lessons", [], why, [], reader.groups, reader.left_out)
     if _substantial(reader, root) and not reader.pointer and not _template_only(reader, root):
+        if _shapeless_collection(reader, root):
+            return Reading("not-lessons", [], NONE_UNDER_LESSONS, [], reader.groups, reader.left_out)
         return reader.single(ONE_BODY)
     return Reading(
         "not-lessons", [], "nothing in the file reads as a lesson", [], reader.groups, reader.left_out
@@ -510,6 +512,22 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
 
 
 KEEPING_PARTS = 4  # the fewest parts that all speak of lessons for a policy, not a coincidence
+
+
+def _shapeless_collection(reader: Reader, root: Section) -> bool:
+    """A file titled as lessons in the plural (``# Lessons Learned``) whose text takes no
+    lesson's shape, not even once: no table, no paragraph led in bold. Its prose and lists are
+    its own (how entries are written, a template's fields): no lesson yet, and not one lesson.
+    A lone row or bold-led paragraph under such a title is the one lesson it holds."""
+    if root.heading is None or not vocabulary.names_many_lessons(root.title):
+        return False
+    return not any(
+        b.kind == "table" or (b.kind == "paragraph" and reader.lines[b.start].lstrip().startswith(_BOLD))
+        for b in reader.blocks
+    )
+
+
+_BOLD = ("**", "__")
 
 
 def _policy(reader: Reader, entries: list[Span]) -> list[Span]:

@@ -86,6 +86,7 @@ NO_CHECKBOXES = "no-checkboxes"
 
 # the last file rule's fallback: text with none of the shapes lessons take, read as one lesson
 ONE_BODY = "no lesson structure, but one body of text: the file is one lesson"
+NONE_UNDER_LESSONS = "no lesson read: the title names lessons, but nothing under it takes a lesson's shape"
 LONE_SHAPE = "a heading of another shape than the lessons beside it: a part of the file around them"
 
 
