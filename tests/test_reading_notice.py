@@ -398,23 +398,38 @@ Don't assume the architecture: a change went to a layer that had been removed.
 Read the current decisions first.
 """
 
+SHAPELESS = b"""# Lessons
+
+This file collects what the team learns while shipping.
+
+Write one entry for each incident, newest first, and keep it short.
+
+Link the pull request that fixed it.
+"""
+
+
 UNIT_PIN = re.compile(r'pin entries = "([a-z0-9-]+)" in \.claude/gotchas\.toml')
 
 
-def test_a_file_titled_as_lessons_in_plain_paragraphs_is_a_guess_and_its_pin_reads_the_lessons(
+def test_a_file_titled_as_lessons_in_no_lesson_shape_is_a_guess_and_its_pin_reads_the_paragraphs(
     tmp_path: Path,
 ) -> None:
     """A file titled as lessons is seldom one lesson. Written in plain paragraphs, in no lesson's
-    shape, it may as well be a template or the file's rules: it is read as holding none yet and
-    says it guessed, and the pin it names, written into a real config, lists the lessons."""
-    parsed = record.parse(ONE_OF_MANY)
-    assert parsed.reading is not None and parsed.reading.kind == "not-lessons" and not parsed.entries
-    notice = parsed.reading.notice or ""
-    assert "titled as lessons but holds none" in notice
-    pin = UNIT_PIN.search(notice)
-    assert pin is not None and pin[1] == "paragraph"
-    root = _project(tmp_path, ONE_OF_MANY, f'entries = "{pin[1]}"\n')
-    assert _listed_lines(root, tmp_path / "home") == ["5-6", "8-9", "11-12"]
+    shape, it may be lessons (``ONE_OF_MANY``) as well as the file's own notes on how to keep
+    them (``SHAPELESS``): it is read as holding none yet and says it guessed, and the pin it
+    names, written into a real config, lists the paragraphs as lessons."""
+    for name, data, lines in (
+        ("many", ONE_OF_MANY, ["5-6", "8-9", "11-12"]),
+        ("shapeless", SHAPELESS, ["3", "5", "7"]),
+    ):
+        parsed = record.parse(data)
+        assert parsed.reading is not None and parsed.reading.kind == "not-lessons" and not parsed.entries
+        notice = parsed.reading.notice or ""
+        assert "titled as lessons but holds none" in notice
+        pin = UNIT_PIN.search(notice)
+        assert pin is not None and pin[1] == "paragraph"
+        root = _project(tmp_path / name, data, f'entries = "{pin[1]}"\n')
+        assert _listed_lines(root, tmp_path / "home") == lines
 
 
 def _one_lesson_guessed(tmp_path: Path, data: bytes, said: str, unit: str) -> Path:
@@ -962,29 +977,3 @@ def test_a_lone_heading_left_out_beside_lessons_is_a_guess_and_its_pin_reads_it_
     pinned, after = _titles(root, tmp_path / "home")
     assert pinned == [*titles, "Cost of the slow path"]
     assert "Cost of the slow path" not in after
-
-
-SHAPELESS = b"""# Lessons
-
-This file collects what the team learns while shipping.
-
-Write one entry for each incident, newest first, and keep it short.
-
-Link the pull request that fixed it.
-"""
-
-
-def test_a_file_titled_as_lessons_in_no_lesson_shape_holds_none_and_its_pin_reads_the_paragraphs(
-    tmp_path: Path,
-) -> None:
-    """A file titled as lessons whose text takes no lesson's shape is read as holding none, not
-    as one lesson, and says it guessed; the pin it names, written into a real config, lists its
-    paragraphs as lessons."""
-    parsed = record.parse(SHAPELESS)
-    assert parsed.reading is not None and parsed.reading.kind == "not-lessons" and not parsed.entries
-    notice = parsed.reading.notice or ""
-    assert "titled as lessons but holds none" in notice
-    pin = UNIT_PIN.search(notice)
-    assert pin is not None and pin[1] == "paragraph"
-    root = _project(tmp_path, SHAPELESS, f'entries = "{pin[1]}"\n')
-    assert _listed_lines(root, tmp_path / "home") == ["3", "5", "7"]
