@@ -516,10 +516,11 @@ KEEPING_PARTS = 4  # the fewest parts that all speak of lessons for a policy, no
 
 def _shapeless_collection(reader: Reader, root: Section) -> bool:
     """A file titled as lessons in the plural (``# Lessons Learned``) whose text takes no
-    lesson's shape, not even once: no table, no paragraph led in bold. Its prose and lists are
-    its own (how entries are written, a template's fields): no lesson yet, and not one lesson.
-    A lone row or bold-led paragraph under such a title is the one lesson it holds."""
-    if root.heading is None or not vocabulary.names_many_lessons(root.title):
+    lesson's shape, not even once: no heading under the title, no table, no paragraph led in
+    bold. Its prose and lists are its own (how entries are written, a template's fields): no
+    lesson yet, and not one lesson. A lone row or bold-led paragraph under such a title is the
+    one lesson it holds."""
+    if root.heading is None or not vocabulary.names_many_lessons(root.title) or root.children:
         return False
     return not any(
         b.kind == "table" or (b.kind == "paragraph" and reader.lines[b.start].lstrip().startswith(_BOLD))
