@@ -286,10 +286,10 @@ def _scheme_holds(label: Label, siblings: list[TitleParts]) -> bool:
 def _counts_up(label: Label, siblings: list[TitleParts]) -> bool:
     """Most siblings carry ``label``'s stem and their numbers run close together, as a count
     does (``#1`` … ``#7``), not scattered as tasks' numbers are (``#601``, ``#664``)."""
-    firsts = {s.label.number[0] for s in siblings if s.label is not None and s.label.stem == label.stem}
-    counted = sum(1 for s in siblings if s.label is not None and s.label.stem == label.stem)
-    if counted < 2 or counted * 3 < len(siblings) * 2:
+    counts = [s.label.number[0] for s in siblings if s.label is not None and s.label.stem == label.stem]
+    if len(counts) < 2 or len(counts) * 3 < len(siblings) * 2:
         return False
+    firsts = set(counts)
     return max(firsts) - min(firsts) < 2 * len(firsts)
 
 

@@ -425,13 +425,11 @@ def _one_body(found: Reading, state: State) -> str | None:
     titled = bool(state.matter_value("title")) or "heading" in map(KIND, state.blocks)
     if titled and words(found.spans[0].title) > 3:
         return None
-    kinds = Counter(b.kind for b in state.blocks if b.kind in ("item", "paragraph"))
-    unit, count = ("list", kinds["item"]) if kinds["item"] >= 2 else ("paragraph", kinds["paragraph"])
+    unit, count, units = _plain_units(state)
     guess = "the reading is a guess: the file has no shape lessons take and is read as one lesson; "
     guess += "runner-up: "
     if count < 2:
         return guess + 'no lesson at all; to choose it, pin entries = "none" in .claude/gotchas.toml'
-    units = "bullets" if unit == "list" else "paragraphs"
     return (
         guess + f'its {count} {units}, each a lesson; to choose it, pin entries = "{unit}" in '
         '.claude/gotchas.toml (entries = "none" reads no lesson at all)'
@@ -444,14 +442,21 @@ def _none_under_lessons(found: Reading, state: State) -> str | None:
     runner-up is those, each a lesson."""
     if found.reason != NONE_UNDER_LESSONS:
         return None
-    kinds = Counter(b.kind for b in state.blocks if b.kind in ("item", "paragraph"))
-    unit, count = ("list", kinds["item"]) if kinds["item"] >= 2 else ("paragraph", kinds["paragraph"])
-    units = "bullets" if unit == "list" else "paragraphs"
+    unit, count, units = _plain_units(state)
     return (
         "the reading is a guess: the file is titled as lessons but holds none in a shape lessons take; "
         f'runner-up: its {count} {units}, each a lesson; to choose it, pin entries = "{unit}" in '
         ".claude/gotchas.toml"
     )
+
+
+def _plain_units(state: State) -> tuple[str, int, str]:
+    """The units a file in no lesson's shape would be read as, pinned: its bullets when it has
+    two or more, else its paragraphs; the pin's unit, how many, and their name."""
+    kinds = Counter(b.kind for b in state.blocks if b.kind in ("item", "paragraph"))
+    if kinds["item"] >= 2:
+        return "list", kinds["item"], "bullets"
+    return "paragraph", kinds["paragraph"], "paragraphs"
 
 
 def _unit_within(sections: Sequence[Section], own: Section) -> str:
