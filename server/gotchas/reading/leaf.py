@@ -20,6 +20,7 @@ from gotchas.reading.text import ID_LEAD, MARK, NUMBERED_TITLE, item_text, lead_
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
+from gotchas.table import has_id_column
 
 GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
 # a part of the file numbered as a document's parts are, not as its lessons: a Chinese numeral
@@ -29,6 +30,7 @@ GROUP = 1.5  # the evidence from which a leaf reads as a group of its units
 # heading among groups is a group of its first paragraph, and a part's number says nothing there
 _PART_NUMBER = re.compile(r"^(?:[一二三四五六七八九十]{1,3}、|[A-H][.)]\s)")
 _NESTED = re.compile(r"^\s+(?:[-*+]|\d+[.)])\s")  # a bullet of a list nested in a bullet
+_COUNTED_ROWS = 3  # rows at least that a number or id can make a catalogue of
 TOLD_WORDS = 20  # the mean length of units that each tell a lesson, not one lesson's facts
 
 
@@ -54,6 +56,12 @@ def leaf_evidence(
         reasons.append("its title names a checklist: its units are steps to take each time, not lessons")
     if kind != "item":
         reasons.append(f"its body is {len(units)} {plural(kind)}")
+        # ``## 5. Pitfalls`` over ``| 1 | … |`` to ``| 31 | … |``: rows counted or given ids
+        # (``INC-001``) are a catalogue's, each cited by its own; a lesson's table is not counted
+        rows = [state.lines[s.start] for s in units] if kind == "row" else []
+        if len(rows) >= _COUNTED_ROWS and has_id_column(rows):
+            score += 1.5
+            reasons.append("each of its rows carries a number or id of its own, as a catalogue's lessons do")
         return score + 1.0, reasons
     _, others = lesson_items(state, body)
     starts = {s.start for s in units}
