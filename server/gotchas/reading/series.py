@@ -72,6 +72,7 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     if numbers != list(range(1, len(numbers) + 1)) and not _counted_by_group(state, spans, numbered):
         return spans
     title = _document_title(state)
+    counted = counted_runs(spans)
     kept = [
         s
         for s in spans
@@ -79,6 +80,7 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
         or _own_fields(state, s)
         or _titled_lessons(s, title)
         or _in_numbered_group(s)
+        or s.start in counted
     ]
     first, last = kept[0].start, kept[-1].end
     for span in spans:
@@ -93,6 +95,56 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
                 )
             )
     return kept
+
+
+# a heading counted on its own beside the numbered series: by a capital letter (``## A. …``,
+# ``## B. …``), or by a word and a number (``### Challenge #1: …``, ``## Bug 2 — …``)
+_LETTERED = re.compile(r"^([A-Z])[.):]\s")
+_WORD_COUNT = re.compile(r"^([^\W\d_][\w'-]{1,20})\s*#?\s*(\d{1,3})\b(?![.,]\d)")
+# a count of a document's own parts or of steps, not of lessons (``Step 2``, ``Example 3``);
+# periods (``Phase 1``, ``Day 3``) are ``vocabulary.names_period``'s
+_PART_WORDS = frozenset(
+    ("step", "part", "section", "chapter", "appendix", "annex", "example", "option", "table")
+)
+_MIN_COUNTED = 3
+
+
+def _count(title: str) -> tuple[str, int] | None:
+    """The stem and number a heading is counted by, on its own: ``("", 2)`` for ``B. …``,
+    ``("challenge", 1)`` for ``Challenge #1: …``; None for most titles."""
+    found = _LETTERED.match(title.lstrip(_BEFORE_NUMBER))
+    if found:
+        return "", ord(found[1]) - ord("A") + 1
+    plain = vocabulary.plain(title)
+    found = _WORD_COUNT.match(plain)
+    if found is None or found[1].lower() in _PART_WORDS or vocabulary.names_period(plain):
+        return None
+    return found[1].lower(), int(found[2])
+
+
+def counted_runs(spans: Sequence[Span]) -> set[int]:
+    """The starts of heading entries in runs counted on their own: three or more of one level
+    in a row, counted 1, 2, 3… by one stem, and titled as lessons rather than as a report's
+    parts (``A. Background``). A writer who counts a second run beside the numbered series
+    (``## A.`` to ``## K.`` over ``### 1.`` to ``### 6.``) has said those are lessons too."""
+    runs: list[list[Span]] = []
+    last: tuple[int, str, int] | None = None
+    for span in spans:
+        count = _count(span.title) if span.kind == "heading" else None
+        key = (span.level, *count) if count is not None else None
+        if key is not None and last is not None and key[:2] == last[:2] and key[2] == last[2] + 1:
+            runs[-1].append(span)
+        elif key is not None and key[2] == 1:
+            runs.append([span])
+        else:
+            key = None  # a number out of turn starts no run
+        last = key
+    return {
+        s.start
+        for run in runs
+        if len(run) >= _MIN_COUNTED and sum(title_evidence(s.title)[0] for s in run) < len(run) / 2
+        for s in run
+    }
 
 
 def _counted_by_group(
