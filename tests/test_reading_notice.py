@@ -977,3 +977,62 @@ def test_a_lone_heading_left_out_beside_lessons_is_a_guess_and_its_pin_reads_it_
     pinned, after = _titles(root, tmp_path / "home")
     assert pinned == [*titles, "Cost of the slow path"]
     assert "Cost of the slow path" not in after
+
+
+GAP = b"""# Writing externals for Max
+
+Everything here was hit at least once.
+
+## 1. Attributes are set after the constructor
+
+Read them in `setup()`, not in the constructor: the constructor sees defaults.
+
+## 2. Outlets must be driven from the main thread
+
+A worker thread that calls `send()` crashes the patcher on the next redraw.
+
+## 3. Where the class names live
+
+| Layer | File |
+|---|---|
+| external | `source/max.foo.cpp` |
+| help | `help/max.foo.maxhelp` |
+| package | `package-info.json` |
+
+## 4. `cout` goes nowhere
+
+Use `cout` only through the object's own console stream.
+
+## 5. The NIL macro clashes with the OSC headers
+
+Undefine it before including them.
+"""
+
+
+def test_a_section_left_out_in_the_gap_of_a_numbered_series_is_a_guess_and_its_pin_reads_it(
+    tmp_path: Path,
+) -> None:
+    """A section numbered between two numbered lessons (``## 3.`` between ``## 2.`` and ``## 4.``)
+    but left out (a table of files) was counted among them by its writer: the reading says it
+    guessed, and the entries pin it names, written into a real config, lists it in its place."""
+    root = _project(tmp_path, GAP)
+    titles, notice = _titles(root, tmp_path / "home")
+    assert "3. Where the class names live" not in titles and len(titles) == 4
+    assert "numbered among the 4 numbered lessons" in notice and "runner-up" in notice
+    pin = re.search(r'pin (entries = "h2") in \.claude/gotchas\.toml', notice)
+    assert pin is not None, notice
+    (root / ".claude" / "gotchas.toml").write_text(pin[1] + "\n", encoding="utf-8")
+    pinned, after = _titles(root, tmp_path / "home")
+    assert pinned == [*titles[:2], "3. Where the class names live", *titles[2:]]
+    assert after == ""
+
+
+def test_a_numbered_section_left_out_after_the_series_says_nothing() -> None:
+    """A numbered section after the last lesson (``## 5. Where …`` after ``## 4.``) closes the
+    series: the writer's own part around it, no gap, so no guess is said of it."""
+    head, table, rest = re.split(rb"(?=\n## 3\. |\n## 4\. )", GAP)
+    rest = rest.replace(b"## 4.", b"## 3.").replace(b"## 5.", b"## 4.")
+    data = head + rest + table.replace(b"## 3.", b"## 5.") + b"\n"
+    parsed = record.parse(data)
+    assert parsed.reading is not None and len(parsed.entries) == 4
+    assert b"\n## 5. Where the class names live" in data and parsed.reading.notice is None

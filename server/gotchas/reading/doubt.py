@@ -27,6 +27,7 @@ from gotchas.reading.model import (
     shape,
     unit_name,
 )
+from gotchas.reading.series import title_number
 from gotchas.reading.state import State, starting_within
 from gotchas.reading.text import blank_form, lead_label, title_form
 from gotchas.reading.tree import Section, document, holding, walk
@@ -229,6 +230,33 @@ def _lone_shape(found: Reading, state: State) -> str | None:
                 f"the reading is a guess: {note.title!r}, a heading written otherwise than the "
                 f"{len(found.spans)} lessons beside it, is read as no lesson; runner-up: it is one "
                 "lesson too; to choose it, " + _pin_section(note.title, "single")
+            )
+    return None
+
+
+def _series_gap(found: Reading, state: State) -> str | None:
+    """A section left out whose number is the one missing from the lessons' numbered series
+    (``## 8. Naming rules`` between ``## 7.`` and ``## 9.``): its writer counted it among them,
+    so it may be one of them written its own way (a table, a list of names). The pin that
+    reads every heading of the series' level as a lesson takes it back."""
+    numbers: set[int] = set()
+    levels: set[int] = set()
+    for span in found.spans:
+        number = title_number(span.title) if span.kind == "heading" else None
+        if number is not None and not number[1]:
+            numbers.add(number[0])
+            levels.add(span.level)
+    if len(numbers) < 3 or len(levels) != 1:
+        return None  # most files: no numbered series to have a gap
+    for note in found.left_out:
+        number = title_number(note.title)
+        if number is None or number[1] or number[0] in numbers:
+            continue
+        if number[0] - 1 in numbers and number[0] + 1 in numbers:
+            return (
+                f"the reading is a guess: {note.title!r}, numbered among the {len(numbers)} numbered "
+                "lessons, is read as no lesson; runner-up: it is one lesson too; to choose it, pin "
+                f'entries = "h{levels.pop()}" in .claude/gotchas.toml'
             )
     return None
 
@@ -566,6 +594,7 @@ def _outside_notes(section: Section) -> list[Section]:
 DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("entries of mixed shapes", _mixed),
     ("a heading left out around lessons of another shape", _lone_shape),
+    ("a section left out, numbered in the gap of the lessons' series", _series_gap),
     ("a sibling of the lessons section holds lessons too", _sibling_units),
     ("paragraphs run on after a list of lessons", _loose_paragraphs),
     ("a few bullets read as the fields of the bullet before", _folded_bullets),
