@@ -426,6 +426,33 @@ _COMMANDS = re.compile(
 )
 
 
+# a section telling what the file's own labels mean: ``Status Legend``, ``Severity
+# Classification``, ``Priority levels``, ``Clasificación de Severidad``, ``Légende``
+_KEY_TITLE = LazyPattern(
+    r"^(?:(?:status|severity|priority|impact|risk|icon|emoji|label|tag)s?\s+"
+    r"(?:legend|key|classification|levels?|scale|definitions?|ratings?)"
+    r"|(?:legend|legenda|leyenda|l[ée]gende)(?:\s+(?:of|de|des|da|do|der)\s+\w+)?"
+    r"|(?:classification|clasificaci[oó]n|classifica[cç][aã]o|niveaux?|niveles?|n[ií]veis|levels?|scale|escala)"
+    r"\s+(?:(?:of|de|des|da|do)\s+)?(?:la\s+|a\s+)?"
+    r"(?:severity|severidad|s[ée]v[ée]rit[ée]|gravedad|gravidade|gravit[ée]|priority|prioridad|priorit[ée]|"
+    r"prioridade)s?"
+    r"|schweregrade?|priorit[äa]ten)"
+    r"(?:\s*\([^)]*\))?$",
+    re.IGNORECASE,
+)
+# the words such a title holds, asked first: most titles hold none of them
+_KEY_WORDS = ("legend", "leyenda", "gende", "sever", "prior", "grav", "key", "level", "classif", "clasific")
+_LEADING_NUMBER = re.compile(r"^\d{1,3}[.)]\s*")
+
+
+def names_key(title: str) -> bool:
+    """``## Severity Classification``, ``## Status Legend``: a title naming the file's key."""
+    lowered = title.lower()
+    if not any(word in lowered for word in _KEY_WORDS):
+        return False
+    return bool(_KEY_TITLE.compiled.match(_LEADING_NUMBER.sub("", bare_title(title).strip(" :."))))
+
+
 def names_commands(title: str) -> bool:
     # asked of every section: most titles name no command at all, an ASCII one told so by a few
     # substring tests (twice as fast as the search)

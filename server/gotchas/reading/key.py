@@ -41,6 +41,22 @@ def list_is_key(state: State, items: Sequence[Block]) -> bool:
     return is_key(state, labels, items[-1].end)
 
 
+def item_label(state: State, item: Block) -> str | None:
+    """The label an item opens with (``**High:**``, ``🔴 **Blocker** —``, ``P0 -``), as compared
+    across the file; None for an item with none, or one longer than a label."""
+    text = state.first_text(item)
+    bold = BOLD_LABEL.match(text)
+    if bold:
+        label = bold["label"]
+    else:
+        parts = _LABEL_END.split(text, maxsplit=1)
+        if len(parts) < 2:
+            return None
+        label = parts[0]
+    found = label_key(label)
+    return found if found and found.count(" ") < _MAX_WORDS else None
+
+
 def table_is_key(state: State, table: Block) -> bool:
     """A table whose first cells are the file's own labels further on. Tables with the same
     header (one lesson's ``| Item | Detail |`` each) share their labels as parts."""

@@ -467,7 +467,7 @@ class Reader(Traits):
                 )
             )
             return []
-        if self.key_only(body):
+        if self.key_only(body) or self.titled_key(section):
             why = "the file's key (the labels its sections or rows carry) or a tracker of them, no lesson"
             self.left_out.append(Note(section.start, section.end, "references", section.title, why))
             return []

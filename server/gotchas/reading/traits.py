@@ -296,6 +296,19 @@ class Traits(State):
             return key.table_is_key(self, body[0]) or key.table_restates(self, body[0])
         return all(b.kind == "item" for b in body) and key.list_is_key(self, body)
 
+    def titled_key(self, section: Section) -> bool:
+        """A leaf titled as the file's key (``## Severity Classification``, ``## Status Legend``)
+        over labels told in a line or two each (``- **High:** data loss``, ``- 🔴 **Blocker** —
+        …``), a line of text before them at most: what the file's labels mean, not lessons,
+        wherever it stands (a key after the table it explains is one too)."""
+        if section.children or not vocabulary.names_key(section.title):
+            return False
+        body = [b for b in section.body if not (b.kind == "hr" or self.comment(b))]
+        items = [b for b in body if b.kind == "item"]
+        if len(items) < 2 or len(body) - len(items) > 1 or (body and body[-1].kind != "item"):
+            return False
+        return all(b.end - b.start <= 2 and key.item_label(self, b) is not None for b in items)
+
     def file_map_only(self, body: Sequence[Block]) -> bool:
         """A table of where things are (``| Types | `src/types/db.ts` |``) and a paragraph or two
         around it: references, no lesson."""
