@@ -126,7 +126,7 @@ _LESSONS = re.compile(
 _HINDSIGHT = LazyPattern(
     r"(?<![\w-])(?:what\s+(?:i|we)(?:'d|\s+would)\s+do\s+differently|what\s+went\s+wrong|"
     r"what\s+(?:did\s+not|didn'?t)\s+(?:go\s+well|work)|what\s+didn'?t(?=\s*\?|\s*$)|"
-    r"what\s+(?:i|we)\s+learn(?:ed|t))(?![\w-])",
+    r"what\s+(?:i|we)\s+(?:(?:actually|really|finally|have|all)\s+)?learn(?:ed|t))(?![\w-])",
     re.IGNORECASE,
 )
 # One lesson, not a collection: "Critical Lesson", "Backend gotcha".
