@@ -471,7 +471,7 @@ def names_commands(title: str) -> bool:
 # A title naming a check or chore to run (``Check Backend Health``, ``Verify Network Connection``,
 # ``How to fully reset the state``, ``Debugging``, ``Clean slate``): over code alone, commands too.
 # ``Test …`` is left out: as often a noun (``Test Helpers for Codable Types``, a lesson).
-_RUN_VERBS = "check verify monitor inspect profile clear reset restart rebuild resume tail".split()
+_RUN_VERBS = "check verify monitor inspect profile clear reset restart rebuild resume tail view".split()
 _RUN_NAMES = "debugging troubleshooting diagnostics".split()
 _ACTION_TO_RUN = re.compile(
     rf"^(?:(?:{'|'.join(_RUN_VERBS)})\s+\S|how\s+to\s+\S|(?:{'|'.join(_RUN_NAMES)}|clean\s+slate)$)",
