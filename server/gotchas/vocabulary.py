@@ -191,11 +191,17 @@ GUIDE_WORDS = LazyPattern(
     r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
     r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
     r"workflow|deployment|getting\s+started|environment|dependencies|project|guidelines|"
-    r"instructions|requirements)(?![\w-])|"
+    r"instructions|requirements|principles?|rules|"
+    # the same sections in other languages: Spanish, Portuguese, French, German
+    r"arquitectura|arquitetura|architektur|convenciones|conven[cç][oõ]es|tecnolog[ií]as|principios|"
+    r"principes|prinzipien|reglas|regras|r[èe]gles|regeln)(?![\w-])|"
     # whole titles only: ``Layout shifts on load`` is a lesson, ``Layout`` a guide's section
     r"^(?:tech(?:nology)?\s+stack|stack|layout|(?:repo(?:sitory)?\s+|directory\s+|folder\s+)?layout|"
     r"(?:universal|house|ground|general|coding|core)\s+rules|\w+\s+workspaces?|"
-    r"技術スタック|(?:ディレクトリ|フォルダ)?構成|コマンド|技术栈|目录结构|常用命令)$",
+    r"技術スタック|(?:ディレクトリ|フォルダ)?構成|コマンド|技术栈|目录结构|常用命令|"
+    # in Chinese: the project's overview, architecture, start-up, workflow, rules and principles
+    r"(?:项目)?(?:概述|概览|简介)|(?:系统|技术)?架构(?:概览|概述|设计)?|启动|(?:开发|工作)流程|"
+    r"(?:核心|设计|开发)?原则|(?:开发|编码|代码)?规[则范]|依赖(?:服务)?|目录)$",
     re.IGNORECASE,
 )
 # a stamp of when the file was last changed, closing it: ``*Last updated: 2026-05-06 16:42 ET*``
