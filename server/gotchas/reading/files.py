@@ -464,8 +464,14 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
     if not _untitled_lessons(frame):
         return None
     tops = root.children
-    guide = sum(1 for s in tops if vocabulary.names_guide_section(s.title))
     titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.compiled.search(root.title))
+    if root.heading is None:
+        # several titles, one of them a guide's (a snippet's own ``# This is NOT the Next.js you
+        # know`` before ``# Project Instructions``): the guide's sections are under it
+        named = [t for t in tops if t.children and vocabulary.GUIDE_TITLE.compiled.search(t.title)]
+        if len(named) == 1 and len(tops) >= 2:
+            tops, titled = named[0].children, True
+    guide = sum(1 for s in tops if vocabulary.names_guide_section(s.title))
     if tops and guide >= 2 and (guide * 3 >= len(tops) or titled):
         return Reading(
             "not-lessons", [], "a guide: its sections are about the project, none is titled as lessons"
