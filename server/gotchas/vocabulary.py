@@ -212,11 +212,11 @@ UPDATED_STAMP = LazyPattern(
 # a file titled as rules to follow (``# Error Handling Rules``, ``# Правила: ошибки``): a guide
 # when no section of it is titled as lessons
 RULES_TITLE = LazyPattern(
-    r"\brules\b|\bguidelines\b|\bprinciples\b|правила|reglas|règles|regeln|规则|规范|原则|原則|ルール|규칙",
+    r"\brules\b|\bguidelines\b|\bguidance\b|\bprinciples\b|правила|reglas|règles|regeln|规则|规范|原则|原則|ルール|규칙",
     re.IGNORECASE,
 )
 GUIDE_TITLE = LazyPattern(
-    r"(?:claude|agents|gemini|copilot)\.md|guidelines|instructions|\bguide\b|readme|\brules\b",
+    r"(?:claude|agents|gemini|copilot)\.md|guidelines|guidance|instructions|\bguide\b|readme|\brules\b",
     re.IGNORECASE,
 )
 
