@@ -32,6 +32,8 @@ from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items
 
+_KEY_ENDS = frozenset(("item", "hr", "html"))  # what a key's body closes with: its list, a rule
+
 
 class Traits(State):
     """The state with the questions the section rules ask of one section."""
@@ -301,9 +303,15 @@ class Traits(State):
         over labels told in a line or two each (``- **High:** data loss``, ``- 🔴 **Blocker** —
         …``), a line of text before them at most: what the file's labels mean, not lessons,
         wherever it stands (a key after the table it explains is one too)."""
-        if section.children or not vocabulary.names_key(section.title):
-            return False
-        body = [b for b in section.body if not (b.kind == "hr" or self.comment(b))]
+        body = section.body
+        if (
+            section.children
+            or not body
+            or body[-1].kind not in _KEY_ENDS
+            or not vocabulary.names_key(section.title)
+        ):
+            return False  # most leaves: sub-sections, or text after their last list
+        body = [b for b in body if not (b.kind == "hr" or self.comment(b))]
         items = [b for b in body if b.kind == "item"]
         if len(items) < 2 or len(body) - len(items) > 1 or (body and body[-1].kind != "item"):
             return False
