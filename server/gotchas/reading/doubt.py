@@ -239,6 +239,11 @@ def _series_gap(found: Reading, state: State) -> str | None:
     (``## 8. Naming rules`` between ``## 7.`` and ``## 9.``): its writer counted it among them,
     so it may be one of them written its own way (a table, a list of names). The pin that
     reads every heading of the series' level as a lesson takes it back."""
+    gaps = [
+        (note, number[0]) for note in found.left_out if (number := title_number(note.title)) and not number[1]
+    ]
+    if not gaps:
+        return None  # most files: nothing numbered left out, so no series is asked for
     numbers: set[int] = set()
     levels: set[int] = set()
     for span in found.spans:
@@ -247,12 +252,9 @@ def _series_gap(found: Reading, state: State) -> str | None:
             numbers.add(number[0])
             levels.add(span.level)
     if len(numbers) < 3 or len(levels) != 1:
-        return None  # most files: no numbered series to have a gap
-    for note in found.left_out:
-        number = title_number(note.title)
-        if number is None or number[1] or number[0] in numbers:
-            continue
-        if number[0] - 1 in numbers and number[0] + 1 in numbers:
+        return None
+    for note, gap in gaps:
+        if gap not in numbers and gap - 1 in numbers and gap + 1 in numbers:
             return (
                 f"the reading is a guess: {note.title!r}, numbered among the {len(numbers)} numbered "
                 "lessons, is read as no lesson; runner-up: it is one lesson too; to choose it, pin "
