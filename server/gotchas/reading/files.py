@@ -403,7 +403,10 @@ def _narrowed(section: Section) -> Section:
     if not vocabulary.names_anti_patterns_only(section.title):
         return section
     inner = [
-        s for s in walk(section) if s is not section and vocabulary.names_lessons(s.title)
+        s
+        for s in walk(section)
+        if s is not section
+        and vocabulary.names_lessons(s.title)
         and not vocabulary.names_anti_patterns_only(s.title)
     ]
     return inner[0] if len(inner) == 1 else section
@@ -412,6 +415,7 @@ def _narrowed(section: Section) -> Section:
 def _titled_lessons(frame: Frame) -> Callable[[str], bool]:
     """A title naming lessons, or pinned as holding some. A retrospective's hindsight (``What went
     wrong``) names them only at the top: under an incident it is one lesson's part."""
+
     def titled(title: str) -> bool:
         named = vocabulary.names_lessons(title) and not vocabulary.names_hindsight(title)
         return named or _pinned_in(frame, title)
@@ -480,7 +484,22 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
         # ``# Error Handling Rules``: rules to follow, not lessons learned, and no section names any
         why = f"rules: the title {root.title!r} names rules to follow, and no section is titled as lessons"
         return Reading("not-lessons", [], why)
+    first = next((b for b in root.body if b.kind not in ("html", "hr")), None)
+    if first is not None and first.kind == "paragraph":
+        text = reader.first_text(first)
+        if _PROJECT_OPENER.match(text) and not vocabulary.names_lessons(text):
+            why = "a guide: it opens by saying what the project is, and no section is titled as lessons"
+            return Reading("not-lessons", [], why)
     return None
+
+
+# a guide's opening: what the project is, or whom it addresses (``This is a full-stack expense
+# splitting app``, ``This project is a training system``, ``You are an expert in TypeScript``)
+_PROJECT_OPENER = re.compile(
+    r"^(?:you\s+are\s+(?:a|an)\s|this\s+(?:is\s+an?|project\s+is|repo(?:sitory)?\s+(?:is|contains|holds)|"
+    r"app(?:lication)?\s+is|codebase\s+is)\s)",
+    re.IGNORECASE,
+)
 
 
 def _progress(reader: Reader, frame: Frame) -> Reading | None:
