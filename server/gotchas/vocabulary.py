@@ -190,7 +190,7 @@ ENTRY_FIELD_KEYS = frozenset(_KEYS.split())
 GUIDE_WORDS = LazyPattern(
     r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
     r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
-    r"workflow|deployment|getting\s+started|environment|dependencies|project|guidelines|"
+    r"workflows?|deployment|getting\s+started|environment|dependencies|project|guidelines|big\s+picture|"
     r"instructions|requirements|principles?|rules|"
     # the same sections in other languages: Spanish, Portuguese, French, German
     r"arquitectura|arquitetura|architektur|convenciones|conven[cç][oõ]es|tecnolog[ií]as|principios|"
@@ -201,7 +201,11 @@ GUIDE_WORDS = LazyPattern(
     r"技術スタック|(?:ディレクトリ|フォルダ)?構成|コマンド|技术栈|目录结构|常用命令|"
     # in Chinese: the project's overview, architecture, start-up, workflow, rules and principles
     r"(?:项目)?(?:概述|概览|简介)|(?:系统|技术)?架构(?:概览|概述|设计)?|启动|(?:开发|工作)流程|"
-    r"(?:核心|设计|开发)?原则|(?:开发|编码|代码)?规[则范]|依赖(?:服务)?|目录)$",
+    r"依赖(?:服务)?|目录)$|"
+    # rules, conventions and principles of any part (``路由规则``, ``目录约定``, ``核心原则``)
+    r"^[\w·\s]{0,8}(?:规则|规范|约定|原则)$|"
+    # a section on the project itself, in Chinese, Japanese and Korean (``项目定位``, ``프로젝트 구조``)
+    r"^(?:项目|プロジェクト|프로젝트)",
     re.IGNORECASE,
 )
 # a stamp of when the file was last changed, closing it: ``*Last updated: 2026-05-06 16:42 ET*``
