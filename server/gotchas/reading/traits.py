@@ -455,7 +455,9 @@ class Traits(State):
         if any(self.comment(b) for b in section.body) and all(
             b.kind == "hr" or self.comment(b) for b in section.body
         ):
-            return True
+            # but a lesson told whole in its title (``### Shader batching corrupts every card:
+            # setShader is the batch boundary``) over the next entry's comment is that lesson
+            return title_evidence(section.title)[0] >= 0
         return vocabulary.names_many_lessons(section.title) or vocabulary.names_log_place(section.title)
 
     def owns_fields(self, section: Section, units: Sequence[Span] | None) -> bool:
