@@ -98,6 +98,10 @@ FIELD_WORDS = (
     "problema",
     "sintoma",
     "síntoma",
+    # Portuguese and Spanish, their qualifier after the part: root cause, observed symptom,
+    # proposed fix, an attempt at a fix, the decision taken
+    *("causa raiz", "causa raíz", "sintoma observado", "síntoma observado", "fix proposto"),
+    *("correção proposta", "solución propuesta", "tentativa", "tentativa de fix", "intento", "decisão"),
     "correção",
     "corrección",
     "solução",
