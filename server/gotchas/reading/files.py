@@ -19,9 +19,9 @@ from gotchas.reading import pinned, series
 from gotchas.reading.model import NONE_UNDER_LESSONS, ONE_BODY, Note, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
-from gotchas.reading.text import CAVEAT, TEMPLATE, blank_title
+from gotchas.reading.text import CAVEAT, ID_LEAD, TEMPLATE, blank_title
 from gotchas.reading.titles import title_evidence
-from gotchas.reading.tree import Section, leaves, walk
+from gotchas.reading.tree import Section, holding, leaves, walk
 from gotchas.reading.units import unit_spans
 
 
@@ -358,6 +358,7 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
         return section in tops and vocabulary.names_hindsight(section.title)
 
     sections = [_narrowed(s) for s in reader.find_sections(root, titled, hindsight)]
+    sections = [s for s in sections if not _one_of_ided(reader, s)]
     if not sections or _siblings_alike(reader, root, sections):
         return None
     if all(vocabulary.names_one_lesson(s.title) for s in sections):
@@ -373,6 +374,21 @@ def _lessons_section(reader: Reader, frame: Frame) -> Reading | None:
 
 
 _LABEL = re.compile(r"^(?:[-*+]\s+)?(?:\*\*|__)([^*_:：]{1,40})[:：]?(?:\*\*|__)[:：]?")
+
+
+def _one_of_ided(reader: Reader, section: Section) -> bool:
+    """A section whose title opens with an id of the stem two siblings or more open with
+    (``### INC-001 — … footgun`` among ``### INC-051``, ``### INC-050``…): one entry of a
+    series, which a lessons word in its title does not make the file's lessons section."""
+    found = ID_LEAD.match(section.title)
+    parent = holding(reader.tree, section.start)
+    if found is None or parent is None:
+        return False
+    stem = found[0].strip(" *_[]:").split("-")[0]
+    alike = sum(
+        1 for s in parent.children if s is not section and s.title.strip("*_[ ").startswith(stem + "-")
+    )
+    return alike >= 2
 
 
 def _siblings_alike(reader: Reader, root: Section, chosen: list[Section]) -> bool:
