@@ -191,6 +191,7 @@ GUIDE_WORDS = LazyPattern(
     r"(?<![\w-])(?:overview|architecture|setup|installation|install|build|commands?|testing|tests|"
     r"conventions?|code\s+style|style|structure|usage|configuration|contributing|development|"
     r"workflows?|deployment|getting\s+started|environment|dependencies|project|guidelines|big\s+picture|"
+    r"technolog(?:y|ies)(?:\s+used)?|building\s+and\s+running|"
     r"instructions|requirements|principles?|rules|"
     # the same sections in other languages: Spanish, Portuguese, French, German
     r"arquitectura|arquitetura|architektur|convenciones|conven[cç][oõ]es|tecnolog[ií]as|principios|"
@@ -216,11 +217,13 @@ UPDATED_STAMP = LazyPattern(
 # a file titled as rules to follow (``# Error Handling Rules``, ``# Правила: ошибки``): a guide
 # when no section of it is titled as lessons
 RULES_TITLE = LazyPattern(
-    r"\brules\b|\bguidelines\b|\bguidance\b|\bprinciples\b|правила|reglas|règles|regeln|规则|规范|原则|原則|ルール|규칙",
+    r"\brules\b|\bguidelines\b|\bguidance\b|\binstructions\b|\bprotocol\b|\bprinciples\b|"
+    r"правила|reglas|règles|regeln|规则|规范|原则|原則|ルール|규칙",
     re.IGNORECASE,
 )
 GUIDE_TITLE = LazyPattern(
-    r"(?:claude|agents|gemini|copilot)\.md|guidelines|guidance|instructions|\bguide\b|readme|\brules\b",
+    r"(?:claude|agents|gemini|copilot)\.md|guidelines|guidance|instructions|\bguide\b|readme|\brules\b|"
+    r"^\W*project\s+overview\W*$",
     re.IGNORECASE,
 )
 
