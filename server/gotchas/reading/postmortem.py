@@ -1,0 +1,36 @@
+"""A postmortem of one incident, read as that incident: its lessons are those of its section of
+what was learned, or the whole file is one lesson. Its timeline, impact and action items are
+the incident's own parts, not lessons beside it."""
+
+from __future__ import annotations
+
+import re
+
+from gotchas import vocabulary
+from gotchas.reading.model import Reading
+from gotchas.reading.sections import Reader
+from gotchas.reading.tree import Section
+
+# a file titled as one incident's review, named after a colon or a dash: ``# Postmortem: …``,
+# ``# Post-mortem — …``, ``# Incident report: …``
+_INCIDENT_TITLE = re.compile(
+    r"^(?:post[-\s]?mortem|incident\s+(?:report|review|analysis)|root[-\s]cause\s+analysis)"
+    r"\s*(?:[:：]|\s[-—–]\s)\s*\S",  # and its one subject: a bare ``# Postmortems`` may log many
+    re.IGNORECASE,
+)
+_LEARNED = re.compile(r"\blearn(?:ed|t|ings?)\b|\blessons?\b|\btakeaways?\b", re.IGNORECASE)
+
+
+def incident_review(reader: Reader, root: Section) -> Reading | None:
+    """A postmortem (``# Postmortem: Why the integration failed``) tells one incident: its
+    lessons are those of a section titled as what was learned (``## What we actually learned``,
+    ``## Lessons Learned``); with none, the whole file is that one lesson. Its other parts
+    (timeline, impact, what went wrong, what to do differently) are the incident's own."""
+    if root.heading is None or not _INCIDENT_TITLE.match(vocabulary.bare_title(root.title)):
+        return None
+    if vocabulary.names_lessons(root.title):
+        return None  # ``# Postmortem lessons``: many, read as a lessons file is
+    learned = [s for s in root.children if vocabulary.names_lessons(s.title) and _LEARNED.search(s.title)]
+    if learned:
+        return reader.read_scopes(learned, "a postmortem: its lessons are in its section of what was learned")
+    return reader.single("a postmortem: the whole file tells one incident, one lesson")
