@@ -455,7 +455,6 @@ _KEY_TITLE = LazyPattern(
 )
 # the words such a title holds, asked first: most titles hold none of them
 _KEY_WORDS = ("legend", "leyenda", "gende", "sever", "prior", "grav", "key", "level", "classif", "clasific")
-_LEADING_NUMBER = re.compile(r"^\d{1,3}[.)]\s*")
 
 
 def names_key(title: str) -> bool:
@@ -463,7 +462,7 @@ def names_key(title: str) -> bool:
     lowered = title.lower()
     if not any(word in lowered for word in _KEY_WORDS):
         return False
-    return bool(_KEY_TITLE.compiled.match(_LEADING_NUMBER.sub("", bare_title(title).strip(" :."))))
+    return bool(_KEY_TITLE.compiled.match(bare_title(title).strip(" :.")))  # ``1. Clasificación …`` too
 
 
 def names_commands(title: str) -> bool:

@@ -21,6 +21,7 @@ from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
 from gotchas.reading.text import CAVEAT, ID_LEAD, TEMPLATE, blank_title
 from gotchas.reading.titles import title_evidence
+from gotchas.reading.traits import first_content
 from gotchas.reading.tree import Section, holding, leaves, walk
 from gotchas.reading.units import unit_spans
 
@@ -478,7 +479,7 @@ def _guide(reader: Reader, frame: Frame) -> Reading | None:
         # ``# Error Handling Rules``: rules to follow, not lessons learned, and no section names any
         why = f"rules: the title {root.title!r} names rules to follow, and no section is titled as lessons"
         return Reading("not-lessons", [], why)
-    first = next((b for b in root.body if b.kind not in ("html", "hr")), None)
+    first = first_content(root.body)
     if first is not None and first.kind == "paragraph":
         text = reader.first_text(first)
         if _PROJECT_OPENER.match(text) and not vocabulary.names_lessons(text):

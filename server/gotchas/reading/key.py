@@ -33,28 +33,26 @@ def list_is_key(state: State, items: Sequence[Block]) -> bool:
     file's own labels further on."""
     if len(items) < 3:
         return False
-    labels = []
-    for item in items:
-        text = state.first_text(item)
-        bold = BOLD_LABEL.match(text)
-        labels.append(bold["label"] if bold else _LABEL_END.split(text, maxsplit=1)[0])
+    labels = [_lead(state.first_text(item))[0] for item in items]
     return is_key(state, labels, items[-1].end)
+
+
+def _lead(text: str) -> tuple[str, bool]:
+    """An item's label: its bold lead, or the text before a dash or colon (else all of it); and
+    whether it had one."""
+    bold = BOLD_LABEL.match(text)
+    if bold:
+        return bold["label"], True
+    parts = _LABEL_END.split(text, maxsplit=1)
+    return parts[0], len(parts) == 2
 
 
 def item_label(state: State, item: Block) -> str | None:
     """The label an item opens with (``**High:**``, ``🔴 **Blocker** —``, ``P0 -``), as compared
     across the file; None for an item with none, or one longer than a label."""
-    text = state.first_text(item)
-    bold = BOLD_LABEL.match(text)
-    if bold:
-        label = bold["label"]
-    else:
-        parts = _LABEL_END.split(text, maxsplit=1)
-        if len(parts) < 2:
-            return None
-        label = parts[0]
-    found = label_key(label)
-    return found if found and found.count(" ") < _MAX_WORDS else None
+    label, found = _lead(state.first_text(item))
+    key = label_key(label) if found else ""
+    return key if key and key.count(" ") < _MAX_WORDS else None
 
 
 def table_is_key(state: State, table: Block) -> bool:

@@ -64,7 +64,7 @@ class Traits(State):
 
     def opens_by_naming_file(self, body: Sequence[Block]) -> bool:
         """A body whose first text is a paragraph naming the file (``This file captures …``)."""
-        first = _first_content(body)
+        first = first_content(body)
         return first is not None and self.names_file(first)
 
     def describes_file(self, section: Section) -> bool:
@@ -72,7 +72,7 @@ class Traits(State):
         …``): what the file is for, not a lesson. A numbered one stays one of a series."""
         if section.children:
             return False
-        first = _first_content(section.body)
+        first = first_content(section.body)
         if first is None or first.kind != "paragraph":
             return False
         if first.start not in self.naming_lines() and not MARK.compiled.match(self.lines[first.start]):
@@ -484,7 +484,7 @@ _LABEL = re.compile(r"^\s*[*_]*[^*_\n]{1,80}[:：][*_]*\s*$")
 _ASIDE = re.compile(r"^[_*]*[(（][^()（）]*[)）][_*]*\.?$")
 
 
-def _first_content(body: Sequence[Block]) -> Block | None:
+def first_content(body: Sequence[Block]) -> Block | None:
     """The first block of ``body`` that is no comment or rule (asked of every section)."""
     for block in body:
         if block.kind not in ("html", "hr"):
