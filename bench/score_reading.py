@@ -16,6 +16,10 @@ task its label does not list, and that each entry's normalised status is the lab
 
 ``--folder`` scores any folder laid out like a corpus folder (``real/`` + ``labels/``), such
 as a set of files labelled before the reading was run on them.
+
+Each file is read as the file it was in its repository, as a user's record is: the path is
+``real/SOURCES.tsv``'s ``path`` column, else the file name after ``owner__repo__`` with
+``__`` for ``/`` (``acme__shop__.claude__rules__gotchas.md``).
 """
 
 from __future__ import annotations
@@ -117,6 +121,20 @@ def held_out(name: str) -> bool:
     return int(hashlib.sha256(repository(name).encode()).hexdigest(), 16) % 3 == 0
 
 
+def source_paths(real: Path) -> dict[str, str]:
+    """Each file's path in its repository, from ``SOURCES.tsv`` when the folder has one."""
+    sources = real / "SOURCES.tsv"
+    if not sources.is_file():
+        return {}
+    rows = (line.split("\t") for line in sources.read_text(encoding="utf-8").splitlines()[1:])
+    return {row[0]: row[2] for row in rows if len(row) >= 3}
+
+
+def source_path(name: str, known: dict[str, str]) -> str:
+    """The path ``name`` had in its repository."""
+    return known.get(name) or "/".join(name.split("__")[2:]) or name
+
+
 def score(shared: Path, folders: Sequence[str] = ("corpus",), part: str = "all") -> Score:
     """The labelled files of ``folders``; ``part``: ``all``, ``dev`` or ``held-out``."""
     result = Score()
@@ -124,11 +142,13 @@ def score(shared: Path, folders: Sequence[str] = ("corpus",), part: str = "all")
         corpus = shared / folder
         if not (corpus / "labels").is_dir():
             raise SystemExit(f"no labels/ folder under {corpus}")
+        known = source_paths(corpus / "real")
         for label_path in sorted((corpus / "labels").glob("*.json")):
             label = json.loads(label_path.read_text(encoding="utf-8"))
             if part != "all" and held_out(label["file"]) != (part == "held-out"):
                 continue
-            parsed = record.parse((corpus / "real" / label["file"]).read_bytes())
+            data = (corpus / "real" / label["file"]).read_bytes()
+            parsed = record.parse(data, name=source_path(label["file"], known))
             unsure = parsed.reading.notice if parsed.reading is not None else None
             result.add(label["file"], label, {e.start_line for e in parsed.entries}, unsure)
     return result

@@ -116,6 +116,30 @@ def test_config_names_the_record_and_forces_the_entry_style(tmp_path: Path) -> N
     assert refused.returncode == 1 and "entries must be one of" in refused.stderr
 
 
+def test_an_agent_guide_is_known_by_its_name(tmp_path: Path) -> None:
+    """The same sections list as lessons in a lessons file and as none in a ``CLAUDE.md``, whose
+    lessons, if any, are a section of them; a pin still reads the guide as the project says."""
+    (tmp_path / ".git").mkdir()
+    text = "# Payments\n\n## Always run the linter\n\nCI fails.\n\n## Never edit clients\n\nRebuilt.\n"
+    guide = tmp_path / "CLAUDE.md"
+    guide.write_text(text)
+    notes = tmp_path / ".claude" / "rules" / "gotchas.md"
+    notes.parent.mkdir(parents=True)
+    notes.write_text(text)
+    lessons = json.loads(cli(tmp_path, "list", "--json", "--verbose").stdout)
+    assert [e["title"] for e in lessons["entries"]] == ["Always run the linter", "Never edit clients"]
+    read = json.loads(cli(tmp_path, "--record", "CLAUDE.md", "list", "--json", "--verbose").stdout)
+    assert read["entries"] == [] and "CLAUDE.md" in read["notice"] and "guide" in read["notice"]
+    guide.write_text(text + "\n## Gotchas\n\n- **Sandbox keys only** - live keys are refused.\n")
+    read = json.loads(cli(tmp_path, "--record", "CLAUDE.md", "list", "--json", "--verbose").stdout)
+    assert [e["title"] for e in read["entries"]] == ["Sandbox keys only"]
+    guide.write_text(text)
+    (tmp_path / ".claude" / "gotchas.toml").write_text('record = "CLAUDE.md"\nentries = "h2"\n')
+    pinned = json.loads(cli(tmp_path, "list", "--json", "--verbose").stdout)
+    assert [e["title"] for e in pinned["entries"]] == ["Always run the linter", "Never edit clients"]
+    assert guide.read_text() == text and notes.read_text() == text
+
+
 def test_every_real_file_lists_through_the_cli_unchanged(tmp_path: Path) -> None:
     corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
     if not corpus.is_dir():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,13 @@ from gotchas.blockmap import Block
 from gotchas.reading.text import opening_label
 
 FIXTURES = Path(__file__).parent / "fixtures" / "reading"
+# a case name ending ``(file CLAUDE.md)`` reads its input as the file at that path
+_FILE = re.compile(r"\s\(file (\S+)\)$")
 
 
 def cases() -> list[object]:
-    """(name, input, expected lines) from every ``.md`` fixture, in markdown-it-py's format."""
+    """(input, expected lines, file path or None) from every ``.md`` fixture, in markdown-it-py's
+    format."""
     out: list[object] = []
     for path in sorted(FIXTURES.glob("*.md")):
         if path.name == "README.md":
@@ -36,13 +40,15 @@ def cases() -> list[object]:
                     parts[-1].append(lines[index])
                 index += 1
             source, expected = parts[0], parts[1]
-            out.append(pytest.param("\n".join(source) + "\n", expected, id=f"{path.stem}: {name}"))
+            named = _FILE.search(name)
+            file = named.group(1) if named else None
+            out.append(pytest.param("\n".join(source) + "\n", expected, file, id=f"{path.stem}: {name}"))
     return out
 
 
-@pytest.mark.parametrize(("source", "expected"), cases())
-def test_fixture(source: str, expected: list[str]) -> None:
-    parsed = record.parse(source.encode("utf-8"))
+@pytest.mark.parametrize(("source", "expected", "file"), cases())
+def test_fixture(source: str, expected: list[str], file: str | None) -> None:
+    parsed = record.parse(source.encode("utf-8"), name=file)
     got = [f"{e.start_line} {e.kind} {e.title}" for e in parsed.entries]
     want = [] if expected == ["none"] else expected
     assert got == want, parsed.reading.reason if parsed.reading else ""

@@ -68,12 +68,13 @@ class _Heading:
     title: str
 
 
-def fit_record(data: bytes, starts: frozenset[int], now: Pin | None = None) -> Fit:
-    """``fit`` for a lessons file's bytes and the 1-based lines its lessons start on."""
-    parsed = parse(data, reuse=False)
+def fit_record(data: bytes, starts: frozenset[int], now: Pin | None = None, name: str | None = None) -> Fit:
+    """``fit`` for a lessons file's bytes (at ``name``) and the 1-based lines its lessons start on."""
+    parsed = parse(data, reuse=False, name=name)
     assert parsed.block_map is not None  # a parse from bytes always keeps its block map
     lines = bare_lines(decode(data))
-    return fit(parsed.block_map.blocks, lines, parsed.front_matter, frozenset(n - 1 for n in starts), now)
+    wanted = frozenset(n - 1 for n in starts)
+    return fit(parsed.block_map.blocks, lines, parsed.front_matter, wanted, now, name)
 
 
 def fit(
@@ -82,9 +83,10 @@ def fit(
     matter: tuple[int, int] | None,
     wanted: frozenset[int],
     now: Pin | None = None,
+    name: str | None = None,
 ) -> Fit:
     """The pin closest to reading entries starting on ``wanted`` (0-based lines), from ``now``
-    (the project's pin, or none: detection)."""
+    (the project's pin, or none: detection) for the file at ``name``."""
     budget = max(30, min(MAX_READS, _LINES_READ // max(1, len(lines))))
     heads = _headings(blocks, len(lines))
     levels = {h.level for h in heads}
@@ -94,7 +96,8 @@ def fit(
     def read(pin: Pin) -> frozenset[int]:
         nonlocal tries
         tries += 1
-        found = reading.read(blocks, lines, matter, pin if pin.unit or pin.sections else None, keep=False)
+        chosen = pin if pin.unit or pin.sections else None
+        found = reading.read(blocks, lines, matter, chosen, keep=False, name=name)
         return frozenset(span.start for span in found.spans)
 
     start = now or Pin()

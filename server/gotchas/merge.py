@@ -45,9 +45,9 @@ Read = Callable[[bytes, Record | None], Record]
 """Reads a version of the record; the second argument is a parse it was edited from, or None."""
 
 
-def read_guessed(data: bytes, near: Record | None) -> Record:
-    """The record read with no pin: the reading is guessed from the bytes."""
-    return parse(data, near=near)
+def read_guessed(data: bytes, near: Record | None, name: str | None = None) -> Record:
+    """The record read with no pin: the reading is guessed from the bytes (and the file's name)."""
+    return parse(data, near=near, name=name)
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,8 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     creates = stored.base_sha256 == sha(b"") and not path.exists() and not path.is_symlink()
     snapshot = ws.snapshot(path, missing_ok=creates)
     data = snapshot.data
-    current = ws.parse(data)
+    name = ws.name(path)  # the reading knows the file by its name (a CLAUDE.md is a guide)
+    current = ws.parse(data, name=name)
     verification.refuse_conflict_markers(current)  # raised: nothing written, nothing journaled
     before_sha = current.sha256  # hashed once, by the parse cache
 
@@ -199,10 +200,10 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
                 if not fresh.data.startswith(expect.data):
                     warnings.append(_unmerged(ws, path, "the record was rewritten meanwhile"))
                     break
-                current = ws.parse(current.data + fresh.data[len(expect.data) :])  # keep both
+                current = ws.parse(current.data + fresh.data[len(expect.data) :], name=name)  # keep both
                 expect = fresh
                 continue
-            current = ws.parse(fresh.data)
+            current = ws.parse(fresh.data, name=name)
             verification.refuse_conflict_markers(current)  # a merge began meanwhile
             if carries_proposal(current, stored=stored):
                 return answer(
@@ -217,10 +218,10 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
         # someone wrote to the old file between the compare and the rename: rebase onto
         # what they wrote and swap again, against the bytes just renamed
         if renamed is None:  # the old file held only others' bytes
-            current = ws.parse(swap.late)
+            current = ws.parse(swap.late, name=name)
             tries = 0
         elif swap.late.startswith(expect.data):  # it held ours: keep what was added to it
-            current = ws.parse(current.data + swap.late[len(expect.data) :])
+            current = ws.parse(current.data + swap.late[len(expect.data) :], name=name)
         else:
             warnings.append(_unmerged(ws, path, "the record was rewritten meanwhile"))
             break
@@ -241,7 +242,7 @@ def _apply_locked(ws: Workspace, path: Path, stored: Proposal) -> ApplyResult:
     report = None
     try:
         written = ws.read(path)
-        after = planned if written == plan.data else ws.parse(written)
+        after = planned if written == plan.data else ws.parse(written, name=name)
         report = verification.check_written(
             current,
             after,

@@ -84,11 +84,12 @@ def read_map(
     pin: str | None,
     prior: Prior | None = None,
     keep: bool = True,
+    name: str | None = None,
 ) -> tuple[Reading, blocks.BlockMap]:
     """The reading of a block map already made (by a full parse or a splice); ``prior`` is
     the reading of the text an edit was made on, ``keep`` whether this one is kept for the
-    next edit (``reading.read``)."""
-    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin), prior, keep), block_map
+    next edit (``reading.read``); ``name`` the file's path, when known."""
+    return reading.read(block_map.blocks, lines, matter, Pin.parse(pin), prior, keep, name), block_map
 
 
 def pin_lines(found: Reading) -> list[str]:

@@ -90,7 +90,7 @@ def _current(ws: Workspace, p: Proposal, records: dict[str, Record | GotchasErro
             if not path.exists() and not path.is_symlink():
                 records[p.record] = ws.parse(b"")
             else:
-                records[p.record] = ws.parse(ws.read(path))
+                records[p.record] = ws.parse(ws.read(path), name=ws.name(path))
         except GotchasError as exc:
             records[p.record] = exc
     return records[p.record]

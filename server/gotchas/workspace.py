@@ -105,7 +105,7 @@ class Workspace:
     settings: Config | None = field(default=None, repr=False)
     one_shot: bool = field(default=False, repr=False)  # reads, then exits: parses keep nothing for edits
     _cache: dict[Path, tuple[tuple[int, int, int], Record]] = field(default_factory=dict, repr=False)
-    _parsed: dict[str, Record] = field(default_factory=dict, repr=False)
+    _parsed: dict[tuple[str, str | None], Record] = field(default_factory=dict, repr=False)
     # where each ``record`` argument resolved last: a hint for :meth:`answers_from_memory` only
     _resolved: dict[str | None, Path] = field(default_factory=dict, repr=False)
 
@@ -260,7 +260,7 @@ class Workspace:
         cached = self._cache.get(path)
         if cached and cached[0] == signature:
             return cached[1]
-        parsed = self.parse(self.read(path))
+        parsed = self.parse(self.read(path), name=self.name(path))
         self._cache[path] = (signature, parsed)
         return parsed
 
@@ -282,12 +282,13 @@ class Workspace:
             return False
         return self._cache[path][1].indexed
 
-    def parse_as_edit(self, data: bytes, near: Record | None) -> Record:
+    def parse_as_edit(self, data: bytes, near: Record | None, name: str | None = None) -> Record:
         """:meth:`parse`, with ``near`` passed by position (the merge driver's reader)."""
-        return self.parse(data, near=near)
+        return self.parse(data, near=near, name=name)
 
-    def parse(self, data: bytes, *, near: Record | None = None) -> Record:
-        """Parse ``data``, reusing an earlier parse of the very same bytes (keyed by sha256).
+    def parse(self, data: bytes, *, near: Record | None = None, name: str | None = None) -> Record:
+        """Parse ``data``, the bytes of the record at ``name`` (else of ``near``'s), reusing an
+        earlier parse of the very same bytes of the same file (keyed by sha256 and name).
 
         Parsing is a pure function of the bytes, so a proposal's planned result, parsed and
         verified at propose time, need not be parsed again when apply reads those bytes back.
@@ -295,17 +296,26 @@ class Workspace:
         """
         from gotchas.record import parse
 
+        if name is None and near is not None:
+            name = near.name
         for known in reversed(self._parsed.values()):
-            if known.data is data or (len(known.data) == len(data) and known.data == data):
+            if known.name == name and (
+                known.data is data or (len(known.data) == len(data) and known.data == data)
+            ):
                 return known  # the same bytes: comparing them is cheaper than hashing them
-        key = hashlib.sha256(data).hexdigest()
-        found = self._parsed.get(key)
+        digest = hashlib.sha256(data).hexdigest()
+        found = self._parsed.get((digest, name))
         if found is None:
             found = parse(
-                data, self.entry_style, task_keys=self.task_keys, near=near, reuse=not self.one_shot
+                data,
+                self.entry_style,
+                task_keys=self.task_keys,
+                near=near,
+                reuse=not self.one_shot,
+                name=name,
             )
-            found.__dict__["sha256"] = key  # hashed once: the record's digest is this key
-            self._parsed[key] = found
+            found.__dict__["sha256"] = digest  # hashed once: the record's digest is this key
+            self._parsed[(digest, name)] = found
             while len(self._parsed) > _PARSE_CACHE_SIZE:
                 self._parsed.pop(next(iter(self._parsed)))
         return found

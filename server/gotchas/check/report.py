@@ -127,7 +127,7 @@ def _run(
         )
         return
     try:
-        parsed = parse(data)
+        parsed = parse(data, name=record)
         entries = parsed.entries
     except GotchasError as exc:
         report.notices.append(f"{record} cannot be read as a lessons file ({exc.message}); nothing checked")

@@ -119,7 +119,7 @@ def _reading(ws: Workspace, data: bytes, pin: str | None) -> tuple[Decision, Seq
     from gotchas import outline
     from gotchas.record import parse
 
-    parsed = parse(data, pin, task_keys=ws.task_keys, reuse=False)
+    parsed = parse(data, pin, task_keys=ws.task_keys, reuse=False, name=ws.name(ws.record_path()))
     assert parsed.reading is not None  # a record read from bytes always has its reading
     blocks = parsed.block_map.blocks if parsed.block_map is not None else ()
     return outline.describe(parsed.reading, [e.id for e in parsed.entries]), blocks
@@ -236,7 +236,7 @@ def _fit(args: argparse.Namespace) -> int:
     record = ws.record_path()
     data = ws.read(record)
     wanted = _starts(args.lines, data.count(b"\n") + 1)
-    best = fit.fit_record(data, wanted)
+    best = fit.fit_record(data, wanted, name=ws.name(record))
     now_pin = Pin.parse(ws.entry_style) or Pin()
     after, said = text, []
     for title, _ in now_pin.sections:

@@ -4,6 +4,7 @@ merges and Claude Code's sessions."""
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,15 +31,16 @@ def run_merge_record(args: argparse.Namespace) -> int:
     """The git merge driver: exit 0 merged (into %A), 1 conflict markers left in %A."""
     from gotchas import merge
 
-    try:  # the three versions are read as the repository pins its record (entries = …)
-        read: merge.Read = workspace(args).parse_as_edit
-    except GotchasError as exc:
-        say(f"{exc.message}; reading the record unpinned")
-        read = merge.read_guessed
     paths = args.paths[1:] if args.paths[:1] == ["--"] else args.paths  # all paths, even "-h"
     if len(paths) not in (3, 4):
         say("merge-record takes %O %A %B [%P]: the base, ours (merged into), theirs, the path")
         return 2
+    name = paths[3] if len(paths) == 4 else None  # the record's path: a CLAUDE.md reads as a guide
+    try:  # the three versions are read as the repository pins its record (entries = …)
+        read: merge.Read = functools.partial(workspace(args).parse_as_edit, name=name)
+    except GotchasError as exc:
+        say(f"{exc.message}; reading the record unpinned")
+        read = functools.partial(merge.read_guessed, name=name)
     status, line = merge.run(Path(paths[0]), Path(paths[1]), Path(paths[2]), (paths + paths[1:2])[3], read)
     say(line)
     return status

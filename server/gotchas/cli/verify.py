@@ -183,7 +183,7 @@ def _fix(ws: Workspace, wanted: Callable[[str], bool]) -> list[Fix]:
     path = ws.writable_record()
     with ws.lock(path):
         snapshot = ws.snapshot(path)
-        before = ws.parse(snapshot.data)
+        before = ws.parse(snapshot.data, name=ws.name(path))
         verification.refuse_conflict_markers(before)
         after, fixes = repair.repaired(before, ws.parse_as_edit, wanted)
         if not fixes:

@@ -64,8 +64,10 @@ def read(
     pin: Pin | None = None,
     prior: Prior | None = None,
     keep: bool = True,
+    name: str | None = None,
 ) -> Reading:
-    """The reading of a document from its block map and its lines (without line endings).
+    """The reading of a document from its block map and its lines (without line endings);
+    ``name`` is its path in its repository, when known (a ``CLAUDE.md`` is a guide).
 
     ``prior`` is the reading of the text before an edit: leaves away from the edit, under
     the same file-wide evidence, are taken over from it; the result is the same. With
@@ -76,12 +78,12 @@ def read(
         if tail is not None:
             # the document is read as it was before its own red-herring mark was added
             unmarked = ["" if MARK.compiled.match(line) else line for line in lines[:tail]]
-            head = read_file(Reader([b for b in blocks if b.end <= tail], unmarked, matter), pin)
+            head = read_file(Reader([b for b in blocks if b.end <= tail], unmarked, matter), pin, name)
             if head.kind == "single-lesson" and head.spans:
                 return with_successors(head, blocks, lines, tail)
     reader = Reader(blocks, lines, matter, prior, keep)
     reader.take_over(prior)
-    found = read_file(reader, pin)
+    found = read_file(reader, pin, name)
     found.notice = notice(found, reader)
     found.leaves = reader.leaves if keep else None
     return found

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading import pinned, postmortem, series
+from gotchas.reading.frame import FileRule, Frame, title_section
 from gotchas.reading.model import NONE_UNDER_LESSONS, ONE_BODY, Note, Pin, Reading, Span
 from gotchas.reading.sections import Reader
 from gotchas.reading.template import own_template
@@ -25,71 +25,7 @@ from gotchas.reading.traits import first_content
 from gotchas.reading.tree import Section, holding, leaves, walk
 from gotchas.reading.units import unit_spans
 
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """The section read as the file (its title section when one heading tops all others), that
-    title's note, and the project's pin."""
-
-    root: Section
-    title_note: Note | None
-    pin: Pin | None
-
-
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+\S")
-
-FileRule = Callable[[Reader, Frame], "Reading | None"]
-
-
-def title_section(reader: Reader) -> tuple[Section, Note | None]:
-    """The document's title heading, when one heading sits above all others."""
-    root = reader.tree
-    top = None if any(b.kind not in ("html", "hr") for b in root.body) else _lone_title(reader, root)
-    if top is not None:
-        note = Note(
-            top.start,
-            top.heading.end if top.heading else top.start,
-            "title",
-            top.title,
-            "the document's title",
-        )
-        return top, note
-    return root, None
-
-
-def _lone_title(reader: Reader, root: Section) -> Section | None:
-    """The heading above all others: the only top heading, or a first top heading with nothing
-    under it, or only its introduction, before its same-level siblings (``Known Issues`` /
-    ``====`` over ``# Settings``, ``# Seeds``): the file's title written at its sections' level."""
-    tops = root.children
-    if len(tops) == 1:
-        # front matter that titles the file (``title: "Known issues"``) leaves its one section,
-        # below the title's level, a section of the file: ``## Permission issue`` is its first
-        if tops[0].level > 1 and reader.matter_title():
-            return None
-        return tops[0]
-    if not tops:
-        return None
-    first, rest = tops[0], tops[1:]
-    if first.level != 1 or not (_empty(first) or _introduces(reader, first)):
-        return None
-    if any(_empty(section) for section in rest):
-        return None  # a run of one-line headings (``# READ THIS FIRST``) is a header, not a title's body
-    return Section(first.heading, first.start, root.end, first.body, rest, None)
-
-
-def _introduces(reader: Reader, section: Section) -> bool:
-    """A first heading titled as lessons or problems met (``# Known Issues``) over an
-    introduction of its own: one paragraph, or paragraphs that open by naming the file
-    (``This document lists …``). The file's title, and what the file is for."""
-    title = section.title
-    if not (vocabulary.names_lessons(title) or vocabulary.names_problems(title)) or section.children:
-        return False
-    return reader.introduces(section.body)
-
-
-def _empty(section: Section) -> bool:
-    return not section.children and not any(b.kind not in ("html", "hr") for b in section.body)
 
 
 def _pinned_unit(reader: Reader, frame: Frame) -> Reading | None:
@@ -509,6 +445,16 @@ def _progress(reader: Reader, frame: Frame) -> Reading | None:
     return Reading("not-lessons", [], why, [], [], reader.left_out)
 
 
+def _named_guide(reader: Reader, frame: Frame) -> Reading | None:
+    """A file named as a coding agent's guide (``CLAUDE.md``, ``AGENTS.md``, ``.cursorrules``):
+    its lessons, if it keeps any, are a section titled as lessons, which the rules before
+    this one find; its other sections are instructions, whatever shape they take."""
+    if frame.guide is None or not _untitled_lessons(frame):
+        return None
+    why = f"an agent guide: coding agents read {frame.guide} as instructions; no section is titled as lessons"
+    return Reading("not-lessons", [], why, [], [], reader.left_out)
+
+
 def _whole_file(reader: Reader, frame: Frame) -> Reading:
     """A lessons file read whole: its sections and bodies decide the entries."""
     root = frame.root
@@ -669,14 +615,15 @@ FILE_RULES: tuple[tuple[str, FileRule], ...] = (
     ("a guide without lessons", _guide),
     ("a debugging method or how-to", _debugging_procedure),
     ("a record of progress with no section of lessons", _progress),
+    ("an agent guide by its name", _named_guide),
     ("a lessons file read whole", _whole_file),
 )
 
 
-def read_file(reader: Reader, pin: Pin | None) -> Reading:
-    """The reading the first file rule gives."""
+def read_file(reader: Reader, pin: Pin | None, name: str | None = None) -> Reading:
+    """The reading the first file rule gives; ``name`` is the file's path, when known."""
     root, note = title_section(reader)
-    frame = Frame(root, note, pin)
+    frame = Frame(root, note, pin, name)
     if pin is not None and pin.sections:
         reader.section_pins = pinned.SectionPins(reader, pin)
     for _name, rule in FILE_RULES:

@@ -98,6 +98,7 @@ class Record:
     reading: outline.Reading | None = None
     task_keys: frozenset[str] = frozenset()  # declared tracker prefixes, for ``mentions``
     block_map: blocks.BlockMap | None = dataclasses.field(default=None, repr=False, compare=False)
+    name: str | None = None  # the file's path in its repository, when the reader was told it
 
     @cached_property
     def entries(self) -> tuple[Entry, ...]:

@@ -40,6 +40,7 @@ def parse(
     task_keys: Iterable[str] = (),
     near: Record | None = None,
     reuse: bool = True,
+    name: str | None = None,
 ) -> Record:
     """Read a lessons file. ``entry_style`` is the reading pin (``reading.Pin``; else guessed);
     ``task_keys`` are the project's tracker prefixes (``ABC`` for ``ABC-123``).
@@ -49,13 +50,23 @@ def parse(
     ``reuse`` keeps how each section read, for such an edit; a process that reads once and
     exits turns it off and reads a little faster (the same record, less kept).
 
+    ``name`` is the file's path in its repository: a reader knows a ``CLAUDE.md`` is an agent's
+    guide before reading it. A parse ``near`` another is of the same file and keeps its name.
     """
-    parsed = _parse(data, entry_style, near, reuse)
+    if name is None and near is not None:
+        name = near.name
+    parsed = _parse(data, entry_style, near, reuse, name)
     keys = taskref.declared_keys(task_keys)
     return dataclasses.replace(parsed, task_keys=keys) if keys else parsed
 
 
-def _parse(data: bytes, entry_style: str | None, near: Record | None = None, keep: bool = True) -> Record:
+def _parse(
+    data: bytes,
+    entry_style: str | None,
+    near: Record | None = None,
+    keep: bool = True,
+    name: str | None = None,
+) -> Record:
     text = decode(data)
     starts = line_starts(data) if near is None else _line_starts_near(near, data)
     bare = bare_lines(text)
@@ -72,7 +83,7 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None, kee
         if near is not None and near.reading is not None and spliced is not None
         else None
     )
-    reading, _ = outline.read_map(block_map, bare, matter, entry_style, prior, keep)
+    reading, _ = outline.read_map(block_map, bare, matter, entry_style, prior, keep, name)
     spans = reading.spans
     style = spans[0].marker if spans and spans[0].kind == "heading" else ("list" if spans else "none")
     reuse = None
@@ -84,7 +95,7 @@ def _parse(data: bytes, entry_style: str | None, near: Record | None = None, kee
     if reuse is not None:
         unread.done = tuple(read_entries(data, starts, bare, spans, block_map.literal, matter, reuse))
         unread.bare = unread.literal = None
-    return Record(data, unread, starts, bom, matter, style, reading, block_map=block_map)
+    return Record(data, unread, starts, bom, matter, style, reading, block_map=block_map, name=name)
 
 
 def _line_starts_near(near: Record, data: bytes) -> Sequence[int]:
