@@ -1036,3 +1036,86 @@ def test_a_numbered_section_left_out_after_the_series_says_nothing() -> None:
     parsed = record.parse(data)
     assert parsed.reading is not None and len(parsed.entries) == 4
     assert b"\n## 5. Where the class names live" in data and parsed.reading.notice is None
+
+
+RETROSPECTIVE = b"""# Sprint 4 Retrospective
+
+## What went well
+
+- The new CI cache cut builds to four minutes.
+- Pairing on the billing bug found it in a day.
+
+## What did not go well
+
+- The staging database ran out of disk twice.
+- Nobody owned the flaky login test.
+
+## Action items
+
+- Add a disk alert on staging.
+- Give the login test an owner.
+"""
+
+PHASE_REVIEW = b"""# Phase 1 Postmortem
+
+## The rewrite took three times the estimate
+
+### What happened
+
+We rewrote the tokenizer before measuring it.
+
+### What we do now
+
+Profile first.
+
+## Nobody tested on Windows until the last week
+
+### What happened
+
+Line endings broke every fixture.
+"""
+
+
+@pytest.mark.parametrize(
+    ("data", "title", "pinned"),
+    [
+        (RETROSPECTIVE, "Sprint 4 Retrospective", ["What went well", "What did not go well", "Action items"]),
+        (
+            PHASE_REVIEW,
+            "Phase 1 Postmortem",
+            ["What happened", "What we do now", "What happened"],
+        ),
+    ],
+)
+def test_a_review_of_a_stretch_of_work_is_a_guess_and_its_pin_reads_it_the_other_way(
+    tmp_path: Path, data: bytes, title: str, pinned: list[str]
+) -> None:
+    """A retrospective, or a postmortem of a phase rather than of one incident, is split into
+    lessons in more ways than one (what went wrong, each section, each bullet): the reading says
+    it guessed, and the pin it names, written into a real config, reads it the other way."""
+    root = _project(tmp_path, data)
+    titles, notice = _titles(root, tmp_path / "home")
+    assert titles and titles != pinned
+    assert f"the review {title!r} is read as {len(titles)} lessons; runner-up" in notice
+    pin = UNIT_PIN.search(notice)
+    assert pin is not None, notice
+    (root / ".claude" / "gotchas.toml").write_text(f'entries = "{pin[1]}"\n', encoding="utf-8")
+    assert _titles(root, tmp_path / "home") == (pinned, "")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"# Postmortem: the staging database filled its disk\n\n## Timeline\n\n- 09:00 alerts.\n\n"
+        b"## What we learned\n\n- Alert on disk at 80%.\n- Rotate logs daily.\n",
+        RETROSPECTIVE.replace(b"# Sprint 4 Retrospective", b"# Sprint 4 notes"),
+    ],
+)
+def test_a_postmortem_of_one_incident_or_a_file_titled_otherwise_says_nothing_of_a_review(
+    data: bytes,
+) -> None:
+    """A postmortem of one incident is read as that incident, and a title that names no review
+    is no sign of one."""
+    parsed = record.parse(data)
+    assert parsed.reading is not None and parsed.entries
+    assert "the review" not in (parsed.reading.notice or "")

@@ -627,6 +627,11 @@ _METHOD_PHASES = LazyPattern(
     re.IGNORECASE,
 )
 _PHASE = LazyPattern(r"^\W*(?:phase|фаза|étape|fase)\s*\d+\s*[:.—–-]", re.IGNORECASE)
+# a review of a stretch of work (``Sprint Retrospective``, ``Phase 1 Postmortem``, ``After-action review``)
+REVIEW_TITLE = LazyPattern(
+    r"\bretro(?:spective)?s?\b|\bpost[-\s]?mortems?\b|\bafter[-\s]action\b", re.IGNORECASE
+)
+
 DEBUGGING_TITLE = LazyPattern(
     r"debug|디버깅|отладк|调试|デバッグ|depura|根因|root\s+cause\s+analysis", re.IGNORECASE
 )

@@ -559,6 +559,39 @@ def _debugging_method(found: Reading, state: State) -> str | None:
     )
 
 
+_CONFIG = ".claude/gotchas.toml"
+
+
+def _review(found: Reading, state: State) -> str | None:
+    """A retrospective or a postmortem of a stretch of work (``# Sprint Retrospective``, ``#
+    Phase 1 Postmortem``), not of one incident, read as lessons: what went well, what did not
+    and what comes next are its parts, and readers split such a file in more ways than one.
+    The runner-up is each of its sections a lesson, else each of their sub-sections or bullets,
+    else the whole review as one."""
+    top = document(state.tree)
+    if found.kind not in ("lessons", "lessons-section") or top is None:
+        return None
+    if not vocabulary.REVIEW_TITLE.compiled.search(top.title) or found.reason.startswith("a postmortem:"):
+        return None
+    count = len(found.spans)
+    said = f"the reading is a guess: the review {top.title!r} is read as {count} lessons; runner-up: "
+    level = min((s.level for s in top.children), default=0)
+    if level and found.unit != f"h{level}":
+        return said + (
+            f'its sections, each a lesson; to choose it, pin entries = "h{level}" in .claude/gotchas.toml'
+        )
+    deeper = [s.level for s in walk(top) if s.level > level]
+    if deeper:
+        return (
+            said
+            + f'its sub-sections, each a lesson; to choose it, pin entries = "h{min(deeper)}" in '
+            + _CONFIG
+        )
+    if any(b.kind == "item" for s in walk(top) for b in s.body) and found.unit != "list-item":
+        return said + 'its bullets, each a lesson; to choose it, pin entries = "list" in ' + _CONFIG
+    return said + 'the whole review as one lesson; to choose it, pin entries = "single" in ' + _CONFIG
+
+
 # a rule's own description in its front matter (``description: Always update BUGS.md …``)
 _DESCRIPTION = re.compile(r"^(?:description|name)\s*:(.*)$")
 # a Markdown file it names (``BUGS.md``, ``docs/lessons-learned.md``, ``cursor.md``)
@@ -611,6 +644,7 @@ DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("a file titled as a guide read as lessons", _titled_as_guide),
     ("a file titled as debugging read as lessons, no section titled as problems", _debugging_method),
     ("a rule described by another file", _kept_elsewhere),
+    ("a review of a stretch of work read as lessons", _review),
 )
 
 
