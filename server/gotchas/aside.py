@@ -43,7 +43,11 @@ META_TITLES = (
     r"gotchas?|incidents?|postmortems?|retro(?:spective)?s?)\s+templates?\b|\btemplates?\s+(?:for|per|para|pour|für|voor|cho|thêm|untuk|entry|entries|\d+\s*[:.])",
     r"table\s+of\s+contents",
     r"^contents$",
-    r"^(?:quick\s+)?index$",
+    # an index of the file's own entries (``Index by Technology``, ``Status index``, ``… — quick index``)
+    r"^(?:(?:quick|status|tag|topic|keyword|category|lessons?)\s+)?index$|^index\s+(?:by|of)\s|[—–:]\s*quick\s+index$",
+    # the terms the file uses, defined (``Vocabulary``, ``Glossary``, ``用語集``)
+    r"^(?:glossary|vocabulary|terminology|definitions|terms(?:\s+(?:&|and)\s+definitions)?)(?:\s+of\s+terms)?$|"
+    r"^(?:用語集?|术语表?|術語|용어집?)$",
     r"appendix|附录|付録|부록",
     r"changelog",
     r"change\s+log",
@@ -73,7 +77,7 @@ META_TITLES = (
     # how the file stands to the project's other documents (``Relationship to other docs``)
     r"^\W*relationship\s+(?:to|with)\s+(?:the\s+)?other\s+(?:docs|documents|files|rules)\W*$|与其他(?:文档|文件)的关系",
     r"^references?$",
-    r"^(?:further|recommended)\s+reading\b|^(?:(?:useful|external|additional|further|other)\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
+    r"^(?:further|recommended|required|suggested|essential)\s+reading\b|^(?:(?:useful|external|additional|further|other)\s+)?(?:links|resources)$|^参考(?:链接|资料|文献|リンク|資料)$",
     r"^usage(?:\s+rules)?$",
     r"^cách\s+sử\s+dụng$|^使い方$|^使用(?:方法|说明|説明|规则|規則)$",
     r"^about(?:\s+this\s+(?:file|doc(?:ument)?))?$|^this\s+(?:file|doc(?:ument)?)\W*$",
@@ -106,6 +110,10 @@ META_TITLES = (
     r"prochaines\s+étapes)\b|^\W*(?:suggested|recommended)\s+order\s+of\s+work\W*$|未来(?:改进|计划|优化|工作)",
     # a record of the file's own versions or edits (``Version History``, ``Corrections History``)
     r"^\W*(?:version|update|revision|edit|corrections?)\s+history\W*$",
+    # what was put off or left out on purpose: a plan, not a lesson (``What we deferred``,
+    # ``Won't do``, ``明确不做的功能``)
+    r"^\W*(?:what\s+(?:we|i)\s+)?(?:deferred|postponed|parked)(?:\s+(?:items|work|features|for\s+later))?\W*$|"
+    r"^\W*(?:won['’]?t\s+do|not\s+doing|will\s+not\s+do)\W*$|^(?:明确)?不做的?(?:功能|事项|事情|内容)?$",
     # general advice closing a file of lessons (``General Principles``, ``通用建议``): their summary
     r"^\W*(?:\d+[.)]?\s*)?(?:general|overall|guiding)\s+(?:principles|advice|recommendations|guidelines)\W*$|"
     r"^\W*(?:[\d一二三四五六七八九十]+[、.．]?\s*)?通用(?:建议|原则|准则|避坑指南)",
@@ -146,6 +154,8 @@ _RULES_FOR = re.compile(
 _META_HINTS = (
     *("in doubt", "unsure", "tests"),
     *("add", "how to", "format", "templat", "content", "index", "appendix", "change", "roadmap", "see also"),
+    *("glossary", "vocabulary", "terminolog", "definitions", "terms", "用語", "术语", "術語", "용어"),
+    *("deferred", "postponed", "parked", "won't", "won’t", "not doing", "will not", "不做"),
     *("future", "potential", "follow", "next", "backlog", "todo", "to-do", "futur", "quien"),
     *("planned", "upcoming", "contact", "reporting", "report a", "cómo", "como ", "qué", "que debe"),
     *("instruc", "regla", "filing", "cara ", "ideas", "this page", "example", "sample"),
