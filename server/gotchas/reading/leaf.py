@@ -34,6 +34,21 @@ _COUNTED_ROWS = 3  # rows at least that a number or id can make a catalogue of
 TOLD_WORDS = 20  # the mean length of units that each tell a lesson, not one lesson's facts
 
 
+# a paragraph's bold lead-in that is a sentence, ended by its stop inside the bold, however many
+# lines it is wrapped over (``**Scope a vendor rule to that vendor.** …``)
+_BOLD_CLAIM = re.compile(r"^\s*(?:\*\*([^*]+?)\*\*|__([^_]+?)__)")
+_STOPS = (".", "。", "!", "！", "?", "？")
+
+
+def _states_in_bold(state: State, unit: Span) -> bool:
+    """A paragraph that opens with a whole sentence in bold: a lesson's claim, not a label."""
+    found = _BOLD_CLAIM.match(" ".join(state.lines[unit.start : min(unit.end, unit.start + 4)]))
+    if found is None:
+        return False
+    claim = (found[1] or found[2]).strip()
+    return claim.endswith(_STOPS) and vocabulary.words(claim) >= 3
+
+
 def names_field(state: State, block: Block) -> bool:
     """An item led by a lesson's own field name (``- Fix: …``, ``- **Cause:** …``), not merely
     by a label that recurs."""
@@ -56,6 +71,10 @@ def leaf_evidence(
         reasons.append("its title names a checklist: its units are steps to take each time, not lessons")
     if kind != "item":
         reasons.append(f"its body is {len(units)} {plural(kind)}")
+        stated = sum(_states_in_bold(state, unit) for unit in units) if kind == "paragraph" else 0
+        if len(units) >= 2 and stated * 3 >= len(units) * 2:
+            score += 1.5
+            reasons.append("its paragraphs open with bold sentences, each a lesson's claim")
         # ``## 5. Pitfalls`` over ``| 1 | … |`` to ``| 31 | … |``: rows counted or given ids
         # (``INC-001``) are a catalogue's, each cited by its own; a lesson's table is not counted
         rows = [state.lines[s.start] for s in units] if kind == "row" else []
