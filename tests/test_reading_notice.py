@@ -599,8 +599,14 @@ def test_a_guide_read_as_holding_none_beside_a_section_of_problems_is_a_guess(tm
     assert _listed_lines(root, tmp_path / "home") == ["15", "16"]
 
 
-def test_a_guide_without_a_section_of_problems_says_nothing() -> None:
-    plain = GUIDE_WITH_PROBLEMS.replace(b"## Errors we hit", b"## Deployment")
+@pytest.mark.parametrize(
+    "title", ["## Deployment", "## Error Handling", "## 6. Bug fixing", "## 错误处理模式"]
+)
+def test_a_guide_without_a_section_of_problems_says_nothing(title: str) -> None:
+    """A guide's section on how to handle errors (``Error Handling``, ``错误处理模式``) is its
+    practice, not problems met: the sign spoke on 5 such guides read right, and on none read
+    wrong, among 430 unseen labelled files."""
+    plain = GUIDE_WITH_PROBLEMS.replace(b"## Errors we hit", title.encode())
     parsed = record.parse(plain)
     assert parsed.reading is not None and parsed.reading.kind == "not-lessons"
     assert parsed.reading.notice is None
@@ -961,19 +967,17 @@ Four days went into it before anyone profiled a call.
 """
 
 
-def test_a_lone_heading_left_out_beside_lessons_is_a_guess_and_its_pin_reads_it_as_one(
-    tmp_path: Path,
-) -> None:
+def test_a_lone_heading_left_out_beside_lessons_is_read_as_one_by_a_section_pin(tmp_path: Path) -> None:
     """A heading written otherwise than the lessons beside it is left out as the file's own
-    note, and the reading says it guessed; the ``single`` pin it names, written into a real
-    config, lists that heading as one more lesson and silences the notice."""
+    note, with no notice: the sign spoke on more files read right than read wrong (6 to 3 of
+    430 unseen labelled files) and was taken out. A ``single`` section pin, written into a real
+    config, lists that heading as one more lesson."""
     root = _project(tmp_path, LONE)
     titles, notice = _titles(root, tmp_path / "home")
     assert "Cost of the slow path" not in titles and len(titles) == 5
-    assert "written otherwise than the 5 lessons beside it" in notice and "runner-up" in notice
-    pin = PIN.search(notice)
-    assert pin is not None and pin[2] == "single", notice
-    (root / ".claude" / "gotchas.toml").write_text(f'[sections]\n{pin[1]} = "{pin[2]}"\n', encoding="utf-8")
+    assert "Cost of the slow path" not in notice
+    config = '[sections]\n"Cost of the slow path" = "single"\n'
+    (root / ".claude" / "gotchas.toml").write_text(config, encoding="utf-8")
     pinned, after = _titles(root, tmp_path / "home")
     assert pinned == [*titles, "Cost of the slow path"]
     assert "Cost of the slow path" not in after

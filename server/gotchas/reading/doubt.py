@@ -18,7 +18,6 @@ from gotchas import aside, recording, vocabulary
 from gotchas.blockmap import KIND, Block
 from gotchas.quoting import toml_string
 from gotchas.reading.model import (
-    LONE_SHAPE,
     NONE_UNDER_LESSONS,
     ONE_BODY,
     Reading,
@@ -216,22 +215,6 @@ def _leave_out(odd: Sequence[Span], run: Sequence[Span], state: State) -> str:
 
 
 _WORD = re.compile(r"\w+")
-
-
-def _lone_shape(found: Reading, state: State) -> str | None:
-    """A heading left out as written otherwise than the lessons beside it (``## Logging`` after
-    ``###`` lessons): the file's note around them, or one lesson written its own way. The
-    first such heading is named; its pin reads it as one lesson."""
-    if not found.spans:
-        return None  # a reading of no lesson (a policy's parts) says so by other signs
-    for note in found.left_out:
-        if note.reason == LONE_SHAPE:
-            return (
-                f"the reading is a guess: {note.title!r}, a heading written otherwise than the "
-                f"{len(found.spans)} lessons beside it, is read as no lesson; runner-up: it is one "
-                "lesson too; to choose it, " + _pin_section(note.title, "single")
-            )
-    return None
 
 
 def _series_gap(found: Reading, state: State) -> str | None:
@@ -499,6 +482,14 @@ def _unit_within(sections: Sequence[Section], own: Section) -> str:
     return "table-row" if "table" in kinds else "list" if "item" in kinds else "paragraph"
 
 
+# how to handle errors, a guide's practice, names no problem met (``Error Handling``, ``错误处理模式``)
+_HANDLING = re.compile(
+    r"(?:errors?|exceptions?)\s+handling|handling\s+(?:errors|exceptions)|bug\s+fixing|"
+    r"(?:错误|异常)处理|エラー(?:処理|ハンドリング)|(?:에러|오류|예외)\s*처리",
+    re.IGNORECASE,
+)
+
+
 def _problems_unread(found: Reading, state: State) -> str | None:
     """A file read as holding no lessons, one of whose sections is titled as problems met
     (``## Anti-Patterns``, ``## Common errors``) in words the lessons vocabulary leaves out:
@@ -509,7 +500,11 @@ def _problems_unread(found: Reading, state: State) -> str | None:
     for section in walk(state.tree):
         if section.heading is None or section is top:
             continue
-        if vocabulary.names_problems(section.title) and not vocabulary.names_lessons(section.title):
+        if (
+            vocabulary.names_problems(section.title)
+            and not vocabulary.names_lessons(section.title)
+            and not _HANDLING.search(vocabulary.plain(section.title))
+        ):
             written = [b for s in walk(section) for b in s.body if b.kind in ("item", "paragraph")]
             if written and all(blank_form(state.lines[b.start : b.end]) for b in written):
                 continue  # a template's blanks (``1. **Issue**: [Issue Name]``): nothing unread
@@ -628,7 +623,6 @@ def _outside_notes(section: Section) -> list[Section]:
 
 DOUBTS: tuple[tuple[str, Callable[[Reading, State], str | None]], ...] = (
     ("entries of mixed shapes", _mixed),
-    ("a heading left out around lessons of another shape", _lone_shape),
     ("a section left out, numbered in the gap of the lessons' series", _series_gap),
     ("a sibling of the lessons section holds lessons too", _sibling_units),
     ("paragraphs run on after a list of lessons", _loose_paragraphs),
