@@ -244,9 +244,12 @@ def _written_otherwise(root: Section, level: int, holder: Section) -> bool:
 
 
 def _holds_content(section: Section) -> bool:
-    """A section with bullets of its own, not a placeholder: lessons, written otherwise."""
-    items = [b for b in section.body if b.kind == "item"]
-    return len(items) >= 2 and not section.children
+    """A section with bullets of its own, not a placeholder, or two sub-sections or more that
+    have them (``## Initial entries`` over ``### P-1: …``, ``### P-2: …``): lessons, written
+    otherwise."""
+    if section.children:
+        return sum(map(_holds_content, section.children)) >= 2
+    return sum(1 for b in section.body if b.kind == "item") >= 2
 
 
 def _with_template(reader: Reader, holder: Section, root: Section, lessons: list[Section]) -> list[Note]:
