@@ -24,6 +24,7 @@ from gotchas.reading.text import (
     BOLD_LABEL,
     CHECKBOX,
     CODE_OR_LINK,
+    DATE,
     DONE,
     DONE_MARKS,
     ENTRY_FIELD,
@@ -186,6 +187,8 @@ class State:
 
     def is_field_heading(self, title: str) -> bool:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
+        if DATE.search(title) is not None and vocabulary.words(DATE.sub("", title)) <= 1:
+            return False  # ``### [2026-01-26]``: an entry of a dated log, however often its day recurs
         long = len(title) > 48 or title.count(" ") > 6
         if long and ":" not in title and "：" not in title:
             return False  # no short contrast label (``Wrong: …``) opens it
