@@ -187,8 +187,6 @@ class State:
 
     def is_field_heading(self, title: str) -> bool:
         """``Problem``, ``### **Solution**``, ``Solution 2: …``, or a short title under every lesson."""
-        if DATE.search(title) is not None and vocabulary.words(DATE.sub("", title)) <= 1:
-            return False  # ``### [2026-01-26]``: an entry of a dated log, however often its day recurs
         long = len(title) > 48 or title.count(" ") > 6
         if long and ":" not in title and "：" not in title:
             return False  # no short contrast label (``Wrong: …``) opens it
@@ -202,6 +200,8 @@ class State:
         repeated = self.headings[folded(title)] >= 2
         if not repeated and (not first or not parts.may_open_field(first[0].rstrip(":：.*_"))):
             return False
+        if repeated and DATE.search(title) is not None and words(DATE.sub("", title)) <= 1:
+            return False  # ``### [2026-01-26]``: an entry of a dated log, however often its day recurs
         if (
             vocabulary.names_lessons(title)
             and not vocabulary.names_one_lesson(title)
