@@ -28,6 +28,9 @@ LESSONS_WORDS = (
     r"traps?",
     r"caveats?",
     r"footguns?",
+    # what cuts or bites the unwary (``Sharp Edges``, ``Rules that bite``)
+    r"sharp\s+edges",
+    r"that\s+bites?",
     r"common\s+(?:issues|problems|errors|error\s+patterns|failures)",
     r"(?:typical|frequent)\s+(?:failures|errors|bugs)",
     r"(?:error|bug|failure)\s+patterns",
