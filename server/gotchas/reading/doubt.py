@@ -554,9 +554,6 @@ def _debugging_method(found: Reading, state: State) -> str | None:
     )
 
 
-_CONFIG = ".claude/gotchas.toml"
-
-
 def _review(found: Reading, state: State) -> str | None:
     """A retrospective or a postmortem of a stretch of work (``# Sprint Retrospective``, ``#
     Phase 1 Postmortem``), not of one incident, read as lessons: what went well, what did not
@@ -568,23 +565,20 @@ def _review(found: Reading, state: State) -> str | None:
         return None
     if not vocabulary.REVIEW_TITLE.compiled.search(top.title) or found.reason.startswith("a postmortem:"):
         return None
-    count = len(found.spans)
-    said = f"the reading is a guess: the review {top.title!r} is read as {count} lessons; runner-up: "
     level = min((s.level for s in top.children), default=0)
-    if level and found.unit != f"h{level}":
-        return said + (
-            f'its sections, each a lesson; to choose it, pin entries = "h{level}" in .claude/gotchas.toml'
-        )
     deeper = [s.level for s in walk(top) if s.level > level]
-    if deeper:
-        return (
-            said
-            + f'its sub-sections, each a lesson; to choose it, pin entries = "h{min(deeper)}" in '
-            + _CONFIG
-        )
-    if any(b.kind == "item" for s in walk(top) for b in s.body) and found.unit != "list-item":
-        return said + 'its bullets, each a lesson; to choose it, pin entries = "list" in ' + _CONFIG
-    return said + 'the whole review as one lesson; to choose it, pin entries = "single" in ' + _CONFIG
+    if level and found.unit != f"h{level}":
+        runner_up, unit = "its sections, each a lesson", f"h{level}"
+    elif deeper:
+        runner_up, unit = "its sub-sections, each a lesson", f"h{min(deeper)}"
+    elif any(b.kind == "item" for s in walk(top) for b in s.body) and found.unit != "list-item":
+        runner_up, unit = "its bullets, each a lesson", "list"
+    else:
+        runner_up, unit = "the whole review as one lesson", "single"
+    return (
+        f"the reading is a guess: the review {top.title!r} is read as {len(found.spans)} lessons; "
+        f'runner-up: {runner_up}; to choose it, pin entries = "{unit}" in .claude/gotchas.toml'
+    )
 
 
 # a rule's own description in its front matter (``description: Always update BUGS.md …``)
