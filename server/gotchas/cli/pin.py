@@ -76,13 +76,13 @@ def run_pin(args: argparse.Namespace) -> int:
     settings = parse_config(after, ws.root)  # the unit, the title, the rest of the file: all valid
     record = ws.record_path()
     data = ws.read(record)
-    before, _ = _reading(ws, data, ws.entry_style)
-    then, _ = _reading(ws, data, settings.entries)
+    name = ws.name(record)
+    before, _ = _reading(ws, data, ws.entry_style, name)
+    then, _ = _reading(ws, data, settings.entries, name)
     if not args.dry_run and after != text:
         confine.fixed(ws.root, CONFIG_PATH, doing="pin writes")  # again, at the last moment
         with ws.lock(path):
             write_atomic(path, after.encode("utf-8"), root=ws.root, expect=found)
-    name = ws.name(record)
     verb = "would change" if args.dry_run else "changed"
     lines = [f"{verb} {CONFIG_PATH}: {change}" for change in said]
     lines += ["before: " + line for line in outline.summary(before, name, hint=False)]
@@ -114,12 +114,12 @@ def _config(ws: Workspace) -> tuple[Path, Snapshot, str]:
     return path, found, text
 
 
-def _reading(ws: Workspace, data: bytes, pin: str | None) -> tuple[Decision, Sequence[Block]]:
-    """How ``data`` reads under ``pin``, and its blocks."""
+def _reading(ws: Workspace, data: bytes, pin: str | None, name: str) -> tuple[Decision, Sequence[Block]]:
+    """How ``data``, the record at ``name``, reads under ``pin``, and its blocks."""
     from gotchas import outline
     from gotchas.record import parse
 
-    parsed = parse(data, pin, task_keys=ws.task_keys, reuse=False, name=ws.name(ws.record_path()))
+    parsed = parse(data, pin, task_keys=ws.task_keys, reuse=False, name=name)
     assert parsed.reading is not None  # a record read from bytes always has its reading
     blocks = parsed.block_map.blocks if parsed.block_map is not None else ()
     return outline.describe(parsed.reading, [e.id for e in parsed.entries]), blocks
@@ -138,7 +138,8 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
     _, _, text = _config(ws)
     record = ws.record_path()
     data = ws.read(record)
-    now, blocks = _reading(ws, data, ws.entry_style)
+    name = ws.name(record)
+    now, blocks = _reading(ws, data, ws.entry_style, name)
     read_now = {e["line"] for e in now["entries"]}
     # headings of a level, or table rows, that the file has none of read nothing: no need to
     # read the file for them (a 10,000-lesson record is read once a unit)
@@ -152,7 +153,7 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
             nothing.append(unit)
             continue
         after, _ = pin.edit(text, unit, section)
-        entries = _reading(ws, data, parse_config(after, ws.root).entries)[0]["entries"]
+        entries = _reading(ws, data, parse_config(after, ws.root).entries, name)[0]["entries"]
         if not entries:
             nothing.append(unit)
             continue
@@ -162,7 +163,6 @@ def _choices(args: argparse.Namespace, section: str | None) -> int:
             nothing.append(unit)  # reads nothing of the section: as ``none`` does
             continue
         choices.append((unit, len(entries), added, dropped))
-    name = ws.name(record)
     command = "gotchas pin" + (f" --section {toml_string(section)}" if section is not None else "")
     of = f"pin of the section {section!r}" if section is not None else "pin"
     text_lines = outline.summary(now, name, hint=False)
@@ -235,8 +235,9 @@ def _fit(args: argparse.Namespace) -> int:
     path, found, text = _config(ws)
     record = ws.record_path()
     data = ws.read(record)
+    name = ws.name(record)
     wanted = _starts(args.lines, data.count(b"\n") + 1)
-    best = fit.fit_record(data, wanted, name=ws.name(record))
+    best = fit.fit_record(data, wanted, name=name)
     now_pin = Pin.parse(ws.entry_style) or Pin()
     after, said = text, []
     for title, _ in now_pin.sections:
@@ -248,8 +249,8 @@ def _fit(args: argparse.Namespace) -> int:
     for title, unit in best.pin.sections:
         after, more = pin.edit(after, unit, title)
         said += more
-    before, _ = _reading(ws, data, ws.entry_style)
-    then, _ = _reading(ws, data, parse_config(after, ws.root).entries)
+    before, _ = _reading(ws, data, ws.entry_style, name)
+    then, _ = _reading(ws, data, parse_config(after, ws.root).entries, name)
     read = frozenset(e["line"] for e in then["entries"])
     exact = best.exact and read == wanted
     if best.exact and not exact:  # another key of the config (``lessons-section``) reads otherwise
@@ -259,7 +260,6 @@ def _fit(args: argparse.Namespace) -> int:
         confine.fixed(ws.root, CONFIG_PATH, doing="pin writes")  # again, at the last moment
         with ws.lock(path):
             write_atomic(path, after.encode("utf-8"), root=ws.root, expect=found)
-    name = ws.name(record)
     shown = _pin_text(best.pin)
     if exact:
         verb = "changed" if written else "would change" if after != text else "no change to"
