@@ -168,11 +168,14 @@ NOT_LESSONS_TITLES = (
 _NOT_LESSONS = re.compile(r"^(?:" + "|".join(NOT_LESSONS_TITLES) + r")$", re.IGNORECASE)
 
 # Group headings that name a stretch of work or time: ``Phase 1 — Inventory``, ``Sprint 14``,
-# ``v2.3``, ``Week 3``, ``Q2 2026``.
-# a period named by a word and its number (``Phase 2``, ``Sprint 14``, ``Day 3``)
+# ``v2.3``, ``Week 3``, ``Q2 2026``; or a numbered part of the document (``Section 1 — Capture``,
+# ``Category 2: Database``), which, like a period, holds lessons and is never one.
+_PART_WORDS = r"section|category|abschnitt|kategorie|cat[ée]gor(?:ie|[ií]a)|раздел|категория"
+_PART_NAMED = re.compile(rf"^(?:{_PART_WORDS})\s*\d+\b", re.IGNORECASE)
+# a period or part named by a word and its number (``Phase 2``, ``Sprint 14``, ``Day 3``)
 _PERIOD_WORDS = (
     r"(?:phase|stage|sprint|iteration|milestone|release|build|day|week|month|quarter|part|chapter|round|"
-    r"etappe|fase|étape|этап|спринт)\s*[\d.]+[a-z]?\b"
+    rf"etappe|fase|étape|этап|спринт|{_PART_WORDS})\s*[\d.]+[a-z]?\b"
 )
 _PERIOD = re.compile(rf"^(?:{_PERIOD_WORDS}|v?\d+\.\d+(?:\.\d+)*\b|q[1-4]\b)", re.IGNORECASE)
 _PERIOD_NAMED = re.compile(rf"^{_PERIOD_WORDS}", re.IGNORECASE)
@@ -382,6 +385,12 @@ def names_no_lessons(title: str) -> bool:
 def names_period(title: str) -> bool:
     """``Phase 1 — …``, ``Sprint 14``, ``v2.3``: a group of lessons by when they were learned."""
     return bool(_PERIOD.match(plain(title)))
+
+
+def names_part_by_word(title: str) -> bool:
+    """``Section 1 — …``, ``Category 2: …``: a numbered part of the document, which holds lessons
+    even where its sub-headings open as a lesson's parts would (``### DO: …``)."""
+    return bool(_PART_NAMED.match(plain(title)))
 
 
 def names_period_by_word(title: str) -> bool:

@@ -295,7 +295,11 @@ class Reader(Traits):
             return self.read_leaf(section)
         children = [c for c in section.children if not self.skip_meta(c)]
         if children:
-            if self.parts_of_one(children, under_heading=True) and not _lessons_within(children):
+            if (
+                self.parts_of_one(children, under_heading=True)
+                and not _lessons_within(children)
+                and not vocabulary.names_part_by_word(section.title)
+            ):
                 return [self.heading_span(section, "its sub-headings are this lesson's parts")]
             if self.steps_of_one(section, children):
                 return [self.heading_span(section, "a problem: its sub-headings are steps to take")]

@@ -130,7 +130,7 @@ TITLE_RULES: tuple[TitleRule, ...] = (
     ("names a symptom met", _names_symptom, -1.0),
     ("gives an instruction, a ban or a warning (… 마라, … 금지, … 주의)", _korean_rule, -1.0),
     ("quotes a message seen", _quotes_message, -1.0),
-    ("names a phase, sprint, release or period", vocabulary.names_period, 1.0),
+    ("names a period or a numbered part (Sprint 3, Section 2)", vocabulary.names_period, 1.0),
 )
 
 
