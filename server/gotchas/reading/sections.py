@@ -301,6 +301,8 @@ class Reader(Traits):
                 and not vocabulary.names_part_by_word(section.title)
             ):
                 return [self.heading_span(section, "its sub-headings are this lesson's parts")]
+            if self.symptom_over_parts(section, children):
+                return [self.heading_span(section, "a problem: its sub-headings are its causes and fixes")]
             if self.steps_of_one(section, children):
                 return [self.heading_span(section, "a problem: its sub-headings are steps to take")]
             if self.numbered_steps(children):

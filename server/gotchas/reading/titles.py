@@ -139,6 +139,12 @@ def names_date_alone(title: str) -> bool:
     return DATE.search(title) is not None and words(DATE.sub("", title)) == 0
 
 
+def names_symptom(title: str) -> bool:
+    """A symptom met (``Cache Not Working``, ``Build is Slow``), its aside aside: ``Critical
+    Issues (Will Fail Automated Tests)`` names a category of them."""
+    return _names_symptom(_core(title))
+
+
 def reads_as_date_group(title: str) -> bool:
     """A title that is a date or a period, little more (``## 2026-02-07``, ``## Week 3``)."""
     return _dated(title) or vocabulary.names_period(title)

@@ -28,7 +28,7 @@ from gotchas.reading.text import (
     lead_label,
     unfilled,
 )
-from gotchas.reading.titles import title_evidence
+from gotchas.reading.titles import names_symptom, title_evidence
 from gotchas.reading.tree import Section, walk
 from gotchas.reading.units import lesson_items
 
@@ -169,6 +169,15 @@ class Traits(State):
         if any(c.children or self.has_entry_fields(c) for c in children):
             return False
         return vocabulary.names_procedure(section.title, (c.title for c in children))
+
+    def symptom_over_parts(self, section: Section, children: Sequence[Section]) -> bool:
+        """``## Cache Not Working`` over ``### Inconsistent flags`` / ``### Clean cache``: a
+        symptom met over sub-headings is one problem, the sub-headings its causes and fixes. A
+        numbered series under it, or sub-sections carrying entry fields, are lessons of their own."""
+        if section.heading is None or not names_symptom(section.title):
+            return False
+        numbered = sum(1 for c in children if NUMBERED_TITLE.match(vocabulary.plain(c.title)))
+        return numbered < 2 and not any(self.has_entry_fields(c) for c in children)
 
     def numbered_steps(self, children: Sequence[Section]) -> bool:
         """``### Step 1: Start the backend`` / ``### Step 2: …``: sub-headings that are the
