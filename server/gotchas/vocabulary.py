@@ -305,9 +305,11 @@ def names_many_lessons(title: str) -> bool:
 # the parts of a compound title (``Gotchas, Data Flow & Quick Reference``, ``已知问题与分支价值记录``)
 _TITLE_PARTS = re.compile(r"\s*(?:&|\+|,|;|\band\b|\bund\b|\bet\b|与|和|及|、|\s[-—–]\s)\s*", re.IGNORECASE)
 # a part of such a title naming what a guide holds besides lessons: its workflow, context,
-# reference, history or data flow, or a record of something else (its decisions)
+# reference, history or data flow, or a record of something else (its decisions). The part
+# opens with it: after ``Lessons Learned — Stock Intelligence Guide Platform``'s dash, a name
+# holding the word is the subject of the lessons, not a part of the file
 _GUIDE_PART = LazyPattern(
-    r"(?<![\w-])(?:(?:workflow\s+)?guide|context|(?:quick\s+)?reference|(?:project\s+)?history|data\s+flow|"
+    r"^\W*(?:(?:workflow\s+)?guide|context|(?:quick\s+)?reference|(?:project\s+)?history|data\s+flow|"
     r"overview|architecture|decision\s+log)(?![\w-])|指南|背景|记录$|ガイド|가이드",
     re.IGNORECASE,
 )
