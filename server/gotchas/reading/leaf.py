@@ -109,7 +109,9 @@ def leaf_evidence(
     if len(theirs) >= 2 and ided == len(theirs):
         score += 1.5
         reasons.append("each of its bullets carries an id of its own (PITFALL-001, L-007), as lessons do")
-    if len(units) >= 2 and vocabulary.names_many_lessons(section.title):
+    if len(units) >= 2 and (
+        vocabulary.names_many_lessons(section.title) or vocabulary.names_anti_patterns_only(section.title)
+    ):
         score += 2.0
         reasons.append("its title names lessons in the plural over a list of them")
     if len(units) >= 2 and vocabulary.names_open_questions(section.title):
