@@ -54,10 +54,11 @@ META_TITLES = (
     r"roadmap",
     r"see\s+also|^also\s+see$",
     # where to turn when the file does not answer: a closing note, not a lesson
-    r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+(?:additional\s+|further\s+)?help\W*$|^(?:contact\s+)?support$|^\W*contact(?:\s+us)?$",
+    r"^\W*(?:getting|get|need(?:\s+more)?|where\s+to\s+get|more)\s+(?:additional\s+|further\s+)?help\W*$|"
+    r"^(?:contact\s+)?support(?:\s+resources)?$|^\W*contact(?:\s+us)?$",
     # (``Still Having Issues?``, ``Still stuck?``, ``Asking for Help``, ``When to Seek Help``,
     # ``Meminta bantuan``)
-    r"^\W*still\s+(?:having\s+(?:issues|problems|trouble)|stuck|not\s+working)\W*$|"
+    r"^\W*still\s+(?:having\s+(?:issues|problems|trouble)|stuck|not\s+working|need(?:\s+more)?\s+help)\W*$|"
     r"^\W*(?:(?:when|where|how)\s+to\s+)?(?:asking|seeking|ask|seek)\s+(?:for\s+)?help\W*$|^\W*meminta\s+bantuan\W*$",
     # how to report a new one: the file's intake, not a lesson (``🐛 Reporting New Issues``)
     r"^\W*(?:reporting|how\s+to\s+report|report(?:ing)?\s+an?)\s+(?:new\s+)?(?:issues?|bugs?|problems?)\W*$",
@@ -268,6 +269,8 @@ _REPORT_PARTS = re.compile(
     r"recovery(?:\s+(?:procedures?|steps|commands|playbook))?|"
     r"(?:current(?:ly)?\s+)?working\s+features|(?:confirmed|verified)\s+working|needs?\s+(?:more\s+)?testing|"
     # the work not done yet, beside the issues met (``## In-Progress / Not Yet Implemented``)
+    # what comes after the lessons (``## Next``, ``## Future Enhancements & Version 2 Roadmap``)
+    r"(?:what'?s\s+)?next|future\s+(?:work|enhancements?|improvements?|plans?)(?:\s*(?:&|and)\s+.*)?|"
     r"(?:in[- ]progress|not\s+yet\s+implemented)"
     r"(?:\s*(?:/|&|and)\s*(?:in[- ]progress|not\s+yet\s+implemented))?)$",
     re.IGNORECASE,
