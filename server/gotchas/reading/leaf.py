@@ -16,7 +16,15 @@ from gotchas import parts, vocabulary
 from gotchas.blockmap import Block
 from gotchas.reading.model import Span
 from gotchas.reading.state import State
-from gotchas.reading.text import ID_LEAD, MARK, NUMBERED_TITLE, item_text, lead_label, opens_bold_sentence
+from gotchas.reading.text import (
+    CONTINUES,
+    ID_LEAD,
+    MARK,
+    NUMBERED_TITLE,
+    item_text,
+    lead_label,
+    opens_bold_sentence,
+)
 from gotchas.reading.titles import title_evidence
 from gotchas.reading.tree import Section
 from gotchas.reading.units import lesson_items, plural, unit_spans
@@ -130,7 +138,7 @@ def leaf_evidence(
     ):
         score -= 2.0
         reasons.append("a problem in a troubleshooting file: its few short bullets are what to check or know")
-    if len(units) >= 2 and any(_CONTINUES.match(text) for text in texts[1:]):
+    if len(units) >= 2 and any(CONTINUES.match(text) for text in texts[1:]):
         score -= 1.5
         reasons.append("a bullet continues the one before it (Otherwise …, Without it …): one lesson's facts")
     stated = sum(opens_bold_sentence(text) for text in texts)
@@ -142,11 +150,6 @@ def leaf_evidence(
 
 # a bullet that reads on from the one before (``Otherwise players can't …``, ``Without cooldown, a key
 # press skips …``): the bullets are one lesson's facts, not lessons side by side
-_CONTINUES = re.compile(
-    r"^(?:otherwise|without\s+(?:it|this|that|(?:the\s+)?[\w-]+,)|both\b|this\s+(?:means|is\s+why|causes|breaks)|"
-    r"that\s+(?:means|is\s+why)|so\s+|hence\b|therefore\b|as\s+a\s+result\b|also\b|then\b)",
-    re.IGNORECASE,
-)
 _FEW = 4  # bullets at most under a problem that are its notes, not problems of their own
 _SHORT = 15  # words a bullet at most, on average, to be a note or a step
 

@@ -105,6 +105,15 @@ TEMPLATE = LazyPattern(r"YYYY|<[\w -]{1,30}>|\bshort title\b", re.IGNORECASE)
 NUMBER_PREFIX = LazyPattern(r"^\s*\d+(?:\.\d+)*[.)]?\s+")
 
 
+# a bullet that continues the one before it (``Otherwise …``, ``Without it …``, ``Only then …``):
+# one lesson's facts or one procedure's steps, not lessons side by side
+CONTINUES = re.compile(
+    r"^(?:otherwise|without\s+(?:it|this|that|(?:the\s+)?[\w-]+,)|both\b|this\s+(?:means|is\s+why|causes|breaks)|"
+    r"that\s+(?:means|is\s+why)|so\s+|hence\b|therefore\b|as\s+a\s+result\b|also\b|(?:only\s+)?then\b)",
+    re.IGNORECASE,
+)
+
+
 def item_text(first_line: str) -> str:
     return ITEM_MARKER.sub("", first_line, count=1).strip()
 
