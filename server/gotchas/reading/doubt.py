@@ -359,8 +359,9 @@ def _lessons_beside(found: Reading, state: State) -> str | None:
     written alike (``## 4. SFH pitfalls`` among ``## 1. Metallicity is solar-relative``, ``## 2.
     …``), or beside sections about neither the file, a report's parts nor the project's setup
     (``## [LESSON] …`` beside ``## [FIX] …``, ``## [CYCLE 4] …``). The runner-up reads the
-    file whole. A record of progress is left alone: its status sections hold no lessons."""
-    if found.kind != "lessons-section" or _progress_file(state):
+    file whole. A record of progress is left alone: its status sections hold no lessons, nor is a
+    postmortem: its other sections are the incident's own parts."""
+    if found.kind != "lessons-section" or _progress_file(state) or found.reason.startswith("a postmortem:"):
         return None
     starts = {n.start for n in found.sections}
     for chosen in found.sections:

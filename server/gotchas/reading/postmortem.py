@@ -1,6 +1,6 @@
 """A postmortem of one incident, read as that incident: its lessons are those of its section of
-what was learned, or the whole file is one lesson. Its timeline, impact and action items are
-the incident's own parts, not lessons beside it."""
+what was learned, else the separate changes it would make next time, else the whole file is one
+lesson. Its timeline, impact and action items are the incident's own parts, not lessons beside it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from gotchas import vocabulary
 from gotchas.reading.model import Reading
 from gotchas.reading.sections import Reader
+from gotchas.reading.text import CONTINUES, item_text
 from gotchas.reading.tree import Section
 
 # a file titled as one incident's review, named after a colon or a dash: ``# Postmortem: …``,
@@ -19,6 +20,22 @@ _INCIDENT_TITLE = re.compile(
     re.IGNORECASE,
 )
 _LEARNED = re.compile(r"\blearn(?:ed|t|ings?)\b|\blessons?\b|\btakeaways?\b", re.IGNORECASE)
+# what to change next time (``## Do differently next time``, ``## What the next player should do
+# differently``)
+_DIFFERENTLY = re.compile(r"\bdo\s+(?:\w+\s+)?differently\b", re.IGNORECASE)
+
+
+def _changes(reader: Reader, section: Section) -> bool:
+    """A section of what to do differently whose body is a list of two changes or more, each
+    standing alone: the lessons drawn. Steps that lead on to each other (``Only then, re-attempt
+    RS``) are the one lesson's remedy."""
+    if section.children or not _DIFFERENTLY.search(vocabulary.plain(section.title)):
+        return False
+    items = [b for b in section.body if b.kind == "item"]
+    if len(items) < 2:
+        return False
+    texts = [item_text(reader.lines[b.start]).lstrip("*_ ") for b in items]
+    return not any(CONTINUES.match(text) for text in texts[1:])
 
 
 def incident_review(reader: Reader, root: Section) -> Reading | None:
@@ -33,4 +50,8 @@ def incident_review(reader: Reader, root: Section) -> Reading | None:
     learned = [s for s in root.children if vocabulary.names_lessons(s.title) and _LEARNED.search(s.title)]
     if learned:
         return reader.read_scopes(learned, "a postmortem: its lessons are in its section of what was learned")
+    changes = [s for s in root.children if _changes(reader, s)]
+    if changes:
+        why = "a postmortem: its lessons are the changes it would make next time"
+        return reader.read_scopes(changes, why)
     return reader.single("a postmortem: the whole file tells one incident, one lesson")
