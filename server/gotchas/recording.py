@@ -79,8 +79,8 @@ _PLACEHOLDER = LazyPattern(
     r"add\s+(?:entries|lessons|gotchas|quirks)\s+(?:here|as)|"
     # ``No lessons recorded yet``; ``No critical issues at this time``, ``No regressions detected``
     r"no\s+(?:(?:known|open|critical|high|medium|low|major|minor|priority)\s+){0,2}"
-    r"(?:lessons|entries|gotchas|pitfalls|issues|mistakes|items|bugs|regressions|problems|blockers)"
-    r"(?:\s+(?:recorded|logged|captured|added))?\s+(?:yet|at\s+th(?:is|e)\s+(?:time|moment)|detected)|"
+    r"(?:lessons|entries|gotchas|pitfalls|issues|mistakes|items|bugs|regressions|problems|blockers|patterns|projects)"
+    r"(?:\s+(?:recorded|logged|captured|added|observed|completed))?\s+(?:yet|at\s+th(?:is|e)\s+(?:time|moment)|detected)|"
     # ``There aren't any at the moment``, ``There are none yet``
     r"there\s+(?:aren'?t|are\s+no|is\s+no|isn'?t)\s*(?:any|none|one|(?:known\s+)?(?:issues|lessons|entries|"
     r"problems|bugs|gotchas))?\s*(?:yet|currently|so\s+far|"

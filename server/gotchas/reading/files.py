@@ -585,8 +585,9 @@ def _checklist(reader: Reader) -> bool:
 
 
 def _substantial(reader: Reader, root: Section) -> bool:
-    """Text enough to be one lesson, once the entries' form written out is set aside."""
-    forms = [(note.start, note.end) for note in reader.left_out if note.what == "template"]
+    """Text enough to be one lesson, once the entries' form written out, and the sections that
+    say nothing is recorded yet, are set aside."""
+    forms = [(note.start, note.end) for note in reader.left_out if note.what in ("template", "empty")]
 
     def kept(n: int) -> bool:
         return not any(start <= n < end for start, end in forms)
@@ -594,6 +595,14 @@ def _substantial(reader: Reader, root: Section) -> bool:
     content = [b for b in reader.blocks if b.kind not in ("html", "hr", "heading") and kept(b.start)]
     # a comment or a rule is no text of the lesson (``<!-- lessons will be appended here -->``)
     aside = {n for b in reader.blocks if b.kind in ("html", "hr") for n in range(b.start, b.end)}
+    # nor is a stamp of when the file was last changed (``**Last Updated:** 2026-02-13``)
+    stamps = [
+        b
+        for b in reader.blocks
+        if b.kind == "paragraph" and vocabulary.UPDATED_STAMP.compiled.match(reader.lines[b.start])
+    ]
+    aside.update(n for b in stamps for n in range(b.start, b.end))
+    content = [b for b in content if b not in stamps]
     written = (n for n in range(root.start, root.end) if reader.lines[n].strip() and n not in aside)
     lines = sum(1 for n in written if kept(n))
     # headings alone (``## Bug Template`` over empty ``### Symptom``, ``### Fix``) say nothing

@@ -293,9 +293,11 @@ def title_form(title: str) -> str | None:
     return f"prefixed {found['prefixed'].lower()!r}" if kind == "prefixed" else kind
 
 
-# a field waiting to be filled in: ``- **Issue**: [Issue Name]``, ``Fix: [how it was solved]``
+# a field waiting to be filled in: ``- **Issue**: [Issue Name]``, ``Fix: [how it was solved]``,
+# ``- Most common blocker: N/A``
 _BLANK_FIELD = re.compile(
-    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)?[^\[\]*_:]{1,40}:?(?:\*\*|__)?:?\s*\[[^\[\]]{1,120}\]\s*$"
+    r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?(?:\*\*|__)?[^\[\]*_:]{1,40}"
+    r"(?::?(?:\*\*|__)?:?\s*\[[^\[\]]{1,120}\]|(?:\*\*|__)?:(?:\*\*|__)?\s*(?:(?i:n/a|tbd|todo)|[—–]))\s*$"
 )
 
 

@@ -400,7 +400,12 @@ class Traits(State):
         if section.children:
             return False
         lone = self._lone_text(section.body)
-        if lone is None or lone.kind not in ("item", "paragraph", "quote"):
+        if lone is None:
+            # a list of fields, none filled in (``- Average phase duration: N/A``): a form
+            content = [b for b in section.body if b.kind not in ("html", "hr")]
+            lines = [line for b in content for line in self.lines[b.start : b.end]]
+            return bool(content) and all(b.kind == "item" for b in content) and blank_form(lines)
+        if lone.kind not in ("item", "paragraph", "quote"):
             return False
         if lone.kind == "quote":
             return recording.is_placeholder(self.first_text(lone).lstrip("> "))
