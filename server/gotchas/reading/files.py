@@ -396,7 +396,7 @@ def _debugging_procedure(reader: Reader, frame: Frame) -> Reading | None:
 def _guide(reader: Reader, frame: Frame) -> Reading | None:
     """Sections about the project (setup, architecture, commands), none titled as lessons."""
     root = frame.root
-    if not _untitled_lessons(frame):
+    if not _untitled_lessons(frame) or frame.named_lessons:
         return None
     tops = root.children
     titled = root.heading is not None and bool(vocabulary.GUIDE_TITLE.compiled.search(root.title))

@@ -41,6 +41,14 @@ def agent_guide(name: str | None) -> str | None:
     return base if base.lower() in AGENT_GUIDES else None
 
 
+def lessons_name(name: str | None) -> bool:
+    """Whether the base name of ``name``, its extension and separators aside, names lessons."""
+    if not name:
+        return False
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return vocabulary.names_lessons(base.replace("_", " ").replace("-", " "))
+
+
 @dataclass(frozen=True, slots=True)
 class Frame:
     """The section read as the file (its title section when one heading tops all others), that
@@ -50,6 +58,12 @@ class Frame:
     title_note: Note | None
     pin: Pin | None
     name: str | None = None
+
+    @property
+    def named_lessons(self) -> bool:
+        """The file's own name names lessons (``CAVEATS.md``, ``docs/learnings.md``): whatever
+        its sections are about, it is no guide of the project."""
+        return lessons_name(self.name)
 
     @property
     def guide(self) -> str | None:
