@@ -21,7 +21,7 @@ LESSONS_WORDS = (
     r"learnings",
     r"pitfalls?",
     # with a word naming where (``Known LSP Limitations``, ``Known iOS issues``)
-    r"known\s+(?:[\w.-]+\s+)?(?:issues?|bugs?|problems?|quirks?|limitations?|limits|failure\s+modes?)",
+    r"known\s+(?:[\w.-]+\s+)?(?:issues?|bugs?|problems?|quirks?|limitations?|limits|failure\s+modes?|challenges?)",
     r"failure\s+modes?",
     r"troubleshooting",
     r"(?:common\s+)?mistakes?",
