@@ -494,6 +494,9 @@ def _whole_file(reader: Reader, frame: Frame) -> Reading:
     if _about_itself(root):
         why = f"no lesson yet: the sections under {root.title!r} are about the log itself"
         return Reading("not-lessons", [], why, [], reader.groups, reader.left_out)
+    if _unfilled(reader, root):
+        why = "a scaffold: every section of it says nothing is recorded yet"
+        return Reading("not-lessons", [], why, [], reader.groups, reader.left_out)
     if _substantial(reader, root) and not reader.pointer and not _template_only(reader, root):
         if _shapeless_collection(reader, root):
             return Reading("not-lessons", [], NONE_UNDER_LESSONS, [], reader.groups, reader.left_out)
@@ -584,10 +587,18 @@ def _checklist(reader: Reader) -> bool:
     return bool(items) and all(reader.is_tick(b) for b in items)
 
 
+def _unfilled(reader: Reader, root: Section) -> bool:
+    """Sections, every one of them left waiting for its entries (``### Reviewer`` over ``No
+    patterns observed yet``, ``## Trends`` over ``- Most common blocker: N/A``): a scaffold
+    not yet filled in, whatever stamp or counters sit above them."""
+    empty = {note.start for note in reader.left_out if note.what == "empty"}
+    leaves = [s for s in walk(root) if s is not root and not s.children]
+    return bool(leaves) and all(s.start in empty for s in leaves)
+
+
 def _substantial(reader: Reader, root: Section) -> bool:
-    """Text enough to be one lesson, once the entries' form written out, and the sections that
-    say nothing is recorded yet, are set aside."""
-    forms = [(note.start, note.end) for note in reader.left_out if note.what in ("template", "empty")]
+    """Text enough to be one lesson, once the entries' form written out is set aside."""
+    forms = [(note.start, note.end) for note in reader.left_out if note.what == "template"]
 
     def kept(n: int) -> bool:
         return not any(start <= n < end for start, end in forms)
@@ -595,14 +606,6 @@ def _substantial(reader: Reader, root: Section) -> bool:
     content = [b for b in reader.blocks if b.kind not in ("html", "hr", "heading") and kept(b.start)]
     # a comment or a rule is no text of the lesson (``<!-- lessons will be appended here -->``)
     aside = {n for b in reader.blocks if b.kind in ("html", "hr") for n in range(b.start, b.end)}
-    # nor is a stamp of when the file was last changed (``**Last Updated:** 2026-02-13``)
-    stamps = [
-        b
-        for b in reader.blocks
-        if b.kind == "paragraph" and vocabulary.UPDATED_STAMP.compiled.match(reader.lines[b.start])
-    ]
-    aside.update(n for b in stamps for n in range(b.start, b.end))
-    content = [b for b in content if b not in stamps]
     written = (n for n in range(root.start, root.end) if reader.lines[n].strip() and n not in aside)
     lines = sum(1 for n in written if kept(n))
     # headings alone (``## Bug Template`` over empty ``### Symptom``, ``### Fix``) say nothing

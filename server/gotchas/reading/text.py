@@ -301,10 +301,16 @@ _BLANK_FIELD = re.compile(
 )
 
 
+_FIELD_LINE = 240  # characters at most in a form's field line: a marker, a label and its blank
+
+
 def blank_form(lines: Sequence[str]) -> bool:
     """An entry written as a form, every field a bracketed blank: a template, no lesson yet."""
     filled = [line for line in lines if line.strip()]
-    return len(filled) >= 2 and all(_BLANK_FIELD.match(line) for line in filled)
+    # a field's line is short: a long one is no blank, and is never handed to the pattern
+    if len(filled) < 2 or any(len(line) > _FIELD_LINE for line in filled):
+        return False
+    return all(_BLANK_FIELD.match(line) for line in filled)
 
 
 # a blank where an entry's form is filled in: ``<title>``, ``[DATE]``, ``YYYY``, ``Lesson-XXX``
