@@ -302,15 +302,29 @@ _BLANK_FIELD = re.compile(
 
 
 _FIELD_LINE = 240  # characters at most in a form's field line: a marker, a label and its blank
+_BLANK_ENDS = ("]", "n/a", "tbd", "todo", "—", "–")  # how a field's blank ends its line
 
 
-def blank_form(lines: Sequence[str]) -> bool:
-    """An entry written as a form, every field a bracketed blank: a template, no lesson yet."""
-    filled = [line for line in lines if line.strip()]
-    # a field's line is short: a long one is no blank, and is never handed to the pattern
-    if len(filled) < 2 or any(len(line) > _FIELD_LINE for line in filled):
+def blank_field(line: str) -> bool:
+    """A form's field left blank (``- **Issue**: [Issue Name]``, ``- Blocker: N/A``). Most lines
+    end otherwise than a blank does and are settled before the pattern, which a long line would
+    keep busy."""
+    line = line.rstrip()
+    if len(line) > _FIELD_LINE or not line.lower().endswith(_BLANK_ENDS):
         return False
-    return all(_BLANK_FIELD.match(line) for line in filled)
+    return _BLANK_FIELD.match(line) is not None
+
+
+def blank_form(lines: Iterable[str]) -> bool:
+    """An entry written as a form, every field a blank: a template, no lesson yet."""
+    fields = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        if not blank_field(line):
+            return False
+        fields += 1
+    return fields >= 2
 
 
 # a blank where an entry's form is filled in: ``<title>``, ``[DATE]``, ``YYYY``, ``Lesson-XXX``

@@ -23,6 +23,7 @@ from gotchas.reading.text import (
     MARK,
     MOVED_TO,
     NUMBERED_TITLE,
+    blank_field,
     blank_form,
     blank_title,
     lead_label,
@@ -401,10 +402,7 @@ class Traits(State):
             return False
         lone = self._lone_text(section.body)
         if lone is None:
-            # a list of fields, none filled in (``- Average phase duration: N/A``): a form
-            content = [b for b in section.body if b.kind not in ("html", "hr")]
-            lines = [line for b in content for line in self.lines[b.start : b.end]]
-            return bool(content) and all(b.kind == "item" for b in content) and blank_form(lines)
+            return self._blank_fields(section)
         if lone.kind not in ("item", "paragraph", "quote"):
             return False
         if lone.kind == "quote":
@@ -424,6 +422,21 @@ class Traits(State):
             or self.asks_to_record(lone)
             or blank_form(self.lines[lone.start : lone.end])
         )
+
+    def _blank_fields(self, section: Section) -> bool:
+        """A list of fields, none filled in (``- Average phase duration: N/A``): a form. Asked of
+        every leaf of two blocks or more: most open with prose, or with a bullet that is no
+        blank field, and are settled by their first line."""
+        body = section.body
+        first = body[0] if body else None
+        if first is None or (first.kind != "item" and first.kind not in ("html", "hr")):
+            return False  # most bodies open with prose
+        content = [b for b in body if b.kind not in ("html", "hr")]
+        if not content or any(b.kind != "item" for b in content):
+            return False
+        if not blank_field(self.lines[content[0].start]):
+            return False
+        return blank_form(line for b in content for line in self.lines[b.start : b.end])
 
     def _lone_text(self, body: Sequence[Block]) -> Block | None:
         """The one block of ``body`` that is no comment or rule, if it holds just one; a closing
