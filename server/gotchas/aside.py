@@ -268,9 +268,9 @@ _REPORT_PARTS = re.compile(
     # how to get back to a working state: a procedure beside the problems (``## Recovery Procedures``)
     r"recovery(?:\s+(?:procedures?|steps|commands|playbook))?|"
     r"(?:current(?:ly)?\s+)?working\s+features|(?:confirmed|verified)\s+working|needs?\s+(?:more\s+)?testing|"
-    # the work not done yet, beside the issues met (``## In-Progress / Not Yet Implemented``)
     # what comes after the lessons (``## Next``, ``## Future Enhancements & Version 2 Roadmap``)
     r"(?:what'?s\s+)?next|future\s+(?:work|enhancements?|improvements?|plans?)(?:\s*(?:&|and)\s+.*)?|"
+    # the work not done yet, beside the issues met (``## In-Progress / Not Yet Implemented``)
     r"(?:in[- ]progress|not\s+yet\s+implemented)"
     r"(?:\s*(?:/|&|and)\s*(?:in[- ]progress|not\s+yet\s+implemented))?)$",
     re.IGNORECASE,

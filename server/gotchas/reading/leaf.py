@@ -148,8 +148,6 @@ def leaf_evidence(
     return score, reasons
 
 
-# a bullet that reads on from the one before (``Otherwise players can't …``, ``Without cooldown, a key
-# press skips …``): the bullets are one lesson's facts, not lessons side by side
 _FEW = 4  # bullets at most under a problem that are its notes, not problems of their own
 _SHORT = 15  # words a bullet at most, on average, to be a note or a step
 
