@@ -83,8 +83,10 @@ _CLAUSE_MARK = re.compile(r"[—–:：-]")
 
 
 def _states_clause(title: str) -> bool:
-    """A claim after a colon or dash (``Redis: keys expire early``), the aside left out."""
-    if _CLAUSE_MARK.search(title) is None:
+    """A claim after a colon or dash (``Redis: keys expire early``), the aside left out. After a
+    period's or a part's name (``Phase 1 — site skeleton``, ``Section 2: Containers``) the
+    clause names what that stretch was about, not a claim."""
+    if _CLAUSE_MARK.search(title) is None or vocabulary.names_period_by_word(title):
         return False
     return CLAUSE.search(vocabulary.plain(_core(title))) is not None
 
