@@ -33,11 +33,16 @@ AGENT_GUIDES = frozenset(
 )
 
 
+def _base(name: str) -> str:
+    """The file's name without its folders, on either system's separator."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
 def agent_guide(name: str | None) -> str | None:
     """The base name of ``name`` when it names a coding agent's guide, else ``None``."""
     if not name:
         return None
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = _base(name)
     return base if base.lower() in AGENT_GUIDES else None
 
 
@@ -45,8 +50,8 @@ def lessons_name(name: str | None) -> bool:
     """Whether the base name of ``name``, its extension and separators aside, names lessons."""
     if not name:
         return False
-    base = name.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return vocabulary.names_lessons(base.replace("_", " ").replace("-", " "))
+    stem = _base(name).rsplit(".", 1)[0]
+    return vocabulary.names_lessons(stem.replace("_", " ").replace("-", " "))
 
 
 @dataclass(frozen=True, slots=True)
