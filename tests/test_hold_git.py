@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from gotchas.config import GitConfig, load_config
+from gotchas.config import load_config
 from gotchas.holds.check import check_hold
+from gotchas.holds.settings import GitConfig
 from gotchas.holds.sources import SourceFailed
 from gotchas.holds.sources.git import Git, GitSource, closing_reason, remote_slug
 from gotchas.holds.sources.ledger import set_task_state

@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from gotchas.config import CommandConfig, HoldsConfig, parse_config
+from gotchas.config import parse_config
 from gotchas.errors import ConfigError
 from gotchas.holds import registry
 from gotchas.holds.check import check_hold
 from gotchas.holds.decision import evaluate
 from gotchas.holds.predicate import parse_predicates
 from gotchas.holds.registry import SourceSpec
+from gotchas.holds.settings import CommandConfig, HoldsConfig
 from gotchas.holds.sources import Observation, Source
 from gotchas.trust import Trust
 

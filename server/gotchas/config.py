@@ -16,48 +16,15 @@ from pathlib import Path, PurePosixPath
 from gotchas.confined import read_confined
 from gotchas.errors import ConfigError, GotchasError, UnknownConfigKey
 from gotchas.holds import registry
+from gotchas.holds.settings import (
+    DEFAULT_GITHUB_API,
+    DEFAULT_SOURCES,
+    CommandConfig,
+    GitConfig,
+    GitHubConfig,
+    HoldsConfig,
+)
 from gotchas.layout import CONFIG_PATH, DEFAULT_RECORD
-
-DEFAULT_SOURCES: tuple[str, ...] = ("ledger", "git")
-DEFAULT_GITHUB_API = "https://api.github.com"
-
-
-@dataclass(frozen=True)
-class GitConfig:
-    branch: str | None = None  # None: detect origin/HEAD, init.defaultBranch, main, master, HEAD
-    timeout: float = 60.0
-
-
-@dataclass(frozen=True)
-class GitHubConfig:
-    """``[holds.github]``. ``base_url`` and ``token_env`` are only requests: a host other than
-    the public API, or another variable, takes effect only when the user's trust file
-    (:mod:`gotchas.trust`) names the same for this repository."""
-
-    repo: str | None = None  # None: the origin remote's owner/name
-    base_url: str = DEFAULT_GITHUB_API
-    token_env: str = "GITHUB_TOKEN"
-    timeout: float = 10.0
-
-
-@dataclass(frozen=True)
-class CommandConfig:
-    """``[holds.command]``: what the repository suggests; the program that runs is the one the
-    user's trust file names for this repository (:mod:`gotchas.trust`), or none."""
-
-    argv: tuple[str, ...] = ()
-    timeout: float = 30.0
-
-
-@dataclass(frozen=True)
-class HoldsConfig:
-    """``[holds]``: which sources, in which order, and one block per source that has settings
-    (each source's row in :mod:`gotchas.holds.registry` builds it from its block)."""
-
-    sources: tuple[str, ...] = DEFAULT_SOURCES
-    git: GitConfig = field(default_factory=GitConfig)
-    github: GitHubConfig = field(default_factory=GitHubConfig)
-    command: CommandConfig = field(default_factory=CommandConfig)
 
 
 @dataclass(frozen=True)
@@ -193,8 +160,7 @@ def _proposals(table: dict[str, object]) -> ProposalsConfig:
     days = table.get("stale_after_days", ProposalsConfig.stale_after_days)
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_STALE_DAYS:
         raise ConfigError(
-            f"{CONFIG_PATH}: proposals.stale_after_days must be a whole number of days, "
-            f"1 to {MAX_STALE_DAYS}"
+            f"{CONFIG_PATH}: proposals.stale_after_days must be a whole number of days, 1 to {MAX_STALE_DAYS}"
         )
     return ProposalsConfig(stale_after_days=days)
 

@@ -12,8 +12,8 @@ Adding a source — say GitLab — is:
    ``observe(task) -> Observation`` that raises ``SourceFailed`` when it cannot answer;
 2. one row in :data:`SOURCES` below, with a factory that builds it from the settings and
    its release hint (what a person does so the source reports the task landed);
-3. its config block in ``config.py``: a ``GitLabConfig`` dataclass, a ``gitlab`` field on
-   ``HoldsConfig`` and the function that validates ``[holds.gitlab]``;
+3. its settings: a ``GitLabConfig`` dataclass and a ``gitlab`` field on ``HoldsConfig`` in
+   ``holds/settings.py``, and the function in ``config.py`` that validates ``[holds.gitlab]``;
 4. its test, ``tests/test_hold_gitlab.py``, beside the others.
 
 ``[holds] sources``, the precedence rules, the "unknown rather than released" rule and the
@@ -33,7 +33,7 @@ from gotchas.holds.sources import TASK_STATES, Evidence, Observation, Source, So
 from gotchas.trust import PUBLIC_GITHUB_API, Trust
 
 if TYPE_CHECKING:
-    from gotchas.config import HoldsConfig
+    from gotchas.holds.settings import HoldsConfig
 
 
 @dataclass(frozen=True)

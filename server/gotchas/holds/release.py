@@ -16,7 +16,7 @@ from gotchas.holds.decision import HoldAnswer, outcome_for
 from gotchas.holds.predicate import Predicate
 
 if TYPE_CHECKING:
-    from gotchas.config import HoldsConfig
+    from gotchas.holds.settings import HoldsConfig
 
 
 def hints(predicates: Sequence[Predicate], answer: HoldAnswer, holds: HoldsConfig) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from gotchas import json_text
 from gotchas.holds.sources import Evidence, Observation, SourceFailed, TaskState, format_utc, utc_now
 
 if TYPE_CHECKING:
-    from gotchas.config import GitHubConfig
+    from gotchas.holds.settings import GitHubConfig
     from gotchas.trust import Trust
 
 API_VERSION = "2022-11-28"
