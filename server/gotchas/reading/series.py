@@ -72,7 +72,7 @@ def numbered_series(state: State, spans: list[Span]) -> list[Span]:
     if numbers != list(range(1, len(numbers) + 1)) and not _counted_by_group(state, spans, numbered):
         return spans
     title = _document_title(state)
-    counted = counted_runs(spans)
+    counted = counted_runs(spans, lambda span: supersedes(state, span))
     kept = [
         s
         for s in spans
@@ -122,14 +122,17 @@ def _count(title: str) -> tuple[str, int] | None:
     return found[1].lower(), int(found[2])
 
 
-def counted_runs(spans: Sequence[Span]) -> set[int]:
+def counted_runs(spans: Sequence[Span], ours: Callable[[Span], bool]) -> set[int]:
     """The starts of heading entries in runs counted on their own: three or more of one level
     in a row, counted 1, 2, 3… by one stem, and titled as lessons rather than as a report's
     parts (``A. Background``). A writer who counts a second run beside the numbered series
-    (``## A.`` to ``## K.`` over ``### 1.`` to ``### 6.``) has said those are lessons too."""
+    (``## A.`` to ``## K.`` over ``### 1.`` to ``### 6.``) has said those are lessons too. A
+    successor this tool wrote (``ours``) sits inside a run without ending it."""
     runs: list[list[Span]] = []
     last: tuple[int, str, int] | None = None
     for span in spans:
+        if span.kind == "heading" and ours(span):
+            continue
         count = _count(span.title) if span.kind == "heading" else None
         key = (span.level, *count) if count is not None else None
         if key is not None and last is not None and key[:2] == last[:2] and key[2] == last[2] + 1:
