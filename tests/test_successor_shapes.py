@@ -68,6 +68,7 @@ SHAPES: dict[str, str] = {
     "h3-bracket-dated": each("### [2026-01-0{n}] {t}\n\nDo it before timing.\n"),
     # a heading that is a date alone: the successor's title follows its date after a dash
     "h2-date-alone": each("## 2026-01-0{n}\n\n{t} before timing the {w}.\n"),
+    "h3-bracket-date-alone": each("### [2026-01-0{n}]\n\n{t} before timing the {w}.\n"),
     "h3-fields": each("### {t}\n\ntasks: #{n}0 · root-cause: suspected\n\nDo it before timing.\n"),
     "h3-parts": each("### {t}\n\n**Symptom:** it hangs.\n\n**Cause:** the {w}.\n\n**Fix:** change it.\n"),
     "h3-fence": each("### {t}\n\nRun this:\n\n```sh\nmake {w}\n```\n\nThen time it.\n"),

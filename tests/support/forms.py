@@ -58,8 +58,10 @@ def form(line: str, kind: bool = False) -> str:
 
 def successor_form(line: str, kind: bool = False) -> str:
     """The form a successor of ``line`` takes: the same, but a heading that is a date alone
-    (``## 2026-02-07``) gains the successor's title after a dash, as a dated title carries one."""
-    if re.fullmatch(r"\s*#{1,6}[ \t]+\d{4}-\d{2}-\d{2}[ \t]*", line.removeprefix("\ufeff").rstrip("\r\n")):
+    (``## 2026-02-07``, ``## [2026-02-07]``) gains the successor's title after a dash, as a
+    dated title carries one."""
+    alone = r"\s*#{1,6}[ \t]+(?:\d{4}-\d{2}-\d{2}|\[\d{4}-\d{2}-\d{2}\])[ \t]*"
+    if re.fullmatch(alone, line.removeprefix("\ufeff").rstrip("\r\n")):
         return form(line.rstrip() + " — title", kind)
     return form(line, kind)
 

@@ -17,8 +17,8 @@ _WRAP = re.compile(r"^(?P<w>\*\*|__|`)(?P<text>(?:(?!(?P=w)).)+)(?P=w)$")
 
 
 _DATE = re.compile(r"^((?:\d{4}-\d{2}-\d{2}|\[\d{4}-\d{2}-\d{2}\])(?:\s*[—–·:|\-，：、]\s*|\s+))(?=\S)")
-# a title that is its date alone (``## 2026-02-07`` over that day's lessons)
-_DATE_ALONE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# a title that is its date alone (``## 2026-02-07`` over that day's lessons, ``### [2026-01-26]``)
+_DATE_ALONE = re.compile(r"\d{4}-\d{2}-\d{2}|\[\d{4}-\d{2}-\d{2}\]")
 
 
 _LABEL = re.compile(
