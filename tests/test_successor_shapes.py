@@ -663,3 +663,16 @@ def test_a_mark_only_the_target_carries_is_its_own_not_the_successors() -> None:
     new = after.get(plan.new_id)
     assert plan.data.decode().splitlines()[new.start_line - 1] == "## Confirmed cause"
 
+
+
+def test_a_grade_every_sibling_carries_by_colour_is_kept_by_the_successor() -> None:
+    """``### 🔴 …``, ``### 🟡 …``, ``### 🟢 …``: every problem graded by colour. The successor
+    of the 🟢 one is graded as the problem it corrects, not left without a grade."""
+    graded = zip("🔴🟡🟢🟡", WORDS, strict=True)
+    body = "".join(f"### {g} {t}\n\nDo it before timing.\n\n" for g, t in graded)
+    data = ("# Known issues\n\n" + body).encode()
+    before = record.parse(data)
+    plan = edit.plan_supersede(before, target=before.entries[2], task=TASK, new=LESSON)
+    after = record.parse(plan.data)
+    new = after.get(plan.new_id)
+    assert plan.data.decode().splitlines()[new.start_line - 1] == "### 🟢 Confirmed cause"

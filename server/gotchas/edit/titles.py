@@ -11,6 +11,8 @@ from gotchas.edit.lines import ATX, BOLD_LEAD, ITEM_LINE
 from gotchas.record import Entry, Record
 
 _STATUS_SYMBOLS = frozenset("✅✔☑❌✖✗✓🟢🔴🟡") | {"✔️", "☑️", "✖️"}
+# a severity told by colour (``### 🔴 …``, ``### 🟡 …``, ``### 🟢 …``)
+_SEVERITY = frozenset("🔴🟠🟡🟢🔵🟣⚪⚫🟤")
 
 
 _WRAP = re.compile(r"^(?P<w>\*\*|__|`)(?P<text>(?:(?!(?P=w)).)+)(?P=w)$")
@@ -232,9 +234,12 @@ def styled_title(record: Record, like: Entry, written: str, title: str) -> str:
     symbol = mine.symbol if mine.symbol and (shared or own) else ""
     if mine.symbol.strip() in _STATUS_SYMBOLS:
         # a status mark is one entry's (``## ✅ … — closed``) unless most siblings carry it:
-        # then it is their form (``#### ✅ **Title**`` over a few ``#### ❌ …``)
+        # then it is their form (``#### ✅ **Title**`` over a few ``#### ❌ …``); where every
+        # sibling is graded by colour, the successor keeps the grade of the problem it corrects
         marked = sum(1 for s in siblings if s.symbol == mine.symbol)
-        symbol = mine.symbol if len(siblings) >= 3 and marked * 3 >= len(siblings) * 2 else ""
+        graded = all(s.symbol.strip() in _SEVERITY for s in siblings)
+        held = marked * 3 >= len(siblings) * 2 or graded
+        symbol = mine.symbol if len(siblings) >= 3 and held else ""
     outer = mine.outer if all(s.outer == mine.outer for s in siblings) else ""
     inner = mine.inner if all(s.inner == mine.inner for s in siblings) else ""
     label = ""
