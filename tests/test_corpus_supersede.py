@@ -111,12 +111,15 @@ def supersede_and_check(root: Path, data: bytes, which: int | None = None) -> by
         nested += 1
     stop = before.entries[at + nested].end
     prefix, suffix = data[: target.start], data[stop:]
+    # the blank lines after the target may stay before the inserted entry: a bullet written
+    # right before the next bullet keeps that list tight
+    kept = len(suffix) - len(suffix.lstrip(b"\r\n"))
     assert out.startswith(prefix)
-    assert out.endswith(suffix)
+    assert out.endswith(suffix[kept:])
     new = after.get(proposed["new_id"])
     marked = after.get(target.id)
     assert marked.start == target.start
-    assert marked.end <= new.start and new.end <= len(out) - len(suffix)
+    assert marked.end <= new.start and new.end <= len(out) - len(suffix) + kept
 
     # the target keeps every line, in order, and is marked for #9001 with a visible caveat
     position = 0

@@ -173,6 +173,8 @@ SHAPES: dict[str, str] = {
     + "".join(f"| {t} | do it before timing |\n" for t in WORDS),
     "table-ids": "# Lessons\n\n| ID | Problem | Fix |\n|---|---|---|\n"
     + "".join(f"| L-0{n} | {t} | do it before timing |\n" for n, t in enumerate(WORDS, start=1)),
+    # bullets each followed by a fence at the margin: every bullet is a list of its own, tight
+    "items-fenced": each("- {t} first\n\n```sh\nmake {w}\n```\n"),
 }
 
 # a checklist is read as lessons when the project pins its entries to list items

@@ -80,7 +80,26 @@ class ItemForm(Form):
                         f"so it would become part of that item; nothing was proposed"
                     )
                 entry_lines = widened
-        return Insertion(end, (*([""] if loose or _ends_outside_item(record, anchor) else []), *entry_lines))
+        outside = _ends_outside_item(record, anchor)
+        joins = following_text is not None and _joins(lines, following_text, entry_lines)
+        if outside and not loose and following_text is not None and joins:
+            # the entry's last text (a fence at the margin) closed its list, and the next item
+            # opens a tight one: the new item goes right before that item, past the blank line,
+            # so it joins that list as a tight item instead of making it loose
+            return Insertion(following_text, tuple(entry_lines))
+        return Insertion(end, (*([""] if loose or outside else []), *entry_lines))
+
+
+def _joins(lines: Sequence[bytes], at: int, entry_lines: Sequence[str]) -> bool:
+    """The line ``at`` opens an item of the list the new item would continue: the same bullet
+    at the same indent. The new item is tight (no blank line of its own), so written right
+    before that item it joins that list and keeps it tight."""
+    after = ITEM_LINE.match(bare_line(lines[at]))
+    new = ITEM_LINE.match(entry_lines[0]) if entry_lines else None
+    if after is None or new is None or after["lead"] != new["lead"]:
+        return False
+    # bullets only: a numbered item joining the next list would renumber every item after it
+    return new["marker"] == after["marker"] and new["marker"] in "-*+" and "" not in entry_lines
 
 
 def _widened(entry_lines: Sequence[str], extra: int) -> list[str] | None:
