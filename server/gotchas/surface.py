@@ -82,3 +82,15 @@ def create_record() -> str:
         "`gotchas propose --title ... --body ... --tasks ... --root-cause confirmed` then "
         "`gotchas apply p-...` creates it (or point to another file with --record)",
     )
+
+
+def pin_reading() -> str:
+    """What to do when an edit changes how other lessons of the file are read."""
+    return _pick(
+        "other lessons of the file read differently with the edit, so its reading is not settled: "
+        "show the user `gotchas outline`, pin the reading that is right (`gotchas pin --lines N,N,…`), "
+        "then propose again",
+        "other lessons of the file read differently with the edit, so its reading is not settled: "
+        "check `gotchas outline`, pin the reading that is right (`gotchas pin`, or "
+        "`gotchas pin --lines N,N,…`), then propose again",
+    )

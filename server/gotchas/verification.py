@@ -445,10 +445,18 @@ def check_plan(before: Record, after: Record, plan: Plan, lesson: Lesson | None)
         memo.append((weakref.ref(before), plan, lesson, check))
         del memo[:-4]
     if not check.ok:
+        # other lessons read differently once the new one is in, or the new one is read as no
+        # lesson where it goes: the file's reading is not settled (a guess, most often), and a
+        # pin settles it; else the body is the suspect
+        others = check.entries_before - (1 if plan.target_id is not None else 0)
+        unread = lesson is not None and all(e.id != plan.new_id for e in after.entries)
+        hint = (
+            surface.pin_reading()
+            if check.unchanged_entries < others or unread
+            else "is there Markdown in the body that starts a new entry or adds fields?"
+        )
         raise InvalidArgument(
-            "the edit would not verify, so nothing was proposed: "
-            + "; ".join(check.problems)
-            + " (is there Markdown in the body that starts a new entry or adds fields?)"
+            "the edit would not verify, so nothing was proposed: " + "; ".join(check.problems) + f" ({hint})"
         )
     return check
 
