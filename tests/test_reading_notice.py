@@ -1123,3 +1123,14 @@ def test_a_postmortem_of_one_incident_or_a_file_titled_otherwise_says_nothing_of
     parsed = record.parse(data)
     assert parsed.reading is not None and parsed.entries
     assert "the review" not in (parsed.reading.notice or "")
+
+
+def test_the_outline_lines_up_its_line_numbers() -> None:
+    """Entries on lines 3 and 120 of one file: their titles start in one column."""
+    body = "".join(f"## Lesson {n}\n\nDo {n}.\n\n" + "filler line\n" * 20 for n in range(1, 7))
+    parsed = record.parse(f"# Lessons\n\n{body}".encode())
+    assert parsed.reading is not None
+    shown = outline.text(outline.describe(parsed.reading, [e.id for e in parsed.entries]))
+    entries = [line for line in shown.splitlines() if line.startswith("entry")]
+    assert len(entries) == 6 and entries[0].startswith("entry     3:")
+    assert len({line.index("[") for line in entries}) == 1, entries

@@ -150,12 +150,15 @@ def text(decision: Decision) -> str:
         out[0] += " (pinned)"
     if decision["notice"]:
         out.append(f"notice: {decision['notice']}")
+    # line numbers right-aligned, so that titles start in one column however long the file
+    starts = [p["lines"][0] for p in (*decision["lessons_sections"], *decision["groups"])]
+    width = len(str(max([*starts, *(e["line"] for e in decision["entries"]), 1])))
     for part in decision["lessons_sections"]:
-        out.append(f"section {part['lines'][0]}: {part['title']}")
+        out.append(f"section {part['lines'][0]:>{width}}: {part['title']}")
     for part in decision["groups"]:
-        out.append(f"group   {part['lines'][0]}: {part['title']} — {part['reason']}")
+        out.append(f"group   {part['lines'][0]:>{width}}: {part['title']} — {part['reason']}")
     for entry in decision["entries"]:
-        out.append(f"entry   {entry['line']}: [{entry['kind']}] {entry['title']} ({entry['id']})")
+        out.append(f"entry   {entry['line']:>{width}}: [{entry['kind']}] {entry['title']} ({entry['id']})")
     for part in decision["left_out"]:
         start, end = part["lines"]
         out.append(f"left out {start}-{end}: {part['what']} {part['title']!r} — {part['reason']}")
