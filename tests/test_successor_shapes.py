@@ -311,6 +311,9 @@ def test_the_checks_can_fail() -> None:
     # a row's escaped pipe is its cell's text: the row is as wide as one without it
     assert form("| 43 | API | `\\|\\|` in merges | Use `??` |") == form("| 43.1 | Title | | Text |")
     assert form("| 43 | API | Title | Text |") != form("| 43 | Title | Text |")
+    # words that end in bold are no bold title; a version in a name is no id
+    assert form("### Logs show **TrieNodeException**") == form("### Title") != form("### **Title**")
+    assert label("- GPT-5.4-mini answers vary") is None and label("## L-003. Pin") is not None
 
 
 SHORT_GROUPS = b"""# Pitfalls

@@ -52,7 +52,10 @@ def form(line: str, kind: bool = False) -> str:
     parts.append(title["kind"] if kind else "")
     parts[3] = _NUMBER.sub("9", parts[3])
     words = "w" if title["words"].strip() else ""
-    tail = [title[k] or "" for k in ("mark", "close", "closing")]
+    # a bold close is a wrapper's only where a bold open began the title: ``### Logs contain
+    # **TrieNodeException**`` ends in bold words, not in a bold title
+    close = title["close"] if title["open"] else ""
+    tail = [title["mark"] or "", close or "", title["closing"] or ""]
     return _NUMBER.sub("9", opening[0]) + "".join(parts) + words + "".join(tail)
 
 
@@ -68,7 +71,7 @@ def successor_form(line: str, kind: bool = False) -> str:
 
 _LABEL = re.compile(
     r"^\s*(?:#{1,6}\s+|\|\s*|(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?)?+"  # a heading, row or item opening
-    r"(?:\*\*|__)?(?:⚠️ )?(?:([A-Z]+-)(\d+(?:\.\d+)*)(?=\s*[.·:)|—–]|\s+-\s|\*\*)"
+    r"(?:\*\*|__)?(?:⚠️ )?(?:([A-Z]+-)(\d+(?:\.\d+)*)(?=\s*(?:\.(?!\d)|[·:)|—–])|\s+-\s|\*\*)"
     # an id needs its separator (not ``CUDA-12 builds``); after a plain space only a dotted number
     # is one (``11.4 Title``, not ``400 Bad Request``)
     r"|()(\d+(?:\.\d+)+(?=\s)|\d+(?:\.\d+)*(?=[.·:)|—]|\s*[·—–:|]|\s+-\s|\*\*)))"
