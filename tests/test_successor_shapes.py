@@ -149,6 +149,8 @@ SHAPES: dict[str, str] = {
     # a dated bold lead-in wrapped onto the next line: the successor is dated the day of the change
     "bold-dated-wrapped": each("**2026-09-1{n} · {t} or the numbers\ndrift.** Do it before timing.\n"),
     "bold-dash": each("**{t}** — do it before timing.\n"),
+    # a bold title closed by a full-width semicolon in a numbered list (``5. **…**；…``)
+    "numbered-bold-cjk-semicolon": each("{n}. **{t}**；先计时再改。\n", sep=""),
     "bold-fields": each("**{t}:** do it before timing.\ntasks: #{n}0\n"),
     "bold-number-alone": each("**{n}.** {t}.\nDo it before timing.\n"),
     "bold-number-title": each("**{n}. {t}.** Do it before timing.\n"),

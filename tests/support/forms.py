@@ -42,7 +42,11 @@ def form(line: str, kind: bool = False) -> str:
         # a bold lead-in wrapped onto the next line: the form of one closing on its own, as a
         # successor writes it (a sentence, closed with its full stop)
         bold = re.match(r"^(\*\*|__)(.+?)\1", f"{rest.rstrip(' .')}.{rest[:2]}")
+    after = ""
     if bold:
+        # the mark that parts a bold lead-in from its text (``**Title** — text``, ``**Title**；…``)
+        parted = re.match(r"\s*([—–:：;；])", rest[len(bold[0]) :])
+        after = parted[1] if parted else ""
         rest = bold[0]
     elif not opening[0].lstrip().startswith("#"):
         rest = ""  # a plain lead: its words are the title
@@ -56,7 +60,7 @@ def form(line: str, kind: bool = False) -> str:
     # **TrieNodeException**`` ends in bold words, not in a bold title
     close = title["close"] if title["open"] else ""
     tail = [title["mark"] or "", close or "", title["closing"] or ""]
-    return _NUMBER.sub("9", opening[0]) + "".join(parts) + words + "".join(tail)
+    return _NUMBER.sub("9", opening[0]) + "".join(parts) + words + "".join(tail) + after
 
 
 def successor_form(line: str, kind: bool = False) -> str:

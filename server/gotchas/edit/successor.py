@@ -19,7 +19,7 @@ _STAMP_LEAD = re.compile(r"^(\[\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2})?\])\s")
 _INNER_PUNCT = re.compile(r"[:：.。]$")
 
 
-_AFTER_SEP = re.compile(r"^(?:\s*[—–-]\s+|\s*[:：]\s*|\s+)")
+_AFTER_SEP = re.compile(r"^(?:\s*[—–-]\s+|\s*[:：;；]\s*|\s+)")
 
 
 _SENTENCE = re.compile(r"[.!?。]\s|\s[—–]\s")
@@ -119,7 +119,8 @@ def lead_head(
         # ``**1.** Title``: the bold lead-in is the number alone; the successor's is the free
         # number after it (``**1.1.**``), its title after the number as the target's is
         after = bold["after"]
-        gap = after[: len(after) - len(after.lstrip())] or " "
+        parted = _AFTER_SEP.match(after)  # ``**PITFALL-001**: Title``: the colon parts them too
+        gap = parted[0] if parted and parted[0] else " "
         shown = f"{numbered.rstrip()} {new.title}"
         first, more = [f"{opening}{bold['b']}{numbered}{bold['b']}{gap}{new.title}"], body
     elif bold:
