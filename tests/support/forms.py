@@ -44,9 +44,12 @@ def form(line: str, kind: bool = False) -> str:
         bold = re.match(r"^(\*\*|__)(.+?)\1", f"{rest.rstrip(' .')}.{rest[:2]}")
     after = ""
     if bold:
-        # the mark that parts a bold lead-in from its text (``**Title** — text``, ``**Title**；…``)
+        # the mark that parts a bold lead-in from its text (``**Title** — text``, ``**Title**；…``);
+        # after a bold number or id alone (``**PITFALL-001**: …``) the title is the id's, and the
+        # successor's own words follow it without one
         parted = re.match(r"\s*([—–:：;；])", rest[len(bold[0]) :])
-        after = parted[1] if parted else ""
+        alone = re.fullmatch(r"(?:[^\W\d_]{1,12}[-_ ]?)?\d+(?:\.\d+)*[.)]?", bold[2].strip())
+        after = parted[1] if parted and not alone else ""
         rest = bold[0]
     elif not opening[0].lstrip().startswith("#"):
         rest = ""  # a plain lead: its words are the title

@@ -119,8 +119,7 @@ def lead_head(
         # ``**1.** Title``: the bold lead-in is the number alone; the successor's is the free
         # number after it (``**1.1.**``), its title after the number as the target's is
         after = bold["after"]
-        parted = _AFTER_SEP.match(after)  # ``**PITFALL-001**: Title``: the colon parts them too
-        gap = parted[0] if parted and parted[0] else " "
+        gap = after[: len(after) - len(after.lstrip())] or " "
         shown = f"{numbered.rstrip()} {new.title}"
         first, more = [f"{opening}{bold['b']}{numbered}{bold['b']}{gap}{new.title}"], body
     elif bold:
