@@ -49,7 +49,10 @@ def incident_review(reader: Reader, root: Section) -> Reading | None:
         return None  # ``# Postmortem lessons``: many, read as a lessons file is
     learned = [s for s in root.children if vocabulary.names_lessons(s.title) and _LEARNED.search(s.title)]
     if learned:
-        return reader.read_scopes(learned, "a postmortem: its lessons are in its section of what was learned")
+        # a lesson added beside that section carries this tool's entry fields, as in a guide
+        added = [s for s in root.children if s not in learned and reader.has_entry_fields(s, marks=False)]
+        scopes = sorted([*learned, *added], key=lambda s: s.start)
+        return reader.read_scopes(scopes, "a postmortem: its lessons are in its section of what was learned")
     changes = [s for s in root.children if _changes(reader, s)]
     if changes:
         why = "a postmortem: its lessons are the changes it would make next time"

@@ -28,7 +28,7 @@ from gotchas.reading.text import (
 )
 from gotchas.reading.titles import reads_as_date_group, title_evidence
 from gotchas.reading.traits import Traits
-from gotchas.reading.tree import Section, holding
+from gotchas.reading.tree import Section
 from gotchas.reading.units import lead_paragraphs, plural, unit_spans
 
 if TYPE_CHECKING:
@@ -570,12 +570,10 @@ class Reader(Traits):
                 continue
             if vocabulary.names_one_lesson(scope.title) and not scope.children:
                 spans.append(self.heading_span(scope, f"the section {scope.title!r} is one lesson"))
-                spans.extend(self._successors_after(scope, scopes))
                 continue
             found = self.container(scope, top=False)
             if found is None:
                 spans.append(self.heading_span(scope, "its sub-sections are the parts of one lesson"))
-                spans.extend(self._successors_after(scope, scopes))
             else:
                 spans.extend(found)
         if self.tree.children or self.tree.body:
@@ -593,23 +591,6 @@ class Reader(Traits):
                 pinned,
             )
         return Reading("lessons-section", spans, why, notes, self.groups, self.left_out, pinned)
-
-    def _successors_after(self, scope: Section, scopes: Sequence[Section]) -> list[Span]:
-        """The sections right after a section read as one lesson that open with this tool's
-        own fields (``supersedes: …``): successors written after the lesson they correct, which
-        the file's lessons section (``## Lesson`` of a postmortem) does not hold. A successor
-        the file rule already reads as a lessons section of its own is read there."""
-        parent = holding(self.tree, scope.start)
-        siblings = parent.children if parent is not None else []
-        after = [s for s in siblings if s.start >= scope.end]
-        taken = {s.start for s in scopes}
-        found: list[Span] = []
-        for section in after:
-            opening = section.body[0] if section.body else None
-            if section.start in taken or opening is None or not self.writes_own(opening):
-                break
-            found.append(self.heading_span(section, "a successor written after the lesson it corrects"))
-        return found
 
 
 _PLACEHOLDER = "only a placeholder: no lesson yet"
