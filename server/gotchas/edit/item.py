@@ -81,8 +81,12 @@ class ItemForm(Form):
                     )
                 entry_lines = widened
         outside = _ends_outside_item(record, anchor)
-        joins = following_text is not None and _joins(lines, following_text, entry_lines)
-        if outside and not loose and following_text is not None and joins:
+        if (
+            outside
+            and not loose
+            and following_text is not None
+            and _joins(lines, following_text, entry_lines)
+        ):
             # the entry's last text (a fence at the margin) closed its list, and the next item
             # opens a tight one: the new item goes right before that item, past the blank line,
             # so it joins that list as a tight item instead of making it loose
